@@ -1,0 +1,17 @@
+"""nDCG Lab's evaluation library: exact to trec_eval, vectorised, no UI.
+
+    import metrics
+    frame = metrics.evaluate("qrels.txt", ["bm25.run", "ce.run"], ["nDCG@10", "AP"])
+    metrics.means(frame)
+"""
+from .errors import MetricsError
+from .evaluate import DEFAULT_MEASURES, as_runs, curve, curve_ranked, evaluate, evaluate_ranked, means, rank_run
+from .io import Qrels, Run, lint, read_qrels, read_run
+from .measures import parse as parse_measure
+from .measures import with_gain
+
+__version__ = "0.1.0"
+
+__all__ = ["MetricsError", "DEFAULT_MEASURES", "evaluate", "evaluate_ranked", "means", "curve", "curve_ranked",
+           "rank_run", "as_runs", "read_run", "read_qrels", "lint", "Run", "Qrels", "parse_measure", "with_gain",
+           "__version__"]

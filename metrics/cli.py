@@ -1,0 +1,154 @@
+"""Command line: ``python -m metrics eval|lint ...`` (flags mirror trec_eval where one exists)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pandas as pd
+
+from . import __version__, io
+from .errors import MetricsError
+from .evaluate import DEFAULT_MEASURES, as_runs, evaluate, means
+from .export import to_latex
+from .measures import parse, with_gain
+
+
+def _count_like(measure: str) -> bool:
+    return parse(measure).family.aggregate == "sum"
+
+
+def _fmt(measure: str, value: float) -> str:
+    if _count_like(measure) and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6f}"
+
+
+def render(frame: pd.DataFrame, fmt: str, per_query: bool) -> str:
+    """Render a tidy frame (plus its means) in one of the CLI formats."""
+    table = means(frame)
+    systems = list(table.index)
+    measures = list(table.columns)
+    multi = len(systems) > 1
+    lines: list[str] = []
+    if fmt in ("trec", "tsv"):
+        if fmt == "tsv":
+            lines.append("system\tqid\tmeasure\tvalue")
+        for system in systems:
+            if per_query:
+                sub = frame[frame["system"] == system]
+                for m in measures:
+                    rows = sub[sub["measure"] == m]
+                    for qid, value in zip(rows["qid"], rows["value"]):
+                        lines.append(_row(fmt, multi, system, m, qid, _fmt(m, value)))
+            for m in measures:
+                lines.append(_row(fmt, multi, system, m, "all", _fmt(m, table.at[system, m])))
+        return "\n".join(lines)
+    if fmt == "json":
+        out: dict = {"version": __version__, "means": {s: {m: float(table.at[s, m]) for m in measures} for s in systems}}
+        if per_query:
+            out["per_query"] = {
+                s: {m: dict(zip(g["qid"].astype(str), g["value"].astype(float)))
+                    for m, g in frame[frame["system"] == s].groupby("measure", sort=False)}
+                for s in systems
+            }
+        return json.dumps(out, indent=2)
+    if fmt == "latex":
+        return to_latex(table)
+    if fmt == "table":
+        shown = table.copy()
+        shown.index.name = "system"
+        return shown.to_string(float_format=lambda v: f"{v:.4f}")
+    raise MetricsError(f"unknown format {fmt!r}", fix="use trec, tsv, json, table or latex")
+
+
+def _row(fmt: str, multi: bool, system: str, measure: str, qid: str, value: str) -> str:
+    if fmt == "tsv":
+        return f"{system}\t{qid}\t{measure}\t{value}"
+    return (f"{system}\t" if multi else "") + f"{measure}\t{qid}\t{value}"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m metrics", description="nDCG Lab: evaluate ranked retrieval runs.")
+    p.add_argument("--version", action="version", version=f"nDCG Lab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    e = sub.add_parser("eval", help="evaluate runs against qrels")
+    e.add_argument("qrels")
+    e.add_argument("runs", nargs="+")
+    e.add_argument("-m", "--measure", action="append", dest="measures",
+                   help="measure in ir_measures syntax, e.g. nDCG@10, AP, P(rel=2)@5 (repeatable)")
+    e.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
+    miss = e.add_mutually_exclusive_group()
+    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
+                      help="score qrels queries missing from a run as 0 (default)")
+    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
+                      help="leave out qrels queries that a run lacks")
+    e.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents (condensed lists)")
+    e.add_argument("-l", "--rel-level", type=int, default=1, help="minimum grade counted relevant (default 1)")
+    e.add_argument("-M", "--max-depth", type=int, default=None, help="use only the top N documents per query")
+    e.add_argument("--gain", choices=("exp", "linear"), default=None,
+                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
+    e.add_argument("--inferred", default=None, help="proxy qrels whose labels fill unjudged documents")
+    e.add_argument("--ties", choices=("score", "rank"), default="score",
+                   help="score: trec_eval order (score desc, docno desc); rank: use the rank column")
+    e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
+    e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
+
+    lint = sub.add_parser("lint", help="check a qrels file and runs, and report findings")
+    lint.add_argument("qrels")
+    lint.add_argument("runs", nargs="+")
+    lint.add_argument("-k", type=int, default=10, help="depth for Judged@k (default 10)")
+    _register_extra(sub)
+    return p
+
+
+def _register_extra(sub) -> None:
+    """Hook for further subcommands (compare, negatives, ...) defined in other modules."""
+    for register in EXTRA_COMMANDS:
+        register(sub)
+
+
+EXTRA_COMMANDS: list = []
+HANDLERS: dict = {}
+
+
+def cmd_eval(args) -> int:
+    measures = args.measures or list(DEFAULT_MEASURES)
+    if args.gain:
+        measures = [with_gain(m, args.gain) for m in measures]
+    frame = evaluate(args.qrels, list(args.runs), measures, missing=args.missing or "zero",
+                     judged_only=args.judged_only, inferred=args.inferred, max_depth=args.max_depth,
+                     rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate)
+    print(render(frame, args.format, args.per_query))
+    return 0
+
+
+def cmd_lint(args) -> int:
+    qrels = io.read_qrels(args.qrels)
+    status = 0
+    for finding in qrels.findings:
+        print(f"{qrels.source}\twarning\t{finding.kind}\t{finding.message}")
+    for run in as_runs(list(args.runs)):
+        findings = io.lint(qrels, run, k=args.k)
+        for finding in findings:
+            print(f"{run.source}\twarning\t{finding.kind}\t{finding.message}")
+        if not findings:
+            print(f"{run.source}\tok\t-\tno findings")
+    return status
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    handler = {"eval": cmd_eval, "lint": cmd_lint, **HANDLERS}[args.command]
+    try:
+        return handler(args)
+    except MetricsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:
+        name = getattr(exc, "filename", None) or ""
+        print(f"error: {name}: {exc.strerror or exc}", file=sys.stderr)
+        return 2

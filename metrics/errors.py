@@ -1,0 +1,46 @@
+"""The one exception type of nDCG Lab: bad input, said so that a user can fix it."""
+
+from __future__ import annotations
+
+
+class MetricsError(ValueError):
+    """Bad input or options; `str(e)` reads "{source} line {line}: {problem}. {fix}".
+
+    Parts that are None are left out, so a message may be as short as the
+    problem alone. The parts stay available as attributes for interfaces that
+    lay them out themselves (the web app shows the fix apart from the problem).
+    """
+
+    def __init__(self, problem: str, *, source: str | None = None,
+                 line: int | None = None, fix: str | None = None) -> None:
+        self.problem = problem
+        self.source = source
+        self.line = None if line is None else int(line)
+        self.fix = fix
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        if self.source is not None and self.line is not None:
+            prefix = f"{self.source} line {self.line}: "
+        elif self.source is not None:
+            prefix = f"{self.source}: "
+        elif self.line is not None:
+            prefix = f"line {self.line}: "
+        else:
+            prefix = ""
+        text = prefix + self.problem.rstrip(". ")
+        if self.fix:
+            text += ". " + self.fix
+        return text
+
+    def __str__(self) -> str:
+        return self._message()
+
+    def __reduce__(self):
+        # Keyword-only arguments do not survive the default pickling, and Dask
+        # workers send exceptions back pickled.
+        return (_rebuild, (self.problem, self.source, self.line, self.fix))
+
+
+def _rebuild(problem, source, line, fix) -> MetricsError:
+    return MetricsError(problem, source=source, line=line, fix=fix)

@@ -1,0 +1,148 @@
+"""evaluate(qrels, runs, measures) -> the tidy per-query frame, plus means and curves.
+
+Validation (metrics.io) and ordering (metrics.ranking) happen apart from the
+measure kernels (metrics.measures), as in PyTerrier's Experiment.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import io
+from .errors import MetricsError
+from .measures import Context, compute, compute_curve, parse, parse_family
+from .ranking import Ranked, rank
+
+DEFAULT_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "Judged@10")
+
+
+def as_runs(runs, *, on_duplicate: str = "error") -> list:
+    """Normalise one run, a list of runs or a {name: run} mapping into parsed Runs."""
+    if isinstance(runs, Mapping) and not _is_ranx_dict(runs):
+        parsed = []
+        for name, run in runs.items():
+            r = io.read_run(run, name=str(name), on_duplicate=on_duplicate)
+            if r.name != str(name):
+                r = io.Run(r.table, str(name), r.source, r.digest, r.findings)
+            parsed.append(r)
+        return parsed
+    if isinstance(runs, (str, Path, bytes, pd.DataFrame, io.Run)) or _is_ranx_dict(runs):
+        runs = [runs]
+    if not isinstance(runs, Sequence):
+        runs = list(runs)
+    parsed = [io.read_run(r, on_duplicate=on_duplicate) for r in runs]
+    names = [r.name for r in parsed]
+    if len(set(names)) != len(names):
+        seen: dict[str, int] = {}
+        for i, r in enumerate(parsed):
+            seen[r.name] = seen.get(r.name, 0) + 1
+            if names.count(r.name) > 1:
+                parsed[i] = io.Run(r.table, f"{r.name}#{seen[r.name]}", r.source, r.digest, r.findings)
+    return parsed
+
+
+def _is_ranx_dict(value) -> bool:
+    if not isinstance(value, Mapping) or not value:
+        return False
+    first = next(iter(value.values()))
+    return isinstance(first, Mapping)
+
+
+def rank_run(qrels, run, *, missing="zero", ties="score", max_depth=None, inferred=None,
+             judged_only=False) -> Ranked:
+    """Parse (if needed), order and join one run; the input of every kernel."""
+    qrels = io.read_qrels(qrels)
+    run = io.read_run(run)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
+    ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
+    return ranked.condensed() if judged_only else ranked
+
+
+def evaluate_ranked(ranked: Ranked, measures, *, rel_level: int = 1) -> dict[str, np.ndarray]:
+    """{measure string: per-query values} for one ranked run."""
+    ctx = Context(ranked, rel_level=rel_level)
+    return {str(m): compute(ctx, m) for m in (parse(x) for x in _measure_list(measures))}
+
+
+def _measure_list(measures) -> list:
+    if isinstance(measures, str):
+        return [measures]
+    measures = list(measures)
+    if not measures:
+        raise MetricsError("no measures given", fix="pass at least one, e.g. nDCG@10")
+    return measures
+
+
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
+             inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
+             on_duplicate: str = "error") -> pd.DataFrame:
+    """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
+
+    ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
+    ``"skip"`` leaves them out. ``judged_only`` condenses every list (-J);
+    ``inferred`` is a proxy qrels whose labels fill unjudged documents;
+    ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
+    binary threshold (-l); ``ties="rank"`` orders by the rank column.
+    """
+    qrels = io.read_qrels(qrels)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
+    parsed_measures = [parse(m) for m in _measure_list(measures)]
+    names = list(dict.fromkeys(str(m) for m in parsed_measures))
+    frames = []
+    for run in as_runs(runs, on_duplicate=on_duplicate):
+        ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
+        if judged_only:
+            ranked = ranked.condensed()
+        values = evaluate_ranked(ranked, parsed_measures, rel_level=rel_level)
+        frames.append(tidy(run.name, ranked.qids, values, names))
+    return pd.concat(frames, ignore_index=True) if frames else tidy("", np.array([]), {}, [])
+
+
+def tidy(system: str, qids: np.ndarray, values: dict, names: list[str]) -> pd.DataFrame:
+    """Long frame ``system, qid, measure, value`` from {measure: per-query values}."""
+    n = len(qids)
+    return pd.DataFrame({
+        "system": pd.Series([system] * (n * len(names)), dtype="string"),
+        "qid": pd.Series(np.tile(qids, len(names)), dtype="string"),
+        "measure": pd.Series(np.repeat(names, n), dtype="string"),
+        "value": np.concatenate([values[m] for m in names]) if names and n else np.array([], dtype=float),
+    })
+
+
+def means(frame: pd.DataFrame) -> pd.DataFrame:
+    """System x measure table of means over queries (sums for NumRet/NumRel/NumRelRet, as trec_eval)."""
+    order = list(dict.fromkeys(frame["measure"]))
+    systems = list(dict.fromkeys(frame["system"]))
+    grouped = frame.groupby(["system", "measure"], sort=False, observed=True)["value"]
+    table = grouped.mean().unstack("measure")
+    sums = grouped.sum().unstack("measure")
+    for m in order:
+        if parse(m).family.aggregate == "sum":
+            table[m] = sums[m]
+    return table.reindex(index=systems, columns=order)
+
+
+def curve(qrels, run, family: str = "nDCG", *, max_k: int | None = None, missing="zero", judged_only=False,
+          inferred=None, max_depth=None, rel_level: int = 1, ties="score") -> pd.DataFrame:
+    """Per-query values of a measure family at every cutoff k = 1..max_k, in one pass.
+
+    ``max_k`` defaults to the deepest ranking in the run. Returns a frame with
+    index ``qid`` and one column per k.
+    """
+    ranked = rank_run(qrels, run, missing=missing, ties=ties, max_depth=max_depth, inferred=inferred,
+                      judged_only=judged_only)
+    return curve_ranked(ranked, family, max_k=max_k, rel_level=rel_level)
+
+
+def curve_ranked(ranked: Ranked, family: str = "nDCG", *, max_k: int | None = None,
+                 rel_level: int = 1) -> pd.DataFrame:
+    measure = parse_family(family)
+    if max_k is None:
+        max_k = int(ranked.lengths.max()) if ranked.n_queries else 1
+    max_k = max(int(max_k), 1)
+    values = compute_curve(Context(ranked, rel_level=rel_level), measure, max_k)
+    return pd.DataFrame(values, index=pd.Index(ranked.qids, name="qid", dtype="string"),
+                        columns=pd.RangeIndex(1, max_k + 1, name="k"))

@@ -1,0 +1,166 @@
+"""Declarative measure specs and the parser for ir_measures-style names.
+
+A measure string such as ``nDCG(dcg=exp-log2)@10`` names a *family*
+(``nDCG``), optional parameters and an optional cutoff. Families are data
+(:class:`Family`) plus two vectorised kernels: one value per query at a
+single cutoff, and the whole curve for k = 1..K.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import MetricsError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure family: its type, default and choices."""
+
+    type: type
+    default: Any = None
+    choices: tuple | None = None
+    describe: str = ""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: name, parameters, cutoff rule and kernels."""
+
+    name: str
+    describe: str
+    params: dict[str, Param]
+    kernel: Callable  # kernel(ctx, measure) -> ndarray (n_queries,)
+    curve: Callable | None = None  # curve(ctx, measure, max_k) -> ndarray (n_queries, max_k)
+    cutoff: str = "optional"  # "optional" | "required" | "none"
+    aggregate: str = "mean"  # how trec_eval summarises it: "mean" or "sum"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: family, parameters and cutoff. ``str()`` gives the name back."""
+
+    family: Family = field(compare=False, hash=False, repr=False)
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    cutoff: int | None = None
+
+    def param(self, key: str) -> Any:
+        for k, v in self.params:
+            if k == key:
+                return v
+        return self.family.params[key].default
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def at(self, cutoff: int | None) -> "Measure":
+        """The same measure at another cutoff (``None`` for no cutoff)."""
+        return Measure(self.family, self.name, self.params, cutoff)
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$", re.S)
+
+
+def _split_params(text: str) -> list[str]:
+    """Split ``a=1,b={1:2,3:4}`` at top-level commas."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _convert(family: Family, key: str, raw: str, text: str) -> Any:
+    spec = family.params.get(key)
+    if spec is None:
+        known = ", ".join(family.params) or "none"
+        raise MetricsError(f"measure {text!r}: {family.name} has no parameter {key!r}",
+                           fix=f"known parameters: {known}")
+    try:
+        if spec.type is bool:
+            low = raw.strip().lower()
+            if low not in ("true", "false", "1", "0"):
+                raise ValueError(raw)
+            value = low in ("true", "1")
+        elif spec.type is dict:
+            value = ast.literal_eval(raw)
+            if not isinstance(value, dict):
+                raise ValueError(raw)
+            value = {int(k): float(v) for k, v in value.items()}
+        elif spec.type is str:
+            value = raw.strip().strip("'\"")
+        else:
+            value = spec.type(ast.literal_eval(raw))
+    except (ValueError, SyntaxError, TypeError):
+        raise MetricsError(f"measure {text!r}: cannot read {key}={raw!r} as {spec.type.__name__}",
+                           fix="write it like nDCG(dcg=exp-log2)@10 or P(rel=2)@5") from None
+    if spec.choices is not None and value not in spec.choices:
+        raise MetricsError(f"measure {text!r}: {key} must be one of {', '.join(map(str, spec.choices))}",
+                           fix=f"got {raw!r}")
+    return value
+
+
+def parse(text: str, registry: dict[str, Family], family_only: bool = False) -> Measure:
+    """Parse an ir_measures-style name (``P(rel=2)@5``) into a :class:`Measure`.
+
+    ``family_only`` accepts a family without its required cutoff (for curves over k).
+    """
+    if isinstance(text, Measure):
+        return text
+    match = _NAME.match(str(text))
+    if not match:
+        raise MetricsError(f"cannot read measure {text!r}",
+                           fix="use ir_measures syntax such as nDCG@10, AP, P(rel=2)@5")
+    name, params_text, cutoff_text = match.groups()
+    family = registry.get(name) or registry.get(name.lower())
+    if family is None:
+        lowered = {k.lower(): k for k in registry}
+        family = registry.get(lowered.get(name.lower(), ""))
+    if family is None:
+        raise MetricsError(f"unknown measure {name!r} in {text!r}",
+                           fix=f"known measures: {', '.join(sorted(set(f.name for f in registry.values())))}")
+    params = {}
+    for part in _split_params(params_text or ""):
+        if "=" not in part:
+            raise MetricsError(f"measure {text!r}: parameter {part!r} needs the form key=value",
+                               fix="for example nDCG(dcg=exp-log2)@10")
+        key, raw = part.split("=", 1)
+        params[key.strip()] = _convert(family, key.strip(), raw, text)
+    # drop parameters equal to their default so that equal measures print equally
+    params = {k: v for k, v in params.items() if v != family.params[k].default}
+    cutoff = None
+    if cutoff_text is not None:
+        if family.cutoff == "none":
+            raise MetricsError(f"measure {text!r}: {family.name} takes no cutoff", fix=f"write {family.name}")
+        try:
+            cutoff = int(cutoff_text)
+        except ValueError:
+            cutoff = -1
+        if cutoff < 1:
+            raise MetricsError(f"measure {text!r}: the cutoff must be a whole number >= 1",
+                               fix="for example nDCG@10")
+    elif family.cutoff == "required" and not family_only:
+        raise MetricsError(f"measure {text!r}: {family.name} needs a cutoff", fix=f"for example {family.name}@10")
+    return Measure(family, family.name, tuple(sorted(params.items())), cutoff)

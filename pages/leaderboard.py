@@ -1,0 +1,61 @@
+"""Leaderboard: systems x measures, best per column marked, significance against the baseline."""
+import streamlit as st
+
+import metrics
+from metrics import export, stats
+from ui import state
+from ui.tables import leaderboard_styler
+
+st.header("Leaderboard")
+sel = state.selection()
+if sel is None or not sel.systems:
+    st.info("Select at least one system in the sidebar, or add runs on the Data page.")
+    st.stop()
+
+extra = st.session_state.setdefault("extra_measures", [])
+with st.expander("Add a measure", expanded=False):
+    with st.form("add_measure", clear_on_submit=True):
+        text = st.text_input("Measure (ir_measures syntax)", placeholder="e.g. nDCG@100, P(rel=2)@5, Rprec")
+        if st.form_submit_button("Add") and text.strip():
+            try:
+                name = str(metrics.parse_measure(text.strip()))
+                if name not in extra:
+                    extra.append(name)
+            except metrics.MetricsError as exc:
+                st.error(str(exc))
+    if extra and st.button("Reset to the default columns"):
+        extra.clear()
+        st.rerun()
+
+measures = [metrics.with_gain(m, sel.gain) for m in (*metrics.DEFAULT_MEASURES, *extra)]
+measures = list(dict.fromkeys(measures))
+frame = state.evaluate(sel, measures)
+table = metrics.means(frame)
+n_queries = frame["qid"].nunique()
+
+markers, tips = {}, {}
+if sel.baseline in table.index and len(table.index) > 1:
+    tests = stats.versus_baseline(frame, sel.baseline)
+    for row in tests.itertuples():
+        markers[(row.system, row.measure)] = row.marker
+        tips[(row.system, row.measure)] = (f"paired t-test vs {sel.baseline}: p = {row.p_value:.4g}, "
+                                           f"Holm-corrected p = {row.p_holm:.4g}")
+
+st.caption(f"Collection **{sel.collection}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
+           f"baseline: **{sel.baseline}** · ▲/▼ significantly better/worse than the baseline "
+           f"(paired t-test, p < 0.05, Holm correction over all cells) · bold: best in column")
+st.table(leaderboard_styler(table, markers, tips))
+
+if markers:
+    with st.expander("Significance details"):
+        st.dataframe(tests, hide_index=True, use_container_width=True)
+
+stamp = state.stamp(sel, measures)
+latex_marks = {k: ("\\blacktriangle" if v == "▲" else "\\blacktriangledown") for k, v in markers.items() if v}
+c1, c2, c3 = st.columns(3)
+c1.download_button("Export CSV", export.to_csv(table, stamp), file_name=f"leaderboard-{sel.collection}.csv",
+                   mime="text/csv")
+c2.download_button("Export LaTeX", export.to_latex(table, latex_marks, stamp),
+                   file_name=f"leaderboard-{sel.collection}.tex", mime="text/x-tex")
+c3.download_button("Export JSON", export.to_json(table, stamp), file_name=f"leaderboard-{sel.collection}.json",
+                   mime="application/json")

@@ -1,0 +1,224 @@
+"""Session state, the sidebar, and content-keyed caches around ``metrics``.
+
+Pages read everything through these functions: the active collection, the
+selected systems, the baseline and the gain. Parsed and evaluated results are
+cached on content digests (never on ``UploadedFile`` objects), so reruns and
+other sessions reuse them.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics import store
+from metrics.evaluate import evaluate_ranked, tidy
+from metrics.ranking import Ranked, rank
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_data"
+SAMPLE_COLLECTIONS = ("legal", "web")
+DEFAULT_COLLECTION = "legal"
+GAINS = {"exp": "Exponential (2^rel - 1)", "linear": "Linear (rel, as trec_eval)"}
+
+
+def workspace_path() -> Path:
+    """``--workspace PATH`` after ``--`` on the streamlit command line, else the store's default."""
+    argv = sys.argv
+    for i, arg in enumerate(argv):
+        if arg == "--workspace" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--workspace="):
+            return Path(arg.split("=", 1)[1])
+    return store.default_path()
+
+
+@st.cache_resource(show_spinner=False)
+def _open_workspace(path: str) -> store.Workspace:
+    ws = store.Workspace(path)
+    if not ws.collections():
+        for name in SAMPLE_COLLECTIONS:
+            load_sample(ws, name)
+    return ws
+
+
+def workspace() -> store.Workspace:
+    return _open_workspace(str(workspace_path()))
+
+
+def sample_files(name: str) -> dict:
+    folder = SAMPLES / name
+    return {"qrels": folder / "qrels.txt", "topics": folder / "topics.tsv", "docs": folder / "docs.tsv",
+            "runs": sorted(folder.glob("*.run"))}
+
+
+def load_sample(ws: store.Workspace, name: str) -> str:
+    """Add (or refresh) the bundled sample collection ``name`` in the workspace."""
+    files = sample_files(name)
+    qrels = metrics.read_qrels(files["qrels"])
+    topics = pd.read_csv(files["topics"], sep="\t", dtype=str) if files["topics"].exists() else None
+    docs = pd.read_csv(files["docs"], sep="\t", dtype=str) if files["docs"].exists() else None
+    if ws.has_collection(name):
+        ws.delete_collection(name)
+    ws.create_collection(name, qrels, topics=topics, docs=docs)
+    for path in files["runs"]:
+        ws.add_run(name, metrics.read_run(path))
+    if name == "legal":
+        ws.set_baseline(name, "bm25")
+    return name
+
+
+# -- content-keyed caches ---------------------------------------------------------------
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _cached_run(ws_path: str, collection: str, name: str, digest: str) -> metrics.Run:
+    return workspace().load_run(collection, name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _cached_qrels(ws_path: str, collection: str, digest: str, proxy: bool) -> metrics.Qrels | None:
+    ws = workspace()
+    return ws.load_proxy(collection) if proxy else ws.load_qrels(collection)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _cached_ranked(ws_path: str, collection: str, qrels_digest: str, run_name: str, run_digest: str,
+                   proxy_digest: str | None, judged_only: bool) -> Ranked:
+    qrels = _cached_qrels(ws_path, collection, qrels_digest, False)
+    proxy = _cached_qrels(ws_path, collection, proxy_digest, True) if proxy_digest else None
+    run = _cached_run(ws_path, collection, run_name, run_digest)
+    ranked = rank(run, qrels, inferred=proxy, name=run_name)
+    return ranked.condensed() if judged_only else ranked
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar selected: everything a page needs to ask ``metrics`` for a frame."""
+
+    ws_path: str
+    collection: str
+    qrels_digest: str
+    proxy_digest: str | None
+    systems: tuple[tuple[str, str], ...]  # (name, digest)
+    baseline: str | None
+    gain: str
+
+    @property
+    def system_names(self) -> list[str]:
+        return [name for name, _ in self.systems]
+
+    def ranked(self, name: str, digest: str, *, inferred: bool = False, judged_only: bool = False) -> Ranked:
+        proxy = self.proxy_digest if inferred else None
+        return _cached_ranked(self.ws_path, self.collection, self.qrels_digest, name, digest, proxy, judged_only)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _evaluate(sel: Selection, measures: tuple[str, ...], inferred: bool, judged_only: bool) -> pd.DataFrame:
+    frames = []
+    for name, digest in sel.systems:
+        ranked = sel.ranked(name, digest, inferred=inferred, judged_only=judged_only)
+        values = evaluate_ranked(ranked, measures)
+        frames.append(tidy(name, ranked.qids, values, list(values)))
+    if not frames:
+        return pd.DataFrame({"system": [], "qid": [], "measure": [], "value": []})
+    return pd.concat(frames, ignore_index=True)
+
+
+def evaluate(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> pd.DataFrame:
+    """Tidy per-query frame for the selected systems, cached on content digests."""
+    canonical = tuple(dict.fromkeys(str(metrics.parse_measure(m)) for m in measures))
+    return _evaluate(sel, canonical, inferred, judged_only)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _curve(sel: Selection, name: str, digest: str, family: str, max_k: int | None) -> pd.DataFrame:
+    return metrics.curve_ranked(sel.ranked(name, digest), family, max_k=max_k)
+
+
+def curves(sel: Selection, family: str, max_k: int | None = None) -> dict[str, pd.DataFrame]:
+    """{system: per-query curve (index qid, columns k)} for the selected systems."""
+    return {name: _curve(sel, name, digest, family, max_k) for name, digest in sel.systems}
+
+
+# -- sidebar --------------------------------------------------------------------------
+
+def sidebar() -> Selection | None:
+    """Draw the sidebar (collection, systems, baseline, gain) and return the selection."""
+    ws = workspace()
+    collections = [c.name for c in ws.collections()]
+    st.sidebar.title("nDCG Lab")
+    if not collections:
+        st.sidebar.info("The workspace is empty: load a sample or upload files on the Data page.")
+        return None
+    ss = st.session_state
+    if ss.get("collection") not in collections:
+        ss["collection"] = DEFAULT_COLLECTION if DEFAULT_COLLECTION in collections else collections[0]
+    collection = st.sidebar.selectbox("Collection", collections, key="collection")
+    runs = ws.runs(collection)
+    names = [r.name for r in runs]
+    chosen_key = f"systems::{collection}"
+    if chosen_key not in ss or not set(ss[chosen_key]) <= set(names):
+        ss[chosen_key] = [n for n in ss.get(chosen_key, names) if n in names] or names
+    ss.setdefault(f"_known::{collection}", names)
+    new = [n for n in names if n not in ss[f"_known::{collection}"]]
+    if new:  # runs added since the last rerun are selected at once
+        ss[chosen_key] = ss[chosen_key] + new
+        ss[f"_known::{collection}"] = names
+    systems = st.sidebar.multiselect("Systems", names, key=chosen_key)
+    stored_baseline = ws.baseline(collection)
+    options = [n for n in names]
+    baseline = None
+    if options:
+        index = options.index(stored_baseline) if stored_baseline in options else 0
+        baseline = st.sidebar.selectbox("Baseline", options, index=index, key=f"baseline::{collection}")
+        if baseline != stored_baseline:
+            ws.set_baseline(collection, baseline)
+    ss.setdefault("gain", "exp")
+    gain = st.sidebar.radio("Gain", list(GAINS), format_func=GAINS.get, key="gain",
+                            help="nDCG gain per grade. Exponential: 2^rel - 1. Linear: rel (trec_eval's ndcg_cut).")
+    digests = {r.name: r.digest for r in runs}
+    return Selection(
+        ws_path=str(ws.path), collection=collection,
+        qrels_digest=_qrels_digest(ws, collection), proxy_digest=_proxy_digest(ws, collection),
+        systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
+    )
+
+
+def _qrels_digest(ws, collection: str) -> str:
+    info = next(c for c in ws.collections() if c.name == collection)
+    return info.qrels_digest
+
+
+def _proxy_digest(ws, collection: str) -> str | None:
+    info = next(c for c in ws.collections() if c.name == collection)
+    return getattr(info, "proxy_digest", None)
+
+
+def stamp(sel: Selection, measures) -> dict:
+    """Settings, input hashes and the tool version, attached to every export."""
+    return {
+        "tool": f"nDCG Lab {metrics.__version__}",
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "collection": sel.collection,
+        "qrels_sha256": sel.qrels_digest,
+        "runs_sha256": {name: digest for name, digest in sel.systems},
+        "gain": sel.gain,
+        "measures": list(measures),
+        "order": "score desc, ties docno desc (trec_eval)",
+        "missing_queries": "scored 0 (trec_eval -c)",
+    }
+
+
+def remember(selection: Selection | None) -> None:
+    """Keep this rerun's selection for the page that app.py runs next."""
+    st.session_state["_selection"] = selection
+
+
+def selection() -> Selection | None:
+    """The sidebar selection of this rerun (``None`` when the workspace is empty)."""
+    return st.session_state.get("_selection")
