@@ -1,16 +1,27 @@
 """nDCG Lab: the entry point declares navigation and the sidebar state; pages do the rest."""
+from pathlib import Path
+
 import streamlit as st
 
 from ui import state
 
 st.set_page_config(page_title="nDCG Lab", page_icon="📈", layout="wide")
 
+HERE = Path(__file__).resolve().parent
+# (file, title, icon), in menu order; the first is the landing page.
 PAGES = [
-    st.Page("pages/leaderboard.py", title="Leaderboard", icon="🏆", default=True),
-    st.Page("pages/curves.py", title="Curves", icon="📈"),
-    st.Page("pages/data.py", title="Data", icon="🗂️"),
+    ("pages/leaderboard.py", "Leaderboard", "🏆"),
+    ("pages/curves.py", "Curves", "📈"),
+    ("pages/compare.py", "Compare", "⚖️"),
+    ("pages/query.py", "Query explorer", "🔎"),
+    ("pages/judgments.py", "Judgments", "🧑‍⚖️"),
+    ("pages/learn.py", "Learn NDCG", "🎓"),
+    ("pages/data.py", "Data", "🗂️"),
 ]
 
-navigation = st.navigation(PAGES)
+navigation = st.navigation([
+    st.Page(path, title=title, icon=icon, default=(i == 0))
+    for i, (path, title, icon) in enumerate(PAGES) if (HERE / path).exists()
+])
 state.remember(state.sidebar())
 navigation.run()

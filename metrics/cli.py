@@ -99,18 +99,24 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("qrels")
     lint.add_argument("runs", nargs="+")
     lint.add_argument("-k", type=int, default=10, help="depth for Judged@k (default 10)")
-    _register_extra(sub)
+    for module in _command_modules():
+        module.register(sub)
     return p
 
 
-def _register_extra(sub) -> None:
-    """Hook for further subcommands (compare, negatives, ...) defined in other modules."""
-    for register in EXTRA_COMMANDS:
-        register(sub)
+def _command_modules():
+    """Subcommands beyond eval/lint live in ``metrics/commands/<name>.py``.
 
+    Each module has ``register(subparsers)`` that adds its parser and sets
+    ``handler=`` (a function of the parsed args returning the exit code).
+    """
+    import importlib
+    import pkgutil
 
-EXTRA_COMMANDS: list = []
-HANDLERS: dict = {}
+    from . import commands
+
+    return [importlib.import_module(f"{commands.__name__}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)]
 
 
 def cmd_eval(args) -> int:
@@ -133,14 +139,14 @@ def cmd_lint(args) -> int:
         findings = io.lint(qrels, run, k=args.k)
         for finding in findings:
             print(f"{run.source}\twarning\t{finding.kind}\t{finding.message}")
-        if not findings:
-            print(f"{run.source}\tok\t-\tno findings")
+        if all(f.kind == "judged" for f in findings):
+            print(f"{run.source}\tok\t-\tno problems found")
     return status
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    handler = {"eval": cmd_eval, "lint": cmd_lint, **HANDLERS}[args.command]
+    handler = getattr(args, "handler", None) or {"eval": cmd_eval, "lint": cmd_lint}[args.command]
     try:
         return handler(args)
     except MetricsError as exc:

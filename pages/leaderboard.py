@@ -48,7 +48,7 @@ st.table(leaderboard_styler(table, markers, tips))
 
 if markers:
     with st.expander("Significance details"):
-        st.dataframe(tests, hide_index=True, use_container_width=True)
+        st.dataframe(tests, hide_index=True, width="stretch")
 
 stamp = state.stamp(sel, measures)
 latex_marks = {k: ("\\blacktriangle" if v == "▲" else "\\blacktriangledown") for k, v in markers.items() if v}

@@ -25,6 +25,9 @@ SAMPLES = ROOT / "sample_data"
 SAMPLE_COLLECTIONS = ("legal", "web")
 DEFAULT_COLLECTION = "legal"
 GAINS = {"exp": "Exponential (2^rel - 1)", "linear": "Linear (rel, as trec_eval)"}
+TESTS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "randomization": "Randomisation (permutation)",
+         "bootstrap": "Paired bootstrap"}
+CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "None"}
 
 
 def workspace_path() -> Path:
@@ -107,6 +110,8 @@ class Selection:
     systems: tuple[tuple[str, str], ...]  # (name, digest)
     baseline: str | None
     gain: str
+    test: str = "t"
+    correction: str = "holm"
 
     @property
     def system_names(self) -> list[str]:
@@ -181,11 +186,18 @@ def sidebar() -> Selection | None:
     ss.setdefault("gain", "exp")
     gain = st.sidebar.radio("Gain", list(GAINS), format_func=GAINS.get, key="gain",
                             help="nDCG gain per grade. Exponential: 2^rel - 1. Linear: rel (trec_eval's ndcg_cut).")
+    with st.sidebar.expander("Significance", expanded=False):
+        ss.setdefault("sig_test", "t")
+        ss.setdefault("sig_correction", "holm")
+        test = st.radio("Test", list(TESTS), format_func=TESTS.get, key="sig_test")
+        correction = st.radio("Correction", list(CORRECTIONS), format_func=CORRECTIONS.get, key="sig_correction",
+                              help="Multiple-testing correction across systems x measures.")
     digests = {r.name: r.digest for r in runs}
     return Selection(
         ws_path=str(ws.path), collection=collection,
         qrels_digest=_qrels_digest(ws, collection), proxy_digest=_proxy_digest(ws, collection),
         systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
+        test=test, correction=correction,
     )
 
 
@@ -222,3 +234,60 @@ def remember(selection: Selection | None) -> None:
 def selection() -> Selection | None:
     """The sidebar selection of this rerun (``None`` when the workspace is empty)."""
     return st.session_state.get("_selection")
+
+
+def all_system_names(sel: Selection) -> list[str]:
+    """Every run of the collection in upload order (stable colours whatever the selection)."""
+    return [r.name for r in workspace().runs(sel.collection)]
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _lint(ws_path: str, collection: str, qrels_digest: str, name: str, digest: str, k: int):
+    qrels = _cached_qrels(ws_path, collection, qrels_digest, False)
+    run = _cached_run(ws_path, collection, name, digest)
+    return metrics.lint(qrels, run, k=k)
+
+
+def lint(sel: Selection, name: str, digest: str, k: int = 10):
+    """metrics.io.lint findings of one stored run against the collection's qrels (cached)."""
+    return _lint(sel.ws_path, sel.collection, sel.qrels_digest, name, digest, k)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _topics(ws_path: str, collection: str, version: str) -> pd.DataFrame:
+    return workspace().load_topics(collection)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _docs(ws_path: str, collection: str, version: str) -> pd.DataFrame:
+    return workspace().load_docs(collection)
+
+
+def _collection_version(sel: Selection) -> str:
+    info = next(c for c in workspace().collections() if c.name == sel.collection)
+    return f"{info.created}:{info.n_topics}:{info.n_docs}:{sel.qrels_digest}"
+
+
+def topics(sel: Selection) -> pd.DataFrame:
+    """Topics of the collection: columns qid, text (empty when none were uploaded)."""
+    return _topics(sel.ws_path, sel.collection, _collection_version(sel))
+
+
+def docs(sel: Selection) -> pd.DataFrame:
+    """Document titles of the collection: columns docno, title (empty when none were uploaded)."""
+    return _docs(sel.ws_path, sel.collection, _collection_version(sel))
+
+
+def qrels(sel: Selection) -> metrics.Qrels:
+    """The collection's qrels (cached on its digest)."""
+    return _cached_qrels(sel.ws_path, sel.collection, sel.qrels_digest, False)
+
+
+def proxy(sel: Selection) -> metrics.Qrels | None:
+    """The collection's proxy judgments, if any (cached on their digest)."""
+    return _cached_qrels(sel.ws_path, sel.collection, sel.proxy_digest, True) if sel.proxy_digest else None
+
+
+def run(sel: Selection, name: str, digest: str) -> metrics.Run:
+    """A stored run (cached on its digest)."""
+    return _cached_run(sel.ws_path, sel.collection, name, digest)

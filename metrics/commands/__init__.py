@@ -1,0 +1,1 @@
+"""Subcommands of ``python -m metrics`` beyond eval and lint; see metrics.cli."""
