@@ -64,7 +64,17 @@ def rank_run(qrels, run, *, missing="zero", ties="score", max_depth=None, inferr
 def evaluate_ranked(ranked: Ranked, measures, *, rel_level: int = 1) -> dict[str, np.ndarray]:
     """{measure string: per-query values} for one ranked run."""
     ctx = Context(ranked, rel_level=rel_level)
-    return {str(m): compute(ctx, m) for m in (parse(x) for x in _measure_list(measures))}
+    parsed = [parse(x) for x in _measure_list(measures)]
+    # Measures that differ only in cutoff share running sums; compute them together and
+    # release those sums before the next family, so peak memory holds one family's arrays.
+    family_of = {str(m): str(m.at(None)) for m in parsed}
+    values = {}
+    for group in dict.fromkeys(family_of.values()):
+        for m in parsed:
+            if family_of[str(m)] == group and str(m) not in values:
+                values[str(m)] = compute(ctx, m)
+        ctx.release_running()
+    return {str(m): values[str(m)] for m in parsed}
 
 
 def _measure_list(measures) -> list:

@@ -108,26 +108,39 @@ def _chunked(col) -> pa.Array:
 
 
 def canonical_order(qcode: np.ndarray, score: np.ndarray, docno: pa.Array,
-                    rank: np.ndarray | None = None, ties: str = "score") -> np.ndarray:
-    """Row permutation giving the canonical order within queries (``qcode`` ascending)."""
-    primary = score if ties == "score" else rank
-    if primary is None:
+                    rank: np.ndarray | None = None, ties: str = "score") -> np.ndarray | None:
+    """Row permutation giving the canonical order within queries (``qcode`` ascending).
+
+    Returns ``None`` when the rows are in canonical order already (the common
+    case for files written by retrieval systems), so callers can skip copies.
+    """
+    if ties == "rank" and rank is None:
         raise MetricsError("ties='rank' needs a rank column", fix="use ties='score' (trec_eval's rule)")
-    key = -primary if ties == "score" else primary
     n = len(qcode)
-    # Fast path: most runs are written as one block per query, sorted by score;
-    # then a stable sort on the query code alone (timsort: linear on blocks) suffices.
+    if n == 0:
+        return None
+    # primary key ascending within a query: -score (descending score) or the rank column
+    descending = ties == "score"
+    primary = score if descending else rank
     boundary = qcode[1:] != qcode[:-1]
-    blocks_sorted = n == 0 or bool(np.all(boundary | (key[1:] >= key[:-1])))
-    if blocks_sorted and int(boundary.sum()) + (n > 0) == len(np.unique(qcode)):
-        order = np.argsort(qcode, kind="stable")
+    step_ok = primary[1:] <= primary[:-1] if descending else primary[1:] >= primary[:-1]
+    blocks_sorted = bool(np.all(boundary | step_ok))
+    heads = np.concatenate(([0], np.flatnonzero(boundary) + 1))
+    head_codes = qcode[heads]
+    if blocks_sorted and np.all(head_codes[1:] > head_codes[:-1]):
+        order = None  # one block per query, queries and scores in order: nothing to move
+    elif blocks_sorted and len(np.unique(head_codes)) == len(heads):
+        order = np.argsort(qcode, kind="stable")  # whole blocks out of query order: timsort on runs
     else:
-        order = np.lexsort((key, qcode))
-    q, k = qcode[order], key[order]
-    same = (q[1:] == q[:-1]) & (k[1:] == k[:-1])
+        order = np.lexsort((-primary if descending else primary, qcode))
+    q = qcode if order is None else qcode[order]
+    p = primary if order is None else primary[order]
+    same = (q[1:] == q[:-1]) & (p[1:] == p[:-1])
     if not same.any():
         return order
     # Tie groups: reorder their rows by docno descending (byte order, like strcmp).
+    if order is None:
+        order = np.arange(n)
     in_tie = np.zeros(n, dtype=bool)
     in_tie[1:] |= same
     in_tie[:-1] |= same
@@ -138,6 +151,26 @@ def canonical_order(qcode: np.ndarray, score: np.ndarray, docno: pa.Array,
     inner = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
     order[tie_rows] = order[tie_rows][inner]
     return order
+
+
+def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
+    """Index of every row's qid in the sorted ``qids`` (-1 if absent).
+
+    Runs come in blocks of one query, so only the first row of each block is
+    looked up (a hash lookup per block instead of per row).
+    """
+    n = len(qid)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(qid.slice(1), qid.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.concatenate(([0], np.flatnonzero(change) + 1))
+    codes = _codes(qid.take(pa.array(heads)), qids).astype(np.int32)
+    return np.repeat(codes, np.diff(np.append(heads, n)))
+
+
+def _numpy(column, dtype) -> np.ndarray:
+    array = column.to_numpy() if isinstance(column, pa.ChunkedArray) else column.to_numpy(zero_copy_only=False)
+    return np.asarray(array, dtype=dtype)
 
 
 def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: int | None = None,
@@ -156,7 +189,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
         raise MetricsError(f"ties={ties!r} is not an option", fix="use ties='score' or ties='rank'")
     qt = qrels.table
     q_qid, q_doc = _chunked(qt.column("qid")), _chunked(qt.column("docno"))
-    q_rel = qt.column("rel").to_numpy().astype(np.int64)
+    q_rel = _numpy(qt.column("rel"), np.int64)
     q_inferred = np.zeros(len(q_rel), dtype=bool)
     if inferred is not None:
         q_qid, q_doc, q_rel, q_inferred = _merge_proxy(q_qid, q_doc, q_rel, inferred.table)
@@ -164,46 +197,53 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     q_code = _codes(q_qid, qids)
 
     rt = run.table
-    r_qid, r_doc = _chunked(rt.column("qid")), _chunked(rt.column("docno"))
-    r_qcode = _codes(r_qid, qids)
+    r_doc = _chunked(rt.column("docno"))
+    r_qcode = _query_codes(_chunked(rt.column("qid")), qids)
+    score = _numpy(rt.column("score"), np.float64)
+    rank_col = _numpy(rt.column("rank"), np.int64) if ties == "rank" and "rank" in rt.column_names else None
     keep = r_qcode >= 0
-    score = rt.column("score").to_numpy().astype(np.float64)
-    rank_col = rt.column("rank").to_numpy().astype(np.int64) if "rank" in rt.column_names else None
     if not keep.all():
         idx = np.flatnonzero(keep)
         r_qcode, score, r_doc = r_qcode[idx], score[idx], r_doc.take(pa.array(idx))
         rank_col = rank_col[idx] if rank_col is not None else None
 
     order = canonical_order(r_qcode, score, r_doc, rank_col, ties)
-    r_qcode, score = r_qcode[order], score[order]
-    r_doc = r_doc.take(pa.array(order)) if len(order) else r_doc
+    if order is not None:
+        r_doc = r_doc.take(pa.array(order))
+        # a permutation inside tie groups leaves query codes and scores as they are
+        if not (np.array_equal(r_qcode[order], r_qcode) and np.array_equal(score[order], score)):
+            r_qcode, score = r_qcode[order], score[order]
+        del order
 
     n_q = len(qids)
     counts = np.bincount(r_qcode, minlength=n_q)
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    if max_depth is not None:
-        pos = positions(offsets)
-        cut = pos < max_depth
+    if max_depth is not None and counts.max(initial=0) > max_depth:
+        cut = positions(offsets) < max_depth
         r_qcode, score, r_doc = r_qcode[cut], score[cut], r_doc.filter(pa.array(cut))
         counts = np.minimum(counts, max_depth)
         np.cumsum(counts, out=offsets[1:])
 
-    # Join: look every retrieved docno up among the judged docnos, then match (query, doc).
+    # Join: look every retrieved docno up among the judged docnos (one hash probe per row),
+    # then match (query, doc) pairs for the few rows whose docno is judged somewhere.
     judged_docs = pc.unique(q_doc)
     r_dcode = _codes(r_doc, judged_docs)
-    q_dcode = _codes(q_doc, judged_docs)
     n_d = max(len(judged_docs), 1)
-    q_key = q_code * n_d + q_dcode
+    q_key = q_code * n_d + _codes(q_doc, judged_docs)
     key_order = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[key_order]
-    r_key = r_qcode * n_d + r_dcode
-    hit = np.searchsorted(q_key_sorted, r_key)
-    hit_ok = (r_dcode >= 0) & (hit < len(q_key_sorted))
-    hit_ok[hit_ok] &= q_key_sorted[hit[hit_ok]] == r_key[hit_ok]
-    src = key_order[np.where(hit_ok, hit, 0)] if len(key_order) else np.zeros(len(r_key), dtype=np.int64)
-    rel = np.where(hit_ok, q_rel[src] if len(q_rel) else 0, UNJUDGED).astype(np.int64)
-    inferred_flag = hit_ok & (q_inferred[src] if len(q_inferred) else False)
+    candidates = np.flatnonzero(r_dcode >= 0)
+    c_key = r_qcode[candidates] * n_d + r_dcode[candidates]
+    hit = np.minimum(np.searchsorted(q_key_sorted, c_key), max(len(q_key_sorted) - 1, 0))
+    found = q_key_sorted[hit] == c_key if len(q_key_sorted) else np.zeros(len(c_key), dtype=bool)
+    rows, src = candidates[found], key_order[hit[found]]
+    judged = np.zeros(len(r_qcode), dtype=bool)
+    judged[rows] = True
+    rel = np.full(len(r_qcode), UNJUDGED, dtype=np.int64)
+    rel[rows] = q_rel[src]
+    inferred_flag = np.zeros(len(r_qcode), dtype=bool)
+    inferred_flag[rows] = q_inferred[src]
 
     ideal_order = np.argsort(q_code, kind="stable")
     ideal_counts = np.bincount(q_code, minlength=n_q)
@@ -214,7 +254,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     ranked = Ranked(
         name=name or getattr(run, "name", "run"),
         qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
-        judged=hit_ok, inferred=inferred_flag, score=score, docno=r_doc,
+        judged=judged, inferred=inferred_flag, score=score, docno=r_doc,
         ideal_offsets=ideal_offsets, ideal_rel=ideal_rel, missing=counts == 0,
     )
     if missing == "skip" and ranked.missing.any():

@@ -107,6 +107,17 @@ def test_hypothesis_edge_cases(grades, extra, scores):
         run[qid] = {f"d{i}": scores[i] / 2.0 for i in range(len(gs))}
         qrels[qid] = {f"d{i}": g for i, g in enumerate(gs) if g is not None}
         qrels[qid].update({f"x{i}": g for i, g in enumerate(extra)})
-        if not qrels[qid]:
-            qrels[qid] = {"never": 0}
+        if not any(g >= 0 for g in qrels[qid].values()):
+            # trec_eval (and so pytrec_eval) never returns when a query's judgments are all
+            # negative; test_only_negative_judgments covers that case against hand values.
+            qrels[qid]["never"] = 0
     check(qrels, run)
+
+
+def test_only_negative_judgments():
+    """A query judged only with negative grades has nothing relevant: every measure is 0."""
+    q = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [-1, -2]})
+    r = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "c"], "score": [2.0, 1.0]})
+    frame = metrics.evaluate(q, r, ["nDCG@10", "AP", "RR", "P@1", "NumRel", "Judged@2"])
+    values = dict(zip(frame["measure"], frame["value"]))
+    assert values == {"nDCG@10": 0.0, "AP": 0.0, "RR": 0.0, "P@1": 0.0, "NumRel": 0.0, "Judged@2": 0.5}

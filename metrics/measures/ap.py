@@ -20,7 +20,8 @@ def _precision_at_hits(ctx: Context, level: int):
 
 def _ap(ctx: Context, m):
     level = ctx.level(m)
-    return safe_divide(ctx.seg_sum(_precision_at_hits(ctx, level), m.cutoff), ctx.num_rel(level))
+    return safe_divide(ctx.seg_sum(_precision_at_hits(ctx, level), m.cutoff, key=("ap", level)),
+                       ctx.num_rel(level))
 
 
 def _ap_curve(ctx: Context, m, max_k: int):

@@ -45,8 +45,9 @@ class Context:
         self.rel_level = rel_level
         self.judged_only = judged_only
         self.n = ranked.n_queries
-        self.query_index = np.repeat(np.arange(self.n), ranked.lengths)
-        self.pos = positions(ranked.offsets)
+        index_type = np.int32 if len(ranked.rel) < 2**31 else np.int64
+        self.query_index = np.repeat(np.arange(self.n, dtype=index_type), ranked.lengths)
+        self.pos = positions(ranked.offsets).astype(index_type, copy=False)
         self._cache: dict = {}
         self._views: dict = {}
 
@@ -64,18 +65,49 @@ class Context:
         return self._cache[key]
 
     # -- segment helpers -------------------------------------------------
-    def seg_sum(self, values: np.ndarray, cutoff: int | None = None) -> np.ndarray:
-        """Per-query sum of ``values`` over the top ``cutoff`` ranks (all ranks if None)."""
+    def _dense_layout(self) -> bool:
+        """Whether a (queries x depth) matrix is cheap: lists of (nearly) equal length."""
+        return self.cached("dense_layout", lambda: self.n * self.depth <= 2 * len(self.pos) + 1024)
+
+    @property
+    def depth(self) -> int:
+        return int(self.ranked.lengths.max(initial=0))
+
+    def seg_sum(self, values: np.ndarray, cutoff: int | None = None, key=None) -> np.ndarray:
+        """Per-query sum of ``values`` over the top ``cutoff`` ranks (all ranks if None).
+
+        Sums run in rank order, so the result equals column ``cutoff`` of the
+        curve exactly. With a ``key`` naming a reusable array, the running sums
+        are built once as a (queries x depth) matrix and every cutoff is a
+        column of it; otherwise one bincount pass.
+        """
+        if key is not None and self._dense_layout():
+            depth = self.depth
+            if depth == 0:
+                return np.zeros(self.n)
+            matrix = self.cached(("running", key), lambda: self.dense_cumsum(values, depth))
+            return matrix[:, (depth if cutoff is None else min(cutoff, depth)) - 1].copy()
         if cutoff is not None:
-            values = np.where(self.pos < cutoff, values, 0)
+            values = np.where(self.pos < cutoff, values, 0.0)
         return np.bincount(self.query_index, weights=values, minlength=self.n).astype(np.float64)
+
+    def release_running(self) -> None:
+        """Drop cached per-document arrays and running-sum matrices of the last measure family."""
+        shared = ("relevant", "hits", "num_rel", "dense_layout", "ideal")
+        for ctx in (self, *self._views.values()):
+            for key in [k for k in ctx._cache if (k[0] if isinstance(k, tuple) else k) not in shared]:
+                del ctx._cache[key]
 
     def dense_cumsum(self, values: np.ndarray, max_k: int) -> np.ndarray:
         """(queries x max_k) matrix: column k-1 is the sum of ``values`` over the top k."""
+        lengths = self.ranked.lengths
+        if self.n and max_k == self.depth and np.all(lengths == max_k):
+            matrix = np.asarray(values, dtype=np.float64).reshape(self.n, max_k)
+            return np.cumsum(matrix, axis=1)
         matrix = np.zeros((self.n, max_k), dtype=np.float64)
         inside = self.pos < max_k
         matrix[self.query_index[inside], self.pos[inside]] = values[inside]
-        return np.cumsum(matrix, axis=1)
+        return np.cumsum(matrix, axis=1, out=matrix)
 
     def num_ret_upto(self, max_k: int) -> np.ndarray:
         """(queries x max_k): number of documents retrieved within the top k."""
@@ -93,10 +125,10 @@ class Context:
     def hits(self, level: int) -> np.ndarray:
         """Per retrieved document: relevant documents at or above its rank (exact integers)."""
         def build():
-            rel = self.relevant(level).astype(np.int64)
-            total = np.cumsum(rel)
+            total = np.cumsum(self.relevant(level), dtype=np.int64)
             start = np.concatenate(([0], total))[self.ranked.offsets[:-1]]
-            return total - np.repeat(start, self.ranked.lengths)
+            total -= np.repeat(start, self.ranked.lengths)
+            return total
         return self.cached(("hits", level), build)
 
     def num_rel(self, level: int) -> np.ndarray:
@@ -108,13 +140,14 @@ class Context:
         return self.cached(("num_rel", level), build)
 
     # -- gains ---------------------------------------------------------------
-    def _gain_key(self, measure):
+    def gain_key(self, measure):
+        """Hashable identity of a measure's gain function (dcg, custom gains)."""
         gains = measure.param("gains")
         return (measure.param("dcg"), tuple(sorted(gains.items())) if gains else None)
 
     def contributions(self, measure) -> np.ndarray:
         """Per retrieved document: gain / log2(rank + 1); unjudged documents gain 0."""
-        dcg, gains = self._gain_key(measure)
+        dcg, gains = self.gain_key(measure)
 
         def build():
             gain = gain_of(self.ranked.rel, dcg, dict(gains) if gains else None)
@@ -124,7 +157,7 @@ class Context:
 
     def ideal(self, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(query index, 0-based ideal rank, contribution) of the ideal ranking's positive gains."""
-        dcg, gains = self._gain_key(measure)
+        dcg, gains = self.gain_key(measure)
 
         def build():
             r = self.ranked

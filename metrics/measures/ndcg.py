@@ -18,7 +18,7 @@ GAIN_PARAMS = {
 
 
 def _dcg(ctx: Context, m):
-    return ctx.seg_sum(ctx.contributions(m), m.cutoff)
+    return ctx.seg_sum(ctx.contributions(m), m.cutoff, key=ctx.gain_key(m))
 
 
 def _ndcg(ctx: Context, m):

@@ -17,7 +17,8 @@ def _first_hit_reciprocal(ctx: Context, level: int):
 
 
 def _rr(ctx: Context, m):
-    return ctx.seg_sum(_first_hit_reciprocal(ctx, ctx.level(m)), m.cutoff)
+    level = ctx.level(m)
+    return ctx.seg_sum(_first_hit_reciprocal(ctx, level), m.cutoff, key=("rr", level))
 
 
 def _rr_curve(ctx: Context, m, max_k: int):

@@ -15,12 +15,17 @@ from .base import Family, Param
 from .context import Context, safe_divide
 
 
+def _relevant_float(ctx: Context, level: int) -> np.ndarray:
+    return ctx.cached(("relevant_float", level), lambda: ctx.relevant(level).astype(np.float64))
+
+
 def _rel_count(ctx: Context, m):
-    return ctx.seg_sum(ctx.relevant(ctx.level(m)).astype(np.float64), m.cutoff)
+    level = ctx.level(m)
+    return ctx.seg_sum(_relevant_float(ctx, level), m.cutoff, key=("relevant", level))
 
 
 def _rel_curve(ctx: Context, m, max_k: int):
-    return ctx.dense_cumsum(ctx.relevant(ctx.level(m)).astype(np.float64), max_k)
+    return ctx.dense_cumsum(_relevant_float(ctx, ctx.level(m)), max_k)
 
 
 def _ks(max_k: int):
@@ -61,11 +66,11 @@ def _success_curve(ctx, m, max_k):
 
 def _truly_judged(ctx: Context):
     r = ctx.ranked
-    return (r.judged & ~r.inferred).astype(np.float64)
+    return ctx.cached("truly_judged", lambda: (r.judged & ~r.inferred).astype(np.float64))
 
 
 def _judged(ctx, m):
-    judged = ctx.seg_sum(_truly_judged(ctx), m.cutoff)
+    judged = ctx.seg_sum(_truly_judged(ctx), m.cutoff, key="judged")
     return safe_divide(judged, np.minimum(ctx.ranked.lengths, m.cutoff))
 
 
