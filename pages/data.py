@@ -1,47 +1,91 @@
 """Data: sample collections, uploads with lint reports, rename/delete/baseline."""
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
 import metrics
 from ui import ingest, state
 
+# The sidebar's collection selectbox (key "collection") is drawn before this page runs, so a
+# switch of collection is made in a button callback, which runs before the next script run.
+
+
+def _load_sample(name: str) -> None:
+    """Add the bundled sample ``name`` (or restore it), keeping runs and proxy judgments the
+    user added to that collection, and open it."""
+    ws = state.workspace()
+    kept, proxy = [], None
+    if ws.has_collection(name):
+        sample = {hashlib.sha256(path.read_bytes()).hexdigest() for path in state.sample_files(name)["runs"]}
+        kept = [ws.load_run(name, r.name) for r in ws.runs(name) if r.digest not in sample]
+        proxy = ws.load_proxy(name)
+    try:
+        state.load_sample(ws, name)
+        for run in kept:
+            ws.add_run(name, run)
+        if proxy is not None:
+            ws.set_proxy(name, proxy)
+    except metrics.MetricsError as exc:
+        ingest.report("error", str(exc))
+        return
+    st.session_state["collection"] = name
+    note = f" (kept {len(kept)} run(s) you had added)" if kept else ""
+    ingest.report("success", f"Loaded the {name} sample collection{note}.")
+
+
+def _create_collection(upload_key: str) -> None:
+    """Parse the uploaded qrels, create the collection and open it (errors go to the report)."""
+    ss = st.session_state
+    name = (ss.get("new_collection_name") or "").strip()
+    upload = ss.get(upload_key)
+    if not name:
+        ingest.report("error", "Give the new collection a name.")
+        return
+    if state.workspace().has_collection(name):
+        ingest.report("error", f"A collection named {name!r} exists already; choose another name.")
+        return
+    if upload is None:
+        ingest.report("error", "Upload the qrels file of the new collection first.")
+        return
+    [(_, qrels, error)] = ingest.parse_files([upload], ingest.qrels_reader)
+    if error:
+        ingest.report("error", error)
+        return
+    try:
+        state.workspace().create_collection(name, qrels)
+    except metrics.MetricsError as exc:
+        ingest.report("error", str(exc))
+        return
+    ss["collection"] = name
+    ss["new_collection_name"] = ""
+    ss["_new_collection_form"] = ss.get("_new_collection_form", 0) + 1  # a fresh, empty uploader
+    ingest.report("success", f"Created collection **{ingest.md(name)}** with {len(qrels):,} judgments "
+                             f"({ingest.md(upload.name)}); now add its runs below.")
+
+
 st.header("Data")
 ws = state.workspace()
 ingest.show_reports()
 
 st.subheader("Sample collections")
+collections = [c.name for c in ws.collections()]
 cols = st.columns(len(state.SAMPLE_COLLECTIONS))
 for col, name in zip(cols, state.SAMPLE_COLLECTIONS):
-    if col.button(f"Load the {name} sample", key=f"sample_{name}", width="stretch"):
-        with st.spinner(f"Loading {name}…"):
-            state.load_sample(ws, name)
-        st.session_state["collection"] = name
-        ingest.report("success", f"Loaded the {name} sample collection.")
-        st.rerun()
+    exists = name in collections
+    col.button(f"{'Reload' if exists else 'Load'} the {name} sample", key=f"sample_{name}", width="stretch",
+               on_click=_load_sample, args=(name,),
+               help=(f"Restores the bundled {name} files and opens the collection; runs you added to it are kept."
+                     if exists else f"Adds the bundled {name} collection to the workspace and opens it."))
 
 sel = state.selection()
-collections = [c.name for c in ws.collections()]
 
 with st.expander("New collection", expanded=not collections):
-    new_name = st.text_input("Collection name", key="new_collection_name")
-    new_qrels = st.file_uploader("Qrels (qid iter docno rel)", key="new_collection_qrels",
-                                 type=None, accept_multiple_files=False)
-    if st.button("Create collection", key="create_collection"):
-        if not new_name.strip():
-            st.error("Give the collection a name.")
-        elif new_name.strip() in collections:
-            st.error(f"A collection named {new_name.strip()!r} exists already; choose another name.")
-        elif new_qrels is None:
-            st.error("Upload the qrels file of the collection first.")
-        else:
-            [(file, qrels, error)] = ingest.parse_with_progress([new_qrels], ingest.qrels_reader, "qrels")
-            if error:
-                st.error(error)
-            else:
-                ws.create_collection(new_name.strip(), qrels)
-                st.session_state["collection"] = new_name.strip()
-                ingest.report("success", f"Created collection {new_name.strip()!r} with {len(qrels):,} judgments.")
-                st.rerun()
+    upload_key = f"new_collection_qrels::{st.session_state.get('_new_collection_form', 0)}"
+    st.text_input("Collection name", key="new_collection_name")
+    st.file_uploader("Qrels (qid iter docno rel)", key=upload_key, type=None, accept_multiple_files=False)
+    st.button("Create collection", key="create_collection", on_click=_create_collection,
+              args=(upload_key,))
 
 if sel is None:
     st.stop()
@@ -56,12 +100,18 @@ for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "ru
     if error:
         ingest.report("error", error)
         continue
+    stored = {r.digest: r.name for r in ws.runs(collection)}
     try:
         info = ws.add_run(collection, run)
-        ingest.report("success", f"Added run **{info.name}** from {file.name}: {info.n_lines:,} lines, "
-                                 f"{info.n_queries:,} queries.")
     except metrics.MetricsError as exc:
         ingest.report("error", str(exc))
+        continue
+    if run.digest in stored:
+        ingest.report("info", f"{ingest.md(file.name)} is already in {ingest.md(collection)} as run "
+                              f"**{ingest.md(info.name)}** (same content); nothing was added.")
+    else:
+        ingest.report("success", f"Added run **{ingest.md(info.name)}** from {ingest.md(file.name)}: "
+                                 f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
 if fresh:
     st.rerun()
 
@@ -88,9 +138,9 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
                     continue
                 try:
                     save(parsed)
-                    ingest.report("success", f"Stored {key} from {file.name} ({len(parsed):,} rows).")
-                except (metrics.MetricsError, ValueError) as exc:
-                    ingest.report("error", f"{file.name}: {exc}")
+                    ingest.report("success", f"Stored {key} from {ingest.md(file.name)} ({len(parsed):,} rows).")
+                except metrics.MetricsError as exc:
+                    ingest.report("error", str(exc) if exc.source else f"{file.name}: {exc}")
     if changed:
         st.rerun()
     info = next(c for c in ws.collections() if c.name == collection)
@@ -116,15 +166,15 @@ with c1.form("rename_run"):
     if st.form_submit_button("Rename"):
         try:
             ws.rename_run(collection, old, new.strip())
-            ingest.report("success", f"Renamed {old!r} to {new.strip()!r}.")
+            ingest.report("success", f"Renamed {ingest.md(repr(old))} to {ingest.md(repr(new.strip()))}.")
             st.rerun()
         except metrics.MetricsError as exc:
-            st.error(str(exc))
+            st.error(ingest.md(str(exc)))
 with c2.form("delete_run"):
     victim = st.selectbox("Run", [r.name for r in runs], key="delete_which")
     if st.form_submit_button("Delete"):
         ws.delete_run(collection, victim)
-        ingest.report("success", f"Deleted run {victim!r}.")
+        ingest.report("success", f"Deleted run {ingest.md(repr(victim))}.")
         st.rerun()
 with c3.form("pick_baseline"):
     names = [r.name for r in runs]
@@ -133,7 +183,7 @@ with c3.form("pick_baseline"):
     if st.form_submit_button("Set baseline"):
         ws.set_baseline(collection, choice)
         st.session_state.pop(f"baseline::{collection}", None)
-        ingest.report("success", f"Baseline is now {choice!r}.")
+        ingest.report("success", f"Baseline is now {ingest.md(repr(choice))}.")
         st.rerun()
 
 st.markdown("**Lint report**")

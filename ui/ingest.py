@@ -6,6 +6,9 @@ so that later reruns do not store it again.
 """
 from __future__ import annotations
 
+import csv
+import io as _stdio
+import re
 import time
 
 import pandas as pd
@@ -31,14 +34,46 @@ def mark_done(file) -> None:
     _seen().add(file.file_id)
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+|~$:!-])")
+
+
+def md(text) -> str:
+    """``text`` escaped for Streamlit markdown: file, run and docno names may hold * _ $ [ ...,
+    which would otherwise turn into emphasis, LaTeX or links."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+
+
 def report(kind: str, text: str) -> None:
-    """Queue a message shown at the top of the Data page (it survives the rerun that follows)."""
+    """Queue a message shown at the top of the Data page (it survives the rerun that follows).
+
+    ``text`` is markdown, except for errors: those are shown as plain text (they quote file
+    lines verbatim), so callers pass ``str(exc)`` unescaped.
+    """
     st.session_state.setdefault("_data_messages", []).append((kind, text))
 
 
 def show_reports() -> None:
     for kind, text in st.session_state.pop("_data_messages", []):
-        {"error": st.error, "success": st.success, "warning": st.warning}.get(kind, st.info)(text)
+        if kind == "error":
+            st.error(md(text), icon="🚫")
+        else:
+            {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
+
+
+def _read_one(file, reader):
+    """(parsed, None) or (None, one-line error text naming the file)."""
+    try:
+        return reader(file), None
+    except metrics.MetricsError as exc:
+        text = str(exc)
+        return None, text if exc.source else f"{file.name}: {text}"
+    except Exception as exc:  # noqa: BLE001 - an upload must never break the page or loop on reruns
+        return None, f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
+
+
+def parse_files(files, reader) -> list:
+    """Parse each file without drawing anything; [(file, parsed or None, error text or None)]."""
+    return [(file, *_read_one(file, reader)) for file in files or []]
 
 
 def parse_with_progress(files, reader, what: str):
@@ -49,15 +84,14 @@ def parse_with_progress(files, reader, what: str):
     with st.status(f"Reading {len(files)} {what} file(s)…", expanded=True) as status:
         bar = st.progress(0.0)
         for i, file in enumerate(files):
-            st.write(f"Parsing **{file.name}** ({file.size / 1e6:.1f} MB)…")
+            st.write(f"Parsing **{md(file.name)}** ({file.size / 1e6:.1f} MB)…")
             started = time.perf_counter()
-            try:
-                parsed = reader(file)
-                results.append((file, parsed, None))
-                st.write(f"{file.name}: {len(parsed):,} lines in {time.perf_counter() - started:.2f} s")
-            except metrics.MetricsError as exc:
-                results.append((file, None, str(exc)))
-                st.write(f"{file.name}: rejected")
+            parsed, error = _read_one(file, reader)
+            results.append((file, parsed, error))
+            if error is None:
+                st.write(f"{md(file.name)}: {len(parsed):,} lines in {time.perf_counter() - started:.2f} s")
+            else:
+                st.write(f"{md(file.name)}: rejected")
             bar.progress((i + 1) / len(files))
         failed = sum(1 for _, p, _ in results if p is None)
         status.update(label=f"Read {len(files) - failed} of {len(files)} {what} file(s)",
@@ -66,15 +100,43 @@ def parse_with_progress(files, reader, what: str):
 
 
 def read_table(file, columns: tuple[str, str]) -> pd.DataFrame:
-    """Topics (qid, text) or doc metadata (docno, title): TSV/CSV with a header, or two columns without."""
-    raw = file.getvalue().decode("utf-8-sig", errors="strict")
-    sep = "\t" if "\t" in raw.splitlines()[0] else ","
-    frame = pd.read_csv(pd.io.common.StringIO(raw), sep=sep, dtype=str, keep_default_na=False)
-    lowered = [c.strip().lower() for c in frame.columns]
+    """Topics (qid, text) or doc metadata (docno, title): TSV/CSV with a header, or two columns without.
+
+    Every problem is a MetricsError naming the file (and the line where one is known).
+    """
+    name = getattr(file, "name", None) or "<upload>"
+    data = file.getvalue()
+    try:
+        raw = data.decode("utf-8-sig", errors="strict")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise metrics.MetricsError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", source=name, line=line,
+                                   fix="save the file as UTF-8 (for example: iconv -f latin1 -t utf-8)") from None
+    lines = raw.splitlines()
+    first = next((i for i, text in enumerate(lines) if text.strip()), None)
+    if first is None:
+        raise metrics.MetricsError("the file is empty", source=name, line=1,
+                                   fix=f"upload a table with columns {columns[0]} and {columns[1]}")
+    sep = "\t" if "\t" in lines[first] else ","
+
+    def parse(header):
+        try:
+            return pd.read_csv(_stdio.StringIO(raw), sep=sep, dtype=str, keep_default_na=False, header=header,
+                               quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL,
+                               skip_blank_lines=True)
+        except (pd.errors.ParserError, csv.Error, ValueError) as exc:
+            found = re.search(r"line (\d+)", str(exc))
+            raise metrics.MetricsError(f"cannot read the table ({str(exc).strip().splitlines()[0]})", source=name,
+                                       line=int(found.group(1)) if found else None,
+                                       fix=f"give one row per line: {columns[0]}<TAB>{columns[1]}") from None
+
+    frame = parse(0)
+    lowered = [str(c).strip().lower() for c in frame.columns]
     if not set(columns) <= set(lowered) and "query" not in lowered:
-        frame = pd.read_csv(pd.io.common.StringIO(raw), sep=sep, dtype=str, keep_default_na=False, header=None)
+        frame = parse(None)
         if frame.shape[1] < 2:
-            raise metrics.MetricsError(f"expected two columns ({columns[0]}, {columns[1]})", source=file.name, line=1,
+            raise metrics.MetricsError(f"expected two columns ({columns[0]}, {columns[1]})", source=name,
+                                       line=first + 1,
                                        fix=f"write a header line '{columns[0]}<TAB>{columns[1]}'")
         frame = frame.iloc[:, :2]
         frame.columns = list(columns)

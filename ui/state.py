@@ -57,7 +57,7 @@ def workspace() -> store.Workspace:
 def sample_files(name: str) -> dict:
     folder = SAMPLES / name
     return {"qrels": folder / "qrels.txt", "topics": folder / "topics.tsv", "docs": folder / "docs.tsv",
-            "runs": sorted(folder.glob("*.run"))}
+            "proxy": folder / "proxy.txt", "runs": sorted(folder.glob("*.run"))}
 
 
 def load_sample(ws: store.Workspace, name: str) -> str:
@@ -66,9 +66,10 @@ def load_sample(ws: store.Workspace, name: str) -> str:
     qrels = metrics.read_qrels(files["qrels"])
     topics = pd.read_csv(files["topics"], sep="\t", dtype=str) if files["topics"].exists() else None
     docs = pd.read_csv(files["docs"], sep="\t", dtype=str) if files["docs"].exists() else None
+    proxy = metrics.read_qrels(files["proxy"]) if files["proxy"].exists() else None
     if ws.has_collection(name):
         ws.delete_collection(name)
-    ws.create_collection(name, qrels, topics=topics, docs=docs)
+    ws.create_collection(name, qrels, proxy=proxy, topics=topics, docs=docs)
     for path in files["runs"]:
         ws.add_run(name, metrics.read_run(path))
     if name == "legal":
@@ -173,16 +174,9 @@ def sidebar() -> Selection | None:
     new = [n for n in names if n not in ss[f"_known::{collection}"]]
     if new:  # runs added since the last rerun are selected at once
         ss[chosen_key] = ss[chosen_key] + new
-        ss[f"_known::{collection}"] = names
+    ss[f"_known::{collection}"] = names
     systems = st.sidebar.multiselect("Systems", names, key=chosen_key)
-    stored_baseline = ws.baseline(collection)
-    options = [n for n in names]
-    baseline = None
-    if options:
-        index = options.index(stored_baseline) if stored_baseline in options else 0
-        baseline = st.sidebar.selectbox("Baseline", options, index=index, key=f"baseline::{collection}")
-        if baseline != stored_baseline:
-            ws.set_baseline(collection, baseline)
+    baseline = _baseline_widget(ws, collection, names)
     ss.setdefault("gain", "exp")
     gain = st.sidebar.radio("Gain", list(GAINS), format_func=GAINS.get, key="gain",
                             help="nDCG gain per grade. Exponential: 2^rel - 1. Linear: rel (trec_eval's ndcg_cut).")
@@ -199,6 +193,24 @@ def sidebar() -> Selection | None:
         systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
         test=test, correction=correction,
     )
+
+
+def _baseline_widget(ws, collection: str, names: list[str]) -> str | None:
+    """The baseline select box. The workspace holds the baseline; the widget writes it only when
+    the user changes it, so a stale tab never overwrites another tab's choice."""
+    if not names:
+        return None
+    key = f"baseline::{collection}"
+    stored = ws.baseline(collection)
+    if stored not in names:
+        stored = names[0]
+    if st.session_state.get(key) != stored:
+        st.session_state[key] = stored  # follow the workspace (set on the Data page or in another tab)
+
+    def save():
+        ws.set_baseline(collection, st.session_state[key])
+
+    return st.sidebar.selectbox("Baseline", names, key=key, on_change=save)
 
 
 def _qrels_digest(ws, collection: str) -> str:

@@ -4,20 +4,33 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+BEST_STYLE = "font-weight: 700; background-color: rgba(46, 160, 67, 0.15)"
+MISSING = "–"
+
+
+def best_mask(table: pd.DataFrame) -> pd.DataFrame:
+    """True where a cell holds its column's highest value (every tied cell; none in an all-NaN column)."""
+    values = table.to_numpy(dtype=float)
+    if values.size == 0:
+        return pd.DataFrame(False, index=table.index, columns=table.columns)
+    finite = np.where(np.isnan(values), -np.inf, values)
+    best = finite.max(axis=0)
+    mask = (finite == best) & ~np.isnan(values)
+    return pd.DataFrame(mask, index=table.index, columns=table.columns)
+
 
 def leaderboard_styler(table: pd.DataFrame, markers: dict | None = None, tooltips: dict | None = None,
                        digits: int = 4):
     """Styler of a system x measure table: the best value per column bold, markers after values."""
     markers = markers or {}
     shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
-    bold = pd.DataFrame("", index=table.index, columns=table.columns)
+    best = best_mask(table)
+    bold = best.replace({True: BEST_STYLE, False: ""}).astype(object)
     for col in table.columns:
-        values = table[col].to_numpy(dtype=float)
-        best = np.nanmax(values) if len(values) else np.nan
-        for system, value in zip(table.index, values):
-            shown.at[system, col] = f"{value:.{digits}f}" + (f" {markers[(system, col)]}" if markers.get((system, col)) else "")
-            if value == best:
-                bold.at[system, col] = "font-weight: 700; background-color: rgba(46, 160, 67, 0.15)"
+        for system, value in zip(table.index, table[col].to_numpy(dtype=float)):
+            text = MISSING if np.isnan(value) else f"{value:.{digits}f}"
+            marker = markers.get((system, col))
+            shown.at[system, col] = f"{text} {marker}" if marker else text
     styler = shown.style.apply(lambda _: bold, axis=None)
     if tooltips:
         tips = pd.DataFrame("", index=table.index, columns=table.columns)

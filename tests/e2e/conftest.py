@@ -3,6 +3,8 @@
 Fixtures
     app_server          session: base URL (str) of the app on a fresh workspace (NDCG_LAB_HOME in
                         a tmp dir); app_server.home is that dir, app_server.server the AppServer
+    module_app_server   module: like app_server, but one server (and one fresh workspace) per test
+                        module, for modules that add or change data
     app_server_factory  function: start(home=None, *, env=None, app="app.py") -> AppServer
                         (.url, .home, .port, .stop(), .restart()); all stopped after the test
     browser             session: playwright Browser (Chromium at /usr/bin/chromium)
@@ -203,6 +205,15 @@ def app_server(tmp_path_factory):
     """Base URL (str, e.g. "http://127.0.0.1:PORT") of the app on a fresh, empty workspace,
     shared by the whole session; `.home` is its NDCG_LAB_HOME and `.server` its AppServer."""
     server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-home")).start()
+    yield ServerURL(server)
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_app_server(tmp_path_factory):
+    """Base URL (a ServerURL, like app_server) of a server of this test module's own, on a fresh
+    workspace: modules that upload or change data do not disturb the session's server."""
+    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-module")).start()
     yield ServerURL(server)
     server.stop()
 
