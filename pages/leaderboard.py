@@ -2,8 +2,9 @@
 import streamlit as st
 
 import metrics
-from metrics import export, stats
+from metrics import export
 from ui import state
+from ui.compare import significance
 from ui.tables import leaderboard_styler
 
 st.header("Leaderboard")
@@ -19,6 +20,7 @@ with st.expander("Add a measure", expanded=False):
         if st.form_submit_button("Add") and text.strip():
             try:
                 name = str(metrics.parse_measure(text.strip()))
+                state.evaluate(sel, [metrics.with_gain(name, sel.gain)])  # refuse what cannot be computed
                 if name not in extra:
                     extra.append(name)
             except metrics.MetricsError as exc:
@@ -34,16 +36,20 @@ table = metrics.means(frame)
 n_queries = frame["qid"].nunique()
 
 markers, tips = {}, {}
+test_name = state.TESTS[sel.test]
+corrected = (f"{state.CORRECTIONS[sel.correction]} correction over all cells" if sel.correction != "none"
+             else "no multiple-testing correction")
 if sel.baseline in table.index and len(table.index) > 1:
-    tests = stats.versus_baseline(frame, sel.baseline)
+    tests = significance(sel, tuple(measures), sel.baseline, sel.test, sel.correction)
     for row in tests.itertuples():
         markers[(row.system, row.measure)] = row.marker
-        tips[(row.system, row.measure)] = (f"paired t-test vs {sel.baseline}: p = {row.p_value:.4g}, "
-                                           f"Holm-corrected p = {row.p_holm:.4g}")
+        adjusted = (f"{state.CORRECTIONS[sel.correction]}-corrected p = {row.p_adjusted:.4g} "
+                    f"(over {len(tests)} comparisons)" if sel.correction != "none" else "no correction")
+        tips[(row.system, row.measure)] = f"{test_name} vs {sel.baseline}: p = {row.p_value:.4g}; {adjusted}"
 
 st.caption(f"Collection **{sel.collection}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
            f"baseline: **{sel.baseline}** · ▲/▼ significantly better/worse than the baseline "
-           f"(paired t-test, p < 0.05, Holm correction over all cells) · bold: best in column")
+           f"({test_name}, p < 0.05, {corrected}) · bold: best in column")
 st.table(leaderboard_styler(table, markers, tips))
 
 if markers:

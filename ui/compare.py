@@ -1,0 +1,203 @@
+"""Helpers of the Compare page: cached comparisons, display tables, and opening a query."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics import stats
+from ui import state
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERY_PAGE = "pages/query.py"
+# Measures offered in the picker (any other ir_measures string can be typed in).
+COMMON_MEASURES = ("nDCG@10", "nDCG@5", "nDCG@20", "nDCG@100", "nDCG", "AP", "RR", "P@10", "R@100", "Rprec")
+STABILITY_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
+
+
+def format_p(p: float) -> str:
+    """A p-value with 4 significant digits, as the CLI's ``--format table`` prints it."""
+    return f"{p:.4g}"
+
+
+def percent(value: float) -> str:
+    return "n/a" if not math.isfinite(value) else f"{100 * value:+.1f}%"
+
+
+def with_systems(sel: state.Selection, names) -> state.Selection:
+    """The sidebar selection narrowed (or widened) to ``names``, any run of the collection."""
+    digests = {r.name: r.digest for r in state.workspace().runs(sel.collection)}
+    return dataclasses.replace(sel, systems=tuple((n, digests[n]) for n in dict.fromkeys(names) if n in digests))
+
+
+def run_names(sel: state.Selection) -> list[str]:
+    return [r.name for r in state.workspace().runs(sel.collection)]
+
+
+def canonical_measures(texts) -> tuple[list[str], list[str]]:
+    """(canonical measure strings, error messages) of what the user picked or typed."""
+    good, errors = [], []
+    for text in texts:
+        try:
+            good.append(str(metrics.parse_measure(str(text).strip())))
+        except metrics.MetricsError as exc:
+            errors.append(f"{text}: {exc}")
+    return list(dict.fromkeys(good)), errors
+
+
+@st.cache_data(show_spinner="Testing…", max_entries=64)
+def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, systems: tuple[str, ...],
+               test: str, correction: str, seed: int, permutations: int, resamples: int, tolerance: float,
+               alpha: float) -> pd.DataFrame:
+    """metrics.stats.compare over the evaluated frame of ``sel`` (cached on digests and settings)."""
+    frame = state.evaluate(sel, measures)
+    return stats.compare(frame, baseline, list(systems), list(measures), test=test, correction=correction,
+                         alpha=alpha, seed=seed, permutations=permutations, resamples=resamples,
+                         tolerance=tolerance)
+
+
+@st.cache_data(show_spinner="Bootstrapping every cutoff…", max_entries=32)
+def profile(sel: state.Selection, family: str, baseline: str, system: str, max_k: int, seed: int,
+            resamples: int) -> pd.DataFrame:
+    curves = state.curves(with_systems(sel, [baseline, system]), family, max_k=max_k)
+    return stats.difference_profile(curves[baseline], curves[system], resamples=resamples, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cutoff_means(sel: state.Selection, family: str, max_k: int) -> pd.DataFrame:
+    """system x k table of mean values at the stability cutoffs up to ``max_k``."""
+    curves = state.curves(sel, family, max_k=max_k)
+    ks = [k for k in STABILITY_CUTOFFS if k <= max_k]
+    table = pd.DataFrame({name: curve.reindex(columns=ks).ffill(axis=1).mean(axis=0)
+                          for name, curve in curves.items()}).T
+    table.columns = pd.Index([f"@{k}" for k in ks], name="cutoff")
+    return table
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def tukey(sel: state.Selection, measure: str, systems: tuple[str, ...]) -> pd.DataFrame:
+    frame = state.evaluate(sel, [measure])
+    return stats.tukey_hsd(stats.paired_matrix(frame, measure, list(systems)).to_numpy(), list(systems))
+
+
+def display_table(rows: pd.DataFrame, level: float = stats.DEFAULT_LEVEL) -> pd.DataFrame:
+    """One measure's comparison rows as text cells for st.table (index = system)."""
+    ci = f"{int(round(level * 100))}% CI of Δ"
+    shown = pd.DataFrame({
+        "Mean": rows["mean"].map("{:.4f}".format).to_numpy(),
+        "Baseline mean": rows["baseline_mean"].map("{:.4f}".format).to_numpy(),
+        "Δ": rows["diff"].map("{:+.4f}".format).to_numpy(),
+        "Δ %": rows["rel_diff"].map(percent).to_numpy(),
+        ci: [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
+        "p": rows["p_value"].map(format_p).to_numpy(),
+        "p (corrected)": rows["p_adjusted"].map(format_p).to_numpy(),
+        "Effect size d": rows["effect_size"].map("{:+.3f}".format).to_numpy(),
+        "Wins / ties / losses": [f"{w} / {t} / {l}" for w, t, l in zip(rows["wins"], rows["ties"], rows["losses"])],
+        "Sig.": rows["marker"].to_numpy(),
+    }, index=pd.Index(rows["system"].astype(str).to_numpy(), name="System"))
+    return shown
+
+
+def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, topics: pd.DataFrame) -> pd.DataFrame:
+    """metrics.stats.per_query plus the topic text (column ``text``, empty when unknown)."""
+    rows = stats.per_query(frame, measure, baseline, system)
+    if topics is not None and len(topics) and {"qid", "text"} <= set(topics.columns):
+        text = topics.assign(qid=topics["qid"].astype(str)).drop_duplicates("qid").set_index("qid")["text"]
+        rows["text"] = rows["qid"].map(text).fillna("").astype(str)
+    else:
+        rows["text"] = ""
+    return rows
+
+
+def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, system: str,
+             tolerance: float) -> pd.DataFrame:
+    """The ``count`` queries the system helped (or hurt) most, as text cells for st.table."""
+    picked = rows[rows["delta"] > tolerance] if helped else rows[rows["delta"] < -tolerance]
+    picked = picked.sort_values(["delta", "qid"], ascending=[not helped, True], kind="stable").head(count)
+    return pd.DataFrame({
+        "Query": picked["qid"].astype(str).to_numpy(),
+        "Topic": picked["text"].to_numpy(),
+        baseline: picked["baseline"].map("{:.4f}".format).to_numpy(),
+        system: picked["system"].map("{:.4f}".format).to_numpy(),
+        "Δ": picked["delta"].map("{:+.4f}".format).to_numpy(),
+    }).set_index("Query")
+
+
+def clicked_qid(event) -> str | None:
+    """The qid of the first clicked bar or point of a plotly selection event (customdata[0], else x)."""
+    try:
+        points = event.selection.points
+    except AttributeError:
+        try:
+            points = event["selection"]["points"]
+        except (KeyError, TypeError):
+            return None
+    for point in points or []:
+        data = point.get("customdata")
+        if isinstance(data, (list, tuple)) and data:
+            return str(data[0])
+        if point.get("x") is not None and point.get("curve_number", 0) == 0 and isinstance(point.get("x"), str):
+            return str(point["x"])
+    return None
+
+
+def open_query(chart_key: str, qid: str | None, systems: list[str]) -> str | None:
+    """Open ``qid`` in the query explorer when a chart click is new; returns the qid when there is no such page.
+
+    A chart keeps its selection across reruns, so a click is acted on once: the
+    last handled (chart, qid) is remembered until the selection is cleared.
+    """
+    ss = st.session_state
+    handled = f"_cmp_clicked::{chart_key}"
+    if qid is None:
+        ss.pop(handled, None)
+        return None
+    if ss.get(handled) == qid:
+        return qid if not (ROOT / QUERY_PAGE).exists() else None
+    ss[handled] = qid
+    if (ROOT / QUERY_PAGE).exists():
+        ss["query_qid"] = qid
+        ss["query_systems"] = list(systems)
+        st.switch_page(QUERY_PAGE)
+    return qid
+
+
+def profile_family(measure: str, gain: str) -> str:
+    """The curve family of ``measure`` (its string without the cutoff) when it has a curve, else nDCG with ``gain``."""
+    try:
+        parsed = metrics.parse_measure(measure)
+        if parsed.family.curve is not None:
+            return str(parsed.at(None))
+    except metrics.MetricsError:
+        pass
+    return metrics.with_gain("nDCG", gain)
+
+
+def latex_marks(table: pd.DataFrame) -> dict:
+    return {(r.system, r.measure): ("\\blacktriangle" if r.marker == "▲" else "\\blacktriangledown")
+            for r in table.itertuples() if r.marker}
+
+
+def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """system x measure means (baseline first) from the comparison rows."""
+    measures = list(dict.fromkeys(table["measure"]))
+    base = table.drop_duplicates("measure").set_index("measure")["baseline_mean"]
+    wide = table.pivot(index="system", columns="measure", values="mean")
+    systems = list(dict.fromkeys(table["system"]))
+    out = pd.concat([pd.DataFrame([base.reindex(measures).to_numpy()], index=[baseline], columns=measures),
+                     wide.reindex(index=systems, columns=measures)])
+    out.index.name = "system"
+    out.columns.name = None
+    return out.astype(np.float64)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def significance(sel: state.Selection, measures: tuple[str, ...], baseline: str, test: str,
+                 correction: str) -> pd.DataFrame:
+    """The leaderboard's markers: metrics.stats.versus_baseline over the selection (seed 0, cached)."""
+    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction)
