@@ -1,0 +1,290 @@
+"""Learn NDCG: edit a ranked list and watch nDCG and its rivals move. Runs without any upload.
+
+Every number comes from metrics.sandbox, which scores the list with the library's engine.
+"""
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics import figures
+from metrics import figures_explain as fx
+from metrics import sandbox
+from metrics.sandbox import PRESETS, Sandbox
+from ui import learn as text
+from ui import query as view
+
+ss = st.session_state
+DEFAULT_PRESET = "legal"
+
+
+# -- state: one Sandbox in session state; widgets write to it through callbacks -------------------
+def _sb() -> Sandbox:
+    return ss["learn_sb"]
+
+
+def _set(sb: Sandbox) -> None:
+    ss["learn_sb"] = sb
+    ss.pop("learn_error", None)
+
+
+def _on_preset() -> None:
+    _set(PRESETS[ss["learn_preset"]].sandbox)
+
+
+def _on_grade(i: int) -> None:
+    _set(_sb().regraded(i, text.grade_value(ss[f"learn_grade_{i}"])))
+
+
+def _on_cutoff() -> None:
+    _set(_sb().replace(cutoff=int(ss["learn_k"])))
+
+
+def _on_gain() -> None:
+    _set(_sb().replace(gain=ss["learn_gain"]))
+
+
+def _on_size() -> None:
+    _set(_sb().resized(int(ss["learn_n"])))
+
+
+def _on_missed() -> None:
+    raw = ss.get("learn_missed", "").replace(" ", "")
+    try:
+        missed = tuple(int(g) for g in raw.split(",") if g)
+        _set(_sb().replace(missed=missed))
+    except (ValueError, metrics.MetricsError):
+        ss["learn_error"] = f"Missed documents: {raw!r} is not a list of grades 1-4 such as 3,2."
+
+
+def _on_guess(name: str) -> None:
+    guesses = dict(_sb().guesses)
+    guesses[name] = int(ss[f"learn_guess_{name}"])
+    _set(_sb().replace(guesses=tuple(guesses.items())))
+
+
+def _ideal() -> None:
+    _set(_sb().ideal())
+
+
+def _reverse() -> None:
+    _set(_sb().reversed())
+
+
+def _shuffle() -> None:
+    _set(_sb().shuffled(int(ss.get("learn_seed", 0))))
+
+
+def _move(i: int, step: int) -> None:
+    _set(_sb().moved(i, step))
+
+
+def _apply(move: dict) -> None:
+    _set(sandbox.apply_move(_sb(), move))
+
+
+if "learn_sb" not in ss:
+    ss["learn_sb"] = PRESETS[DEFAULT_PRESET].sandbox
+    if "g" in st.query_params:
+        try:
+            ss["learn_sb"] = sandbox.from_params(st.query_params.to_dict())
+            same = [key for key, preset in PRESETS.items() if preset.sandbox == ss["learn_sb"]]
+            if same:
+                ss["learn_preset"] = same[0]
+        except metrics.MetricsError as exc:
+            ss["learn_error"] = f"The link's sandbox could not be restored: {exc}"
+ss.setdefault("learn_preset", DEFAULT_PRESET)
+sb = _sb()
+# widgets show the sandbox (set before they are drawn; no widget passes its own default)
+for i, grade in enumerate(sb.grades):
+    ss[f"learn_grade_{i}"] = text.grade_option(grade)
+ss["learn_k"], ss["learn_gain"], ss["learn_n"] = sb.cutoff, sb.gain, len(sb)
+ss["learn_missed"] = ",".join(map(str, sb.missed))
+for name in sb.unjudged:
+    ss[f"learn_guess_{name}"] = sb.guess_of(name)
+
+st.header("Learn NDCG")
+st.markdown("Edit a ranked list of up to 20 documents and watch nDCG and its rivals move. Every number is "
+            "computed by the same engine as the leaderboard, on a one-query run built from your list; each "
+            "name links to the [glossary](#glossary).")
+if ss.get("learn_error"):
+    st.warning(ss["learn_error"])
+
+p1, p2 = st.columns([2, 3])
+p1.selectbox("Preset", list(PRESETS), key="learn_preset", format_func=lambda k: PRESETS[k].title,
+             on_change=_on_preset)
+p1.button("Reload preset", key="learn_reload", on_click=_on_preset)
+p2.info(PRESETS[ss["learn_preset"]].lesson)
+
+k = sb.cutoff
+names = sandbox.measure_names(sb)
+values = sandbox.scores(sb)
+per_rank = sandbox.per_rank(sb)
+gain_word = "exp" if sb.gain == "exp" else "linear"
+
+# -- the editor and the live numbers ------------------------------------------------------------------
+left, right = st.columns([6, 5], gap="large")
+with left:
+    st.subheader("Your ranking")
+    b1, b2, b3, b4 = st.columns([1.2, 1, 1, 1.2], vertical_alignment="bottom")
+    b1.button("Ideal order", key="learn_ideal", on_click=_ideal, help="Sort by grade, best first (unjudged as 0).")
+    b2.button("Reverse", key="learn_reverse", on_click=_reverse)
+    b3.button("Shuffle", key="learn_shuffle", on_click=_shuffle, help="A permutation drawn with the seed.")
+    b4.number_input("Seed", 0, 10_000, 0, key="learn_seed")
+    for i, (name, grade) in enumerate(zip(sb.names, sb.grades)):
+        row = per_rank.iloc[i]
+        c = st.columns([0.4, 0.8, 1.3, 0.75, 0.75, 2.4], vertical_alignment="center")
+        c[0].markdown(f"**{i + 1}**")
+        c[1].markdown(f"`{name}`")
+        c[2].selectbox(f"Grade of {name} at rank {i + 1}", text.GRADE_OPTIONS, key=f"learn_grade_{i}",
+                       on_change=_on_grade, args=(i,), label_visibility="collapsed")
+        c[3].button("↑", key=f"learn_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0,
+                    help=f"Move {name} up", width="stretch")
+        c[4].button("↓", key=f"learn_down_{i}", on_click=_move, args=(i, 1), disabled=i == len(sb) - 1,
+                    help=f"Move {name} down", width="stretch")
+        cut = "" if i < k else " · below k"
+        c[5].caption(f"{row['gain']:g} / log2({i + 2}) = {row['contribution']:.3f}{cut}")
+    s1, s2 = st.columns(2)
+    s1.number_input("Documents in the list", 1, sandbox.MAX_DOCS, key="learn_n", on_change=_on_size)
+    s2.text_input("Relevant documents the list missed (grades)", key="learn_missed", on_change=_on_missed,
+                  placeholder="e.g. 3,2", help="They count in IDCG and recall, as documents a system failed "
+                                               "to retrieve do.")
+
+with right:
+    st.subheader("Live values")
+    r1, r2 = st.columns(2)
+    r1.slider("Cutoff k", 1, sandbox.MAX_DOCS, key="learn_k", on_change=_on_cutoff)
+    r2.radio("Gain", list(sandbox.GAIN_NAMES), key="learn_gain", format_func=sandbox.GAIN_NAMES.get,
+             on_change=_on_gain, horizontal=True)
+    dcg, idcg, ndcg = values[f"DCG {gain_word}"], values[f"IDCG {gain_word}"], values[f"nDCG {gain_word}"]
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"DCG@{k}", text.fmt(dcg))
+    m2.metric(f"IDCG@{k}", text.fmt(idcg))
+    m3.metric(f"nDCG@{k}", text.fmt(ndcg))
+    st.markdown(f"{text.link(f'nDCG@{k}', 'ndcg')} = **{text.fmt(ndcg)}** = "
+                f"{text.link(f'DCG@{k}', 'dcg')} / {text.link(f'IDCG@{k}', 'idcg')} = "
+                f"{text.fmt(dcg)} / {text.fmt(idcg)} · {text.link(f'CG@{k}', 'cg')} = "
+                f"{values[f'CG {gain_word}']:g} · measure `{sb.measure}`")
+    gain_formula = "2^{rel_r}-1" if sb.gain == "exp" else "rel_r"
+    terms = [f"\\frac{{{g:g}}}{{\\log_2 {r + 1}}}" for r, g in zip(per_rank["rank"][:k], per_rank["gain"][:k])
+             if g > 0] or ["0"]
+    lines = [" + ".join(terms[i:i + 4]) for i in range(0, len(terms), 4)]
+    st.latex(rf"\begin{{aligned}}\mathrm{{DCG}}@{k} &= \sum_{{r=1}}^{{{k}}} \frac{{{gain_formula}}}{{\log_2(r+1)}}"
+             rf" \\ &= " + r" \\ &\quad + ".join(lines) + rf" \\ &= {dcg:.4f}\end{{aligned}}")
+    if sb.missed and ndcg < 1 and sb.ideal().grades == sb.grades:
+        st.caption("This is the ideal order of your list, yet nDCG < 1: the missed documents belong in the "
+                   "ideal ranking.")
+
+st.markdown(f"**Rank by rank** ({gain_word} gain; the row of rank k = {k} is marked)")
+st.table(view.per_rank_styler(per_rank, highlight=k))
+
+# -- exponential against linear gain ----------------------------------------------------------------
+st.subheader("Exponential and linear gain")
+g1, g2 = st.columns([1, 1], gap="large")
+with g1:
+    both = pd.DataFrame({
+        "exponential (2^rel − 1)": [values["DCG exp"], values["IDCG exp"], values["nDCG exp"]],
+        "linear (rel)": [values["DCG linear"], values["IDCG linear"], values["nDCG linear"]],
+    }, index=[f"DCG@{k}", f"IDCG@{k}", f"nDCG@{k}"])
+    st.table(both.style.format("{:.4f}"))
+    diff = values["nDCG exp"] - values["nDCG linear"]
+    direction = ("higher" if diff > 0 else "lower") if abs(diff) > 5e-5 else "the same"
+    st.markdown(
+        f"Here exponential nDCG is **{direction}** ({diff:+.4f}). Exponential gain makes a grade-4 document "
+        "worth 15 grade-1 documents (linear: 4), so nDCG with 2^rel − 1 depends mostly on where the top grades "
+        "sit: it rewards lists that put them first more and punishes lists that bury them more. With grades "
+        "0/1 only, both gains are identical. trec_eval's ndcg_cut uses linear gain; many papers use exponential: "
+        "say which.")
+    table = sandbox.gain_table()
+    st.markdown(f"**{text.link('Gain', 'graded')} per grade**")
+    st.table(view.simple_styler(table, {"linear gain": "{:g}", "exponential gain": "{:g}",
+                                        "exponential / linear": "{:.2f}"}))
+with g2:
+    st.plotly_chart(fx.gain_bars(table), width="stretch", config=figures.FIGURE_CONFIG, key="learn_gain_bars")
+
+# -- the discount -------------------------------------------------------------------------------------
+st.subheader("The discount 1 / log2(rank + 1)")
+d1, d2 = st.columns([3, 2])
+d1.plotly_chart(fx.discount_curve(sandbox.discount_curve()), width="stretch", config=figures.FIGURE_CONFIG,
+                key="learn_discount")
+marks = sandbox.discount_table((1, 5, 10))
+with d2:
+    st.table(view.simple_styler(marks, {"log2(rank+1)": "{:.4f}", "discount": "{:.3f}",
+                                        "less than rank 1": "{:.0%}"}))
+    r5, r10 = marks.iloc[1], marks.iloc[2]
+    st.markdown(f"A document at rank 5 counts {r5['discount']:.3f} of its gain, {r5['less than rank 1']:.0%} "
+                f"less than at rank 1; at rank 10, {r10['discount']:.3f}, {r10['less than rank 1']:.0%} less. "
+                "The discount falls fast at the top and slowly further down.")
+
+# -- the rivals ---------------------------------------------------------------------------------------
+st.subheader("Other measures on the same list")
+rivals = pd.DataFrame({
+    "measure": [f"{text.GLOSSARY['map'][0]}", "MRR (RR)", f"P@{k}", f"R@{k}"],
+    "value": [values["AP"], values["RR"], values["P"], values["R"]],
+    "why it differs from nDCG": [text.MEASURE_NOTES[m] for m in ("AP", "RR", "P", "R")],
+})
+st.table(view.simple_styler(rivals, {"value": "{:.4f}"}))
+st.markdown(" · ".join(f"{text.link(label, term)} = {text.fmt(v)}" for label, term, v in (
+    ("AP", "map", values["AP"]), ("RR", "mrr", values["RR"]), (f"P@{k}", "pk", values["P"]),
+    (f"R@{k}", "rk", values["R"]))) + f" · {text.link(f'nDCG@{k}', 'ndcg')} = {text.fmt(ndcg)}. "
+    "For one query, MAP is AP and MRR is RR; relevant means grade >= 1.")
+if sb.versus:
+    st.markdown("**Two systems, same documents** (the preset's second system ranks them differently)")
+    compared = sandbox.compare_systems(sb)
+    st.table(compared.style.format({c: "{:.4f}" for c in compared.columns if c != "ranking"}))
+
+# -- unjudged documents -------------------------------------------------------------------------------
+st.subheader("Unjudged documents: three strategies")
+if sb.unjudged:
+    st.markdown("Guess a grade for each unjudged document (used by the *inferred* strategy):")
+    cols = st.columns(min(len(sb.unjudged), 6))
+    for i, name in enumerate(sb.unjudged):
+        cols[i % len(cols)].selectbox(f"Guess for {name}", list(sandbox.GRADES), key=f"learn_guess_{name}",
+                                      on_change=_on_guess, args=(name,))
+else:
+    st.caption("No document is unjudged: set a grade to ? to see the strategies disagree.")
+strategies = sandbox.strategies(sb)
+st.table(strategies.style.format({"DCG": "{:.4f}", "IDCG": "{:.4f}", "nDCG": "{:.4f}"}))
+st.markdown("*Treat as 0* counts an unjudged document as not relevant (trec_eval, ir_measures). The *condensed* "
+            "list removes unjudged documents, moving the ones below up (trec_eval -J; Sakai's condensed lists). "
+            "*Inferred* uses a guess (a model's or a click label) as if it were a judgment; it enters the ideal "
+            "ranking too.")
+
+# -- ties ---------------------------------------------------------------------------------------------
+st.subheader("Ties: equal grades in any order")
+ties = sandbox.tie_orderings(sb, n=2, seed=int(ss.get("learn_seed", 0)))
+st.table(view.simple_styler(ties, {"DCG": "{:.4f}", "IDCG": "{:.4f}", "nDCG": "{:.4f}"}))
+st.markdown(f"Every ideal ordering reaches the same DCG@{k}, which is IDCG@{k}: the ideal ranking is not unique, "
+            "its DCG is. Permuting documents of equal grade in your list leaves DCG and nDCG unchanged too.")
+
+# -- what if ------------------------------------------------------------------------------------------
+st.subheader("What if?")
+moves = sandbox.what_if(sb)
+best = moves.iloc[0]
+if best["delta"] > 0:
+    st.markdown(f"The single move that raises nDCG@{k} most: **{best['description']}**: "
+                f"{best['before']:.4f} → {best['after']:.4f} ({best['delta']:+.4f}). "
+                f"Tried: {len(moves)} moves (every swap and every grade change).")
+    st.button("Apply this move", key="learn_apply", on_click=_apply, args=(best.to_dict(),))
+else:
+    st.markdown(f"No single move raises nDCG@{k}: of {len(moves)} swaps and grade changes, none beats "
+                f"{best['before']:.4f}.")
+top = moves.head(8)[["description", "after", "delta"]].rename(columns={"after": f"nDCG@{k} after"})
+st.table(view.simple_styler(top, {f"nDCG@{k} after": "{:.4f}", "delta": "{:+.4f}"}))
+st.caption("A grade change edits the judgments, so it moves IDCG as well: lowering the grade of a relevant "
+           "document the list ranks badly can raise nDCG.")
+
+# -- formulas and glossary ------------------------------------------------------------------------------
+st.subheader("Formulas")
+for term, formula in text.FORMULAS:
+    st.latex(formula)
+st.subheader("Glossary", anchor="glossary")
+for term, (title, body) in text.GLOSSARY.items():
+    st.markdown(f"{text.anchor(term)}**{title}**: {body}", unsafe_allow_html=True)
+
+# -- share -------------------------------------------------------------------------------------------
+params = sandbox.to_params(sb)
+st.query_params.from_dict(params)
+st.subheader("Share")
+st.markdown("The page address holds this sandbox (grades, cutoff, gain, names): copy it to share. "
+            "The query string alone:")
+st.code(text.share_query(params), language=None)
