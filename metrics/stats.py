@@ -54,7 +54,13 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sp
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use (it costs about a second at start-up)."""
+    from scipy import stats
+
+    return stats
 
 from .errors import MetricsError
 
@@ -138,7 +144,7 @@ def ttest_pvalues(diffs):
         p[constant] = np.where(d[0, constant] == 0, 1.0, 0.0)
         ok = ~constant
         t = mean[ok] / (sd[ok] / np.sqrt(n))
-        p[ok] = np.minimum(2.0 * _sp.t.sf(np.abs(t), n - 1), 1.0)
+        p[ok] = np.minimum(2.0 * _scipy_stats().t.sf(np.abs(t), n - 1), 1.0)
     return _out(p, single)
 
 
@@ -158,7 +164,7 @@ def wilcoxon_pvalues(diffs, *, zero_method: str = "wilcox", correction: bool = F
         column = d[:, j]
         if np.count_nonzero(column) == 0:
             continue
-        p[j] = _sp.wilcoxon(column, zero_method=zero_method, correction=correction, method=method).pvalue
+        p[j] = _scipy_stats().wilcoxon(column, zero_method=zero_method, correction=correction, method=method).pvalue
     return _out(p, single)
 
 
@@ -483,14 +489,14 @@ def tukey_hsd(values, systems: Sequence[str] | None = None, *, design: str = "tw
         df = (n - 1) * (m - 1)
         se = np.sqrt((residual ** 2).sum() / df / n)
         if se > 0:
-            p = _sp.studentized_range.sf(np.abs(diff) / se, m, df)
-            half = _sp.studentized_range.ppf(level, m, df) * se
+            p = _scipy_stats().studentized_range.sf(np.abs(diff) / se, m, df)
+            half = _scipy_stats().studentized_range.ppf(level, m, df) * se
         else:
             p = np.where(diff == 0, 1.0, 0.0)
             half = 0.0
         low, high = diff - half, diff + half
     elif design == "one-way":
-        result = _sp.tukey_hsd(*x.T)
+        result = _scipy_stats().tukey_hsd(*x.T)
         ci = result.confidence_interval(confidence_level=level)
         # scipy's entry [i, j] is mean(i) - mean(j); ours is mean(b) - mean(a)
         p = result.pvalue[a, b]

@@ -47,9 +47,14 @@ if sel.baseline in table.index and len(table.index) > 1:
                     f"(over {len(tests)} comparisons)" if sel.correction != "none" else "no correction")
         tips[(row.system, row.measure)] = f"{test_name} vs {sel.baseline}: p = {row.p_value:.4g}; {adjusted}"
 
+if markers:
+    significance_note = (f"baseline: **{sel.baseline}** · ▲/▼ significantly better/worse than the baseline "
+                         f"({test_name}, p < 0.05, {corrected})")
+else:
+    significance_note = (f"no significance markers: select the baseline (**{sel.baseline}**) and at least "
+                         "one other system")
 st.caption(f"Collection **{sel.collection}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
-           f"baseline: **{sel.baseline}** · ▲/▼ significantly better/worse than the baseline "
-           f"({test_name}, p < 0.05, {corrected}) · bold: best in column")
+           f"{significance_note} · bold: best in column")
 st.table(leaderboard_styler(table, markers, tips))
 
 if markers:
