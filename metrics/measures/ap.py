@@ -15,18 +15,20 @@ BINARY_PARAMS = {
 
 
 def _precision_at_hits(ctx: Context, level: int):
-    return ctx.cached(("prec_at_hits", level), lambda: ctx.relevant(level) * ctx.hits(level) / (ctx.pos + 1.0))
+    """P@rank at every relevant document: relevant so far / rank."""
+    return ctx.cached(("prec_at_hits", level), lambda: ctx.hits(level) / (ctx.relevant(level).pos + 1.0))
 
 
 def _ap(ctx: Context, m):
     level = ctx.level(m)
-    return safe_divide(ctx.seg_sum(_precision_at_hits(ctx, level), m.cutoff, key=("ap", level)),
+    return safe_divide(ctx.top_sum(ctx.relevant(level), _precision_at_hits(ctx, level), m.cutoff),
                        ctx.num_rel(level))
 
 
 def _ap_curve(ctx: Context, m, max_k: int):
     level = ctx.level(m)
-    return safe_divide(ctx.dense_cumsum(_precision_at_hits(ctx, level), max_k), ctx.num_rel(level)[:, None])
+    return safe_divide(ctx.top_curve(ctx.relevant(level), _precision_at_hits(ctx, level), max_k),
+                       ctx.num_rel(level)[:, None])
 
 
 AP = Family("AP", "Average precision (mean over relevant documents of the precision at their rank).",

@@ -1,9 +1,15 @@
-"""Per-run evaluation context: segment helpers and cached intermediate arrays.
+"""Per-run evaluation context: row sets, segment sums and cached intermediate arrays.
 
-Every helper works on all queries at once. Sums go through ``np.bincount``
-(or ``np.cumsum`` along rows for curves), which add values in rank order
-within each query, so a query's value never depends on the other queries in
-the same batch: the same kernels give identical floats on any partition.
+Only labelled documents contribute to any measure (an unjudged document has
+gain 0 and is not relevant), so kernels work on *row sets*: the rows of the
+ranked arrays that carry a label, with each row's query and 0-based rank.
+Judgments are sparse next to run lines (MS MARCO: ~1 per 1000 retrieved), so
+every measure costs time in proportion to the labelled rows, not the run.
+
+Sums go through ``np.bincount`` over rows in rank order (or ``np.cumsum``
+along rows for curves), so values are added in rank order within each query,
+exactly as trec_eval adds them, and a query's value never depends on the other
+queries in the batch: the same kernels give identical floats on any partition.
 """
 from __future__ import annotations
 
@@ -37,6 +43,21 @@ def discount(pos: np.ndarray) -> np.ndarray:
     return np.log2(pos + 2.0)
 
 
+class Rows:
+    """A subset of retrieved documents: row index, query index and 0-based rank, in rank order."""
+
+    __slots__ = ("rows", "query", "pos")
+
+    def __init__(self, rows: np.ndarray, query: np.ndarray, pos: np.ndarray):
+        self.rows, self.query, self.pos = rows, query, pos
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def where(self, keep: np.ndarray) -> "Rows":
+        return Rows(self.rows[keep], self.query[keep], self.pos[keep])
+
+
 class Context:
     """Arrays shared by all measures of one run, built lazily and cached."""
 
@@ -45,9 +66,7 @@ class Context:
         self.rel_level = rel_level
         self.judged_only = judged_only
         self.n = ranked.n_queries
-        index_type = np.int32 if len(ranked.rel) < 2**31 else np.int64
-        self.query_index = np.repeat(np.arange(self.n, dtype=index_type), ranked.lengths)
-        self.pos = positions(ranked.offsets).astype(index_type, copy=False)
+        self.lengths = ranked.lengths
         self._cache: dict = {}
         self._views: dict = {}
 
@@ -64,71 +83,37 @@ class Context:
             self._cache[key] = build()
         return self._cache[key]
 
-    # -- segment helpers -------------------------------------------------
-    def _dense_layout(self) -> bool:
-        """Whether a (queries x depth) matrix is cheap: lists of (nearly) equal length."""
-        return self.cached("dense_layout", lambda: self.n * self.depth <= 2 * len(self.pos) + 1024)
-
-    @property
-    def depth(self) -> int:
-        return int(self.ranked.lengths.max(initial=0))
-
-    def seg_sum(self, values: np.ndarray, cutoff: int | None = None, key=None) -> np.ndarray:
-        """Per-query sum of ``values`` over the top ``cutoff`` ranks (all ranks if None).
-
-        Sums run in rank order, so the result equals column ``cutoff`` of the
-        curve exactly. With a ``key`` naming a reusable array, the running sums
-        are built once as a (queries x depth) matrix and every cutoff is a
-        column of it; otherwise one bincount pass.
-        """
-        if key is not None and self._dense_layout():
-            depth = self.depth
-            if depth == 0:
-                return np.zeros(self.n)
-            matrix = self.cached(("running", key), lambda: self.dense_cumsum(values, depth))
-            return matrix[:, (depth if cutoff is None else min(cutoff, depth)) - 1].copy()
-        if cutoff is not None:
-            values = np.where(self.pos < cutoff, values, 0.0)
-        return np.bincount(self.query_index, weights=values, minlength=self.n).astype(np.float64)
-
     def release_running(self) -> None:
-        """Drop cached per-document arrays and running-sum matrices of the last measure family."""
-        shared = ("relevant", "hits", "num_rel", "dense_layout", "ideal")
+        """Drop cached arrays of the last measure family (row sets stay)."""
+        shared = ("labelled", "relevant", "hits", "num_rel", "ideal")
         for ctx in (self, *self._views.values()):
             for key in [k for k in ctx._cache if (k[0] if isinstance(k, tuple) else k) not in shared]:
                 del ctx._cache[key]
 
-    def dense_cumsum(self, values: np.ndarray, max_k: int) -> np.ndarray:
-        """(queries x max_k) matrix: column k-1 is the sum of ``values`` over the top k."""
-        lengths = self.ranked.lengths
-        if self.n and max_k == self.depth and np.all(lengths == max_k):
-            matrix = np.asarray(values, dtype=np.float64).reshape(self.n, max_k)
-            return np.cumsum(matrix, axis=1)
-        matrix = np.zeros((self.n, max_k), dtype=np.float64)
-        inside = self.pos < max_k
-        matrix[self.query_index[inside], self.pos[inside]] = values[inside]
-        return np.cumsum(matrix, axis=1, out=matrix)
+    # -- row sets -----------------------------------------------------------
+    def rows_of(self, rows: np.ndarray) -> Rows:
+        """Row set of the given (ascending) row indices."""
+        offsets = self.ranked.offsets
+        query = np.searchsorted(offsets, rows, side="right") - 1
+        return Rows(rows, query, rows - offsets[query])
 
-    def num_ret_upto(self, max_k: int) -> np.ndarray:
-        """(queries x max_k): number of documents retrieved within the top k."""
-        return np.minimum(self.ranked.lengths[:, None], np.arange(1, max_k + 1)[None, :]).astype(np.float64)
+    def labelled(self) -> Rows:
+        """Documents with a label (qrels or proxy), in rank order."""
+        return self.cached("labelled", lambda: self.rows_of(np.flatnonzero(self.ranked.judged)))
 
-    # -- relevance ---------------------------------------------------------
-    def level(self, measure) -> int:
-        rel = measure.param("rel") if "rel" in measure.family.params else None
-        return self.rel_level if rel is None else int(rel)
-
-    def relevant(self, level: int) -> np.ndarray:
-        """Per retrieved document: judged with grade >= level (binary relevance)."""
-        return self.cached(("relevant", level), lambda: self.ranked.judged & (self.ranked.rel >= level))
+    def relevant(self, level: int) -> Rows:
+        """Documents judged with grade >= level (binary relevance)."""
+        def build():
+            labelled = self.labelled()
+            return labelled.where(self.ranked.rel[labelled.rows] >= level)
+        return self.cached(("relevant", level), build)
 
     def hits(self, level: int) -> np.ndarray:
-        """Per retrieved document: relevant documents at or above its rank (exact integers)."""
+        """Per relevant document: relevant documents at or above its rank (exact integers)."""
         def build():
-            total = np.cumsum(self.relevant(level), dtype=np.int64)
-            start = np.concatenate(([0], total))[self.ranked.offsets[:-1]]
-            total -= np.repeat(start, self.ranked.lengths)
-            return total
+            rel = self.relevant(level)
+            first = np.searchsorted(rel.query, rel.query, side="left")  # first row of the same query
+            return np.arange(1, len(rel) + 1) - first
         return self.cached(("hits", level), build)
 
     def num_rel(self, level: int) -> np.ndarray:
@@ -139,21 +124,54 @@ class Context:
             return np.bincount(iq, weights=(r.ideal_rel >= level), minlength=self.n).astype(np.float64)
         return self.cached(("num_rel", level), build)
 
+    def level(self, measure) -> int:
+        rel = measure.param("rel") if "rel" in measure.family.params else None
+        return self.rel_level if rel is None else int(rel)
+
+    # -- sums over row sets ---------------------------------------------------
+    def top_sum(self, rows: Rows, values, cutoff: int | None = None) -> np.ndarray:
+        """Per-query sum of ``values`` (one per row, or a scalar) over rows ranked above ``cutoff``."""
+        weights = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(rows),))
+        if cutoff is not None:
+            weights = np.where(rows.pos < cutoff, weights, 0.0)
+        return np.bincount(rows.query, weights=weights, minlength=self.n).astype(np.float64)
+
+    def top_curve(self, rows: Rows, values, max_k: int) -> np.ndarray:
+        """(queries x max_k) matrix: column k-1 is the sum of ``values`` over rows in the top k."""
+        matrix = np.zeros((self.n, max_k), dtype=np.float64)
+        inside = rows.pos < max_k
+        weights = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(rows),))
+        matrix[rows.query[inside], rows.pos[inside]] = weights[inside]
+        return np.cumsum(matrix, axis=1, out=matrix)
+
+    def num_ret_upto(self, max_k: int) -> np.ndarray:
+        """(queries x max_k): number of documents retrieved within the top k."""
+        return np.minimum(self.lengths[:, None], np.arange(1, max_k + 1)[None, :]).astype(np.float64)
+
     # -- gains ---------------------------------------------------------------
     def gain_key(self, measure):
         """Hashable identity of a measure's gain function (dcg, custom gains)."""
         gains = measure.param("gains")
         return (measure.param("dcg"), tuple(sorted(gains.items())) if gains else None)
 
-    def contributions(self, measure) -> np.ndarray:
-        """Per retrieved document: gain / log2(rank + 1); unjudged documents gain 0."""
+    def gain_rows(self, measure) -> tuple[Rows, np.ndarray]:
+        """Documents with a positive gain and their contributions gain / log2(rank + 1)."""
         dcg, gains = self.gain_key(measure)
 
         def build():
-            gain = gain_of(self.ranked.rel, dcg, dict(gains) if gains else None)
-            gain = np.where(self.ranked.judged, gain, 0.0)
-            return gain / discount(self.pos)
-        return self.cached(("contrib", dcg, gains), build)
+            labelled = self.labelled()
+            gain = gain_of(self.ranked.rel[labelled.rows], dcg, dict(gains) if gains else None)
+            positive = gain > 0
+            rows = labelled.where(positive)
+            return rows, gain[positive] / discount(rows.pos)
+        return self.cached(("gain_rows", dcg, gains), build)
+
+    def contributions(self, measure) -> np.ndarray:
+        """Per retrieved document: gain / log2(rank + 1); 0 for unjudged documents."""
+        rows, contrib = self.gain_rows(measure)
+        out = np.zeros(len(self.ranked.rel), dtype=np.float64)
+        out[rows.rows] = contrib
+        return out
 
     def ideal(self, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(query index, 0-based ideal rank, contribution) of the ideal ranking's positive gains."""
@@ -176,16 +194,11 @@ class Context:
 
     def ideal_dcg(self, measure, cutoff: int | None) -> np.ndarray:
         iq, pos, contrib = self.ideal(measure)
-        if cutoff is not None:
-            contrib = np.where(pos < cutoff, contrib, 0.0)
-        return np.bincount(iq, weights=contrib, minlength=self.n).astype(np.float64)
+        return self.top_sum(Rows(iq, iq, pos), contrib, cutoff)
 
     def ideal_dcg_curve(self, measure, max_k: int) -> np.ndarray:
         iq, pos, contrib = self.ideal(measure)
-        matrix = np.zeros((self.n, max_k), dtype=np.float64)
-        inside = pos < max_k
-        matrix[iq[inside], pos[inside]] = contrib[inside]
-        return np.cumsum(matrix, axis=1)
+        return self.top_curve(Rows(iq, iq, pos), contrib, max_k)
 
 
 def safe_divide(numerator, denominator) -> np.ndarray:

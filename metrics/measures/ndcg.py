@@ -18,7 +18,8 @@ GAIN_PARAMS = {
 
 
 def _dcg(ctx: Context, m):
-    return ctx.seg_sum(ctx.contributions(m), m.cutoff, key=ctx.gain_key(m))
+    rows, contributions = ctx.gain_rows(m)
+    return ctx.top_sum(rows, contributions, m.cutoff)
 
 
 def _ndcg(ctx: Context, m):
@@ -30,7 +31,8 @@ def _idcg(ctx: Context, m):
 
 
 def _dcg_curve(ctx: Context, m, max_k: int):
-    return ctx.dense_cumsum(ctx.contributions(m), max_k)
+    rows, contributions = ctx.gain_rows(m)
+    return ctx.top_curve(rows, contributions, max_k)
 
 
 def _ndcg_curve(ctx: Context, m, max_k: int):

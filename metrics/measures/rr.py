@@ -9,20 +9,22 @@ from .base import Family
 from .context import Context
 
 
-def _first_hit_reciprocal(ctx: Context, level: int):
+def _first_hits(ctx: Context, level: int):
+    """The first relevant document of every query, and 1 / its rank."""
     def build():
-        first = ctx.relevant(level) & (ctx.hits(level) == 1)
-        return first / (ctx.pos + 1.0)
+        first = ctx.relevant(level).where(ctx.hits(level) == 1)
+        return first, 1.0 / (first.pos + 1.0)
     return ctx.cached(("rr", level), build)
 
 
 def _rr(ctx: Context, m):
-    level = ctx.level(m)
-    return ctx.seg_sum(_first_hit_reciprocal(ctx, level), m.cutoff, key=("rr", level))
+    rows, reciprocal = _first_hits(ctx, ctx.level(m))
+    return ctx.top_sum(rows, reciprocal, m.cutoff)
 
 
 def _rr_curve(ctx: Context, m, max_k: int):
-    return ctx.dense_cumsum(_first_hit_reciprocal(ctx, ctx.level(m)), max_k)
+    rows, reciprocal = _first_hits(ctx, ctx.level(m))
+    return ctx.top_curve(rows, reciprocal, max_k)
 
 
 RR = Family("RR", "Reciprocal rank of the first relevant document.", BINARY_PARAMS, _rr, _rr_curve)

@@ -15,17 +15,12 @@ from .base import Family, Param
 from .context import Context, safe_divide
 
 
-def _relevant_float(ctx: Context, level: int) -> np.ndarray:
-    return ctx.cached(("relevant_float", level), lambda: ctx.relevant(level).astype(np.float64))
-
-
 def _rel_count(ctx: Context, m):
-    level = ctx.level(m)
-    return ctx.seg_sum(_relevant_float(ctx, level), m.cutoff, key=("relevant", level))
+    return ctx.top_sum(ctx.relevant(ctx.level(m)), 1.0, m.cutoff)
 
 
 def _rel_curve(ctx: Context, m, max_k: int):
-    return ctx.dense_cumsum(_relevant_float(ctx, ctx.level(m)), max_k)
+    return ctx.top_curve(ctx.relevant(ctx.level(m)), 1.0, max_k)
 
 
 def _ks(max_k: int):
@@ -51,8 +46,8 @@ def _r_curve(ctx, m, max_k):
 def _rprec(ctx, m):
     level = ctx.level(m)
     num_rel = ctx.num_rel(level)
-    inside = ctx.pos < num_rel[ctx.query_index]
-    hits = ctx.seg_sum(np.where(inside, ctx.relevant(level), False).astype(np.float64))
+    rows = ctx.relevant(level)
+    hits = ctx.top_sum(rows, rows.pos < num_rel[rows.query])
     return safe_divide(hits, num_rel)
 
 
@@ -65,21 +60,24 @@ def _success_curve(ctx, m, max_k):
 
 
 def _truly_judged(ctx: Context):
-    r = ctx.ranked
-    return ctx.cached("truly_judged", lambda: (r.judged & ~r.inferred).astype(np.float64))
+    """Documents the real qrels judge (proxy labels excluded)."""
+    def build():
+        labelled = ctx.labelled()
+        return labelled.where(~ctx.ranked.inferred[labelled.rows])
+    return ctx.cached("truly_judged", build)
 
 
 def _judged(ctx, m):
-    judged = ctx.seg_sum(_truly_judged(ctx), m.cutoff, key="judged")
-    return safe_divide(judged, np.minimum(ctx.ranked.lengths, m.cutoff))
+    judged = ctx.top_sum(_truly_judged(ctx), 1.0, m.cutoff)
+    return safe_divide(judged, np.minimum(ctx.lengths, m.cutoff))
 
 
 def _judged_curve(ctx, m, max_k):
-    return safe_divide(ctx.dense_cumsum(_truly_judged(ctx), max_k), ctx.num_ret_upto(max_k))
+    return safe_divide(ctx.top_curve(_truly_judged(ctx), 1.0, max_k), ctx.num_ret_upto(max_k))
 
 
 def _num_ret(ctx, m):
-    lengths = ctx.ranked.lengths.astype(np.float64)
+    lengths = ctx.lengths.astype(np.float64)
     return lengths if m.cutoff is None else np.minimum(lengths, m.cutoff)
 
 
