@@ -234,7 +234,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     key_order = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[key_order]
     candidates = np.flatnonzero(r_dcode >= 0)
-    c_key = r_qcode[candidates] * n_d + r_dcode[candidates]
+    c_key = r_qcode[candidates].astype(np.int64) * n_d + r_dcode[candidates]  # int64: codes x docs passes 2**31
     hit = np.minimum(np.searchsorted(q_key_sorted, c_key), max(len(q_key_sorted) - 1, 0))
     found = q_key_sorted[hit] == c_key if len(q_key_sorted) else np.zeros(len(c_key), dtype=bool)
     rows, src = candidates[found], key_order[hit[found]]

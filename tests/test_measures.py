@@ -222,3 +222,17 @@ def test_with_gain():
     assert with_gain("nDCG(dcg=exp-log2)@10", "linear") == "nDCG@10"
     assert with_gain("AP", "exp") == "AP"
     assert with_gain("nDCG(judged_only=True)@5", "exp") == "nDCG(dcg=exp-log2,judged_only=True)@5"
+
+
+def test_join_keys_do_not_overflow_with_many_queries_and_judged_docs():
+    """query code x judged docs passes 2**31 here (50,000 x 50,000): every hit must still be found."""
+    n = 50_000
+    qids = [f"q{i:05d}" for i in range(n)]
+    docs = [f"d{i}" for i in range(n)]
+    run = SimpleNamespace(name="run", table=pa.table({
+        "qid": qids, "docno": docs, "score": pa.array(np.ones(n)), "rank": pa.array(np.ones(n, dtype=np.int64)),
+        "tag": ["t"] * n}))
+    qrels = SimpleNamespace(table=pa.table({"qid": qids, "docno": docs, "rel": pa.array(np.ones(n, dtype=np.int64))}))
+    ranked = rank(run, qrels)
+    assert ranked.judged.all()
+    assert compute(Context(ranked), parse("nDCG@10")).min() == 1.0
