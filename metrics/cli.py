@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 import pandas as pd
 
@@ -94,6 +95,22 @@ def _parser() -> argparse.ArgumentParser:
                    help="score: trec_eval order (score desc, docno desc); rank: use the rank column")
     e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
     e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
+    scale = e.add_argument_group("scale-out (runs larger than memory; see docs/scale.md)")
+    scale.add_argument("--engine", choices=("local", "streaming", "dask"), default="local",
+                       help="local: in memory (default); streaming: split the run into buckets by query and "
+                            "score one bucket at a time; dask: score the buckets on a Dask cluster")
+    scale.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                       help="with --engine dask: the scheduler of an existing cluster (default: start a "
+                            "LocalCluster on this machine and close it afterwards)")
+    scale.add_argument("--workers", type=int, default=None,
+                       help="with --engine dask and no --scheduler: worker processes of the LocalCluster")
+    scale.add_argument("--buckets", type=int, default=None, metavar="N",
+                       help="number of buckets (default: one per ~192 MB of run text)")
+    scale.add_argument("--workdir", default=None, metavar="PATH_OR_URL",
+                       help="where the buckets go (default: a temporary folder); a remote cluster needs "
+                            "storage its workers read, e.g. a shared folder or s3://bucket/prefix")
+    scale.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="do not report progress on stderr (streaming and dask engines)")
 
     lint = sub.add_parser("lint", help="check a qrels file and runs, and report findings")
     lint.add_argument("qrels")
@@ -123,9 +140,21 @@ def cmd_eval(args) -> int:
     measures = args.measures or list(DEFAULT_MEASURES)
     if args.gain:
         measures = [with_gain(m, args.gain) for m in measures]
+    engine = getattr(args, "engine", "local")
+    if engine != "dask" and getattr(args, "scheduler", None):
+        raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
+    options = {}
+    if engine != "local":
+        from .scale import terminal_progress
+        options = {"engine": engine, "buckets": args.buckets, "scheduler": args.scheduler,
+                   "workers": args.workers, "workdir": args.workdir,
+                   "progress": terminal_progress(sys.stderr) if args.progress else None}
+    started = time.perf_counter()
     frame = evaluate(args.qrels, list(args.runs), measures, missing=args.missing or "zero",
                      judged_only=args.judged_only, inferred=args.inferred, max_depth=args.max_depth,
-                     rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate)
+                     rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate, **options)
+    if engine != "local" and args.progress:
+        print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     print(render(frame, args.format, args.per_query))
     return 0
 

@@ -86,9 +86,14 @@ def _measure_list(measures) -> list:
     return measures
 
 
+ENGINES = ("local", "streaming", "dask")
+
+
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
              inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-             on_duplicate: str = "error") -> pd.DataFrame:
+             on_duplicate: str = "error", engine: str = "local", buckets: int | None = None,
+             scheduler: str | None = None, workers: int | None = None, workdir=None,
+             progress=None) -> pd.DataFrame:
     """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
 
     ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
@@ -96,18 +101,39 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     ``inferred`` is a proxy qrels whose labels fill unjudged documents;
     ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
     binary threshold (-l); ``ties="rank"`` orders by the rank column.
+
+    ``engine``: ``"local"`` (in memory, the default), ``"streaming"`` (the run split
+    into ``buckets`` by query and scored one bucket at a time: memory bounded by a
+    bucket) or ``"dask"`` (buckets mapped over the Dask cluster at ``scheduler``,
+    ``tcp://HOST:PORT``, or over a LocalCluster of ``workers`` processes started
+    here). All three give identical per-query values. A run may also be a glob,
+    an fsspec URL or (inside a list or mapping) a list of shard files read as one
+    run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
+    is called as ``progress(done, total, message)``. See metrics.scale.
     """
+    if engine not in ENGINES:
+        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
+    if engine != "local":
+        from . import scale
+        return scale.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,
+                              workers=workers, workdir=workdir, missing=missing, judged_only=judged_only,
+                              inferred=inferred, max_depth=max_depth, rel_level=rel_level, ties=ties,
+                              on_duplicate=on_duplicate, progress=progress)
+    from .scale import local_runs
     qrels = io.read_qrels(qrels)
     proxy = io.read_qrels(inferred) if inferred is not None else None
     parsed_measures = [parse(m) for m in _measure_list(measures)]
     names = list(dict.fromkeys(str(m) for m in parsed_measures))
     frames = []
-    for run in as_runs(runs, on_duplicate=on_duplicate):
+    parsed_runs = as_runs(local_runs(runs, on_duplicate=on_duplicate), on_duplicate=on_duplicate)
+    for i, run in enumerate(parsed_runs):
         ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
         if judged_only:
             ranked = ranked.condensed()
         values = evaluate_ranked(ranked, parsed_measures, rel_level=rel_level)
         frames.append(tidy(run.name, ranked.qids, values, names))
+        if progress is not None:
+            progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
     return pd.concat(frames, ignore_index=True) if frames else tidy("", np.array([]), {}, [])
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 import metrics
 from ui import ingest, state
+from ui import scale as scale_ui  # large runs: streaming engine (issue 7)
 
 # The sidebar's collection selectbox (key "collection") is drawn before this page runs, so a
 # switch of collection is made in a button callback, which runs before the next script run.
@@ -95,6 +96,9 @@ st.subheader(f"Collection: {collection}")
 run_files = st.file_uploader("Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or JSON also read) — drop several at once",
                              accept_multiple_files=True, key=f"runs_upload::{collection}")
 fresh = ingest.new_files(run_files)
+# --- large runs (issue 7, ui/scale.py): uploads above the streaming threshold are scored bucket by bucket ---
+fresh = scale_ui.route_uploads(fresh, sel, ws)
+# --- end large runs ---
 for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "run"):
     ingest.mark_done(file)
     if error:
@@ -114,6 +118,7 @@ for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "ru
                                  f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
 if fresh:
     st.rerun()
+scale_ui.section(sel, ws)  # large runs (issue 7): threshold, server path/URL form, results with engine and time
 
 with st.expander("Qrels, proxy judgments, topics and document titles"):
     c1, c2 = st.columns(2)

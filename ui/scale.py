@@ -1,0 +1,131 @@
+"""Large runs on the Data page: above a size threshold a run is scored by the streaming engine
+(metrics.scale: buckets by query, one at a time) with a progress bar, instead of being loaded
+into the workspace and the in-memory leaderboard cache.
+
+The threshold is ``NDCG_LAB_STREAMING_BYTES`` (bytes) or, by default, the machine's RAM / 16.
+Results stay in the session: engine, buckets, time, and the mean of every measure.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics import scale
+from ui import ingest
+
+_RESULTS = "_scale_results"
+
+
+def threshold() -> int:
+    """Bytes above which a run is streamed (NDCG_LAB_STREAMING_BYTES, default RAM / 16)."""
+    try:
+        return scale.streaming_threshold()
+    except metrics.MetricsError:
+        return scale.memory_threshold()     # a malformed setting falls back to the default
+
+
+def _size(n: int) -> str:
+    return scale._size(int(n))
+
+
+def measures(sel) -> list[str]:
+    """The default suite, with nDCG written in the sidebar's gain."""
+    return [metrics.with_gain(m, sel.gain) for m in metrics.DEFAULT_MEASURES]
+
+
+def route_uploads(files: list, sel, ws) -> list:
+    """Stream-evaluate the uploads above the threshold (marking them handled); return the others."""
+    limit = threshold()
+    small = [f for f in files if f.size <= limit]
+    large = [f for f in files if f.size > limit]
+    for file in large:
+        ingest.mark_done(file)
+        folder = Path(tempfile.mkdtemp(prefix="ndcg-lab-upload-"))
+        path = folder / file.name
+        try:
+            path.write_bytes(file.getvalue())
+            evaluate_large(str(path), sel, ws, name=Path(file.name).name, size=file.size)
+        finally:
+            for p in folder.iterdir():
+                p.unlink()
+            folder.rmdir()
+    if large and not small:
+        st.rerun()          # show the report at the top of the page (small uploads rerun by themselves)
+    return small
+
+
+def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | None = None) -> dict | None:
+    """Score the run at ``path`` (a file, glob or fsspec URL) with the streaming engine, showing progress."""
+    qrels = ws.load_qrels(sel.collection)
+    label = name or Path(path).name
+    bar = st.progress(0.0, text=f"{label}: starting the streaming engine…")
+
+    def progress(done: int, total: int, message: str) -> None:
+        # The partition phase fills the first half of the bar, the buckets the second.
+        half = 0.0 if message.startswith("partition") else 0.5
+        fraction = half + 0.5 * (done / total if total else 1.0)
+        bar.progress(min(fraction, 1.0), text=f"{label}: {message}")
+
+    started = time.perf_counter()
+    buckets: list[int] = []
+
+    def counting(done: int, total: int, message: str) -> None:
+        if message.startswith("evaluated bucket"):
+            buckets.append(total)
+        progress(done, total, message)
+
+    try:
+        frame = metrics.evaluate(qrels, {metrics.scale._shard_name(label): path}, measures(sel),
+                                 engine="streaming", progress=counting)
+    except metrics.MetricsError as exc:
+        bar.empty()
+        ingest.report("error", str(exc))
+        return None
+    seconds = time.perf_counter() - started
+    bar.progress(1.0, text=f"{label}: done in {seconds:.1f} s")
+    if size is None:
+        try:
+            size = sum(os.path.getsize(p) for p in scale.expand(path) if not scale._is_url(p))
+        except (OSError, metrics.MetricsError):
+            size = 0
+    result = {"name": str(frame["system"].iloc[0]) if len(frame) else label, "file": label, "size": size,
+              "engine": "streaming", "buckets": buckets[-1] if buckets else 0, "seconds": seconds,
+              "queries": int(frame["qid"].nunique()), "means": metrics.means(frame),
+              "collection": sel.collection}
+    st.session_state.setdefault(_RESULTS, []).append(result)
+    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} ({_size(size)}) with the "
+                             f"**streaming** engine in {seconds:.1f} s ({result['buckets']} buckets, "
+                             f"{result['queries']:,} queries).")
+    return result
+
+
+def section(sel, ws) -> None:
+    """Where large runs go: the threshold, a server path/URL form, and the results of this session."""
+    limit = threshold()
+    with st.expander(f"Large runs (above {_size(limit)}: streaming engine)", expanded=False):
+        st.caption(f"Runs up to {_size(limit)} are loaded into the workspace and evaluated in memory (local "
+                   f"engine). Larger uploads, or a path/URL given here, are split into buckets by query and "
+                   f"scored one bucket at a time (streaming engine); set NDCG_LAB_STREAMING_BYTES to change "
+                   f"the threshold. See docs/scale.md for Dask clusters.")
+        with st.form("large_run_form"):
+            path = st.text_input("Run file, glob or URL on the server (e.g. /data/run-*.txt.gz, s3://bucket/run/)",
+                                 key="large_run_path")
+            if st.form_submit_button("Evaluate with the streaming engine"):
+                if path.strip():
+                    evaluate_large(path.strip(), sel, ws)
+                    st.rerun()
+                else:
+                    st.error("Give a path, a glob or an fsspec URL.")
+    results = [r for r in st.session_state.get(_RESULTS, []) if r["collection"] == sel.collection]
+    if results:
+        st.markdown("**Large runs evaluated in this session**")
+        st.table(pd.DataFrame([{
+            "name": r["name"], "file": r["file"], "size": _size(r["size"]), "engine": r["engine"],
+            "buckets": r["buckets"], "time (s)": f"{r['seconds']:.1f}", "queries": f"{r['queries']:,}",
+            **{m: f"{v:.4f}" for m, v in r["means"].iloc[0].items()}} for r in results]))
