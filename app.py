@@ -10,13 +10,13 @@ st.set_page_config(page_title="nDCG Lab", page_icon="📈", layout="wide")
 HERE = Path(__file__).resolve().parent
 # (file, title, icon), in menu order; the first is the landing page.
 PAGES = [
-    ("pages/leaderboard.py", "Leaderboard", "🏆"),
-    ("pages/curves.py", "Curves", "📈"),
-    ("pages/compare.py", "Compare", "⚖️"),
-    ("pages/query.py", "Query explorer", "🔎"),
-    ("pages/judgments.py", "Judgments", "🧑‍⚖️"),
-    ("pages/learn.py", "Learn NDCG", "🎓"),
-    ("pages/data.py", "Data", "🗂️"),
+    ("views/leaderboard.py", "Leaderboard", "🏆"),
+    ("views/curves.py", "Curves", "📈"),
+    ("views/compare.py", "Compare", "⚖️"),
+    ("views/query.py", "Query explorer", "🔎"),
+    ("views/judgments.py", "Judgments", "🧑‍⚖️"),
+    ("views/learn.py", "Learn NDCG", "🎓"),
+    ("views/data.py", "Data", "🗂️"),
 ]
 
 navigation = st.navigation([

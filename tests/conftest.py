@@ -18,3 +18,18 @@ def trec_eval_data() -> Path:
     if not (TREC_EVAL_DATA / "qrels.test").exists():
         pytest.skip("../shared/data/trec_eval is absent")
     return TREC_EVAL_DATA
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_workspace(tmp_path_factory):
+    """No test touches the user's real workspace: NDCG_LAB_HOME points at a session temp dir
+    unless a test sets its own."""
+    import os
+
+    previous = os.environ.get("NDCG_LAB_HOME")
+    os.environ["NDCG_LAB_HOME"] = str(tmp_path_factory.mktemp("ndcg-lab-home"))
+    yield
+    if previous is None:
+        os.environ.pop("NDCG_LAB_HOME", None)
+    else:
+        os.environ["NDCG_LAB_HOME"] = previous

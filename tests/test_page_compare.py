@@ -43,7 +43,7 @@ def app(tmp_path, monkeypatch):
 
 def test_compare_bm25_ce_against_bm25(app, cli_row):
     at = app.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception
     assert at.selectbox(key="cmp_baseline::legal::bm25").value == "bm25"
     at.multiselect(key="cmp_systems::legal::bm25").set_value(["bm25_ce"]).run()
@@ -73,7 +73,7 @@ def test_compare_follows_the_sidebar_test_and_handles_several_systems(app):
     app.session_state["sig_test"] = "randomization"
     app.session_state["sig_correction"] = "bonferroni"
     at = app.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="cmp_test::randomization").value == "randomization"
     table = at.table[0].value

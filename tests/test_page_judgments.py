@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.runtime import memory_media_file_storage
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 import metrics
@@ -16,20 +15,7 @@ from metrics.ranking import rank
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGAL = ROOT / "sample_data" / "legal"
-PAGE = "pages/judgments.py"
-
-
-@pytest.fixture(autouse=True)
-def navigation_as_served(monkeypatch):
-    """Run app.py (sidebar, then st.navigation) on every AppTest rerun, as `streamlit run` does
-    (without this, AppTest replays v1 multipage mode and reruns the page file alone; see test_pages.py)."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+PAGE = "views/judgments.py"
 
 
 @pytest.fixture

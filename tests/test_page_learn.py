@@ -26,7 +26,7 @@ def learn(home, monkeypatch):
         at = AppTest.from_file(APP, default_timeout=120)
         at.query_params.update(query_params or {})
         at.run()
-        at.switch_page("pages/learn.py").run()
+        at.switch_page("views/learn.py").run()
         assert not at.exception, at.exception
         return at
     return open_page

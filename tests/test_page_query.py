@@ -41,7 +41,7 @@ def _per_rank(at):
 
 
 def test_default_query_rows_and_last_ndcg(app, board):
-    at = app.switch_page("pages/query.py").run()
+    at = app.switch_page("views/query.py").run()
     assert not at.exception, at.exception
     qid = at.selectbox(key="qe_qid").value
     focus = at.selectbox(key="qe_focus").value
@@ -58,7 +58,7 @@ def test_default_query_rows_and_last_ndcg(app, board):
 def test_link_from_the_compare_page(app, board):
     app.session_state["query_qid"] = "7"
     app.session_state["query_systems"] = ["bm25_ce", "dense"]
-    at = app.switch_page("pages/query.py").run()
+    at = app.switch_page("views/query.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="qe_qid").value == "7"
     assert at.multiselect(key="qe_systems").value == ["bm25_ce", "dense"]
@@ -68,7 +68,7 @@ def test_link_from_the_compare_page(app, board):
 
 def test_query_param_search_and_difference_order(app):
     app.query_params["qid"] = "12"
-    at = app.switch_page("pages/query.py").run()
+    at = app.switch_page("views/query.py").run()
     assert at.selectbox(key="qe_qid").value == "12"
     at.radio(key="qe_order").set_value("difference").run()
     assert not at.exception, at.exception

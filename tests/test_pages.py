@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 import metrics
@@ -32,24 +31,6 @@ LINEAR_DEFAULT = ["nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "
 
 
 # --------------------------------------------------------------------------- harness
-
-@pytest.fixture(autouse=True)
-def navigation_as_served(monkeypatch):
-    """Run app.py (sidebar, then st.navigation) on every AppTest rerun, as `streamlit run` does.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before each run, and because the repo
-    has a ``pages/`` folder it then replays Streamlit's v1 multipage mode: after the first run
-    it executes the page file alone, without app.py, so the sidebar and the selection vanish.
-    The server does that only until the first st.navigation call of the process.
-    """
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
 
 @pytest.fixture(scope="module")
 def shared_home(tmp_path_factory) -> Path:
@@ -243,7 +224,7 @@ def test_a_bad_measure_shows_a_clear_error(viewer, text, words):
 # --------------------------------------------------------------------------- curves
 
 def test_curves_chart_has_one_trace_per_system_with_the_engines_means(viewer, legal_means):
-    at = viewer("pages/curves.py")
+    at = viewer("views/curves.py")
 
     assert at.header[0].value == "Curves over k"
     spec = plotly_spec(at)
@@ -260,7 +241,7 @@ def test_curves_chart_has_one_trace_per_system_with_the_engines_means(viewer, le
 
 
 def test_curves_toggles_measure_and_gain(viewer):
-    at = viewer("pages/curves.py")
+    at = viewer("views/curves.py")
     assert plotly_spec(at)["layout"]["xaxis"]["type"] == "linear"
 
     at.toggle(key="curve_log_x").set_value(True).run()
@@ -285,7 +266,7 @@ def test_curves_toggles_measure_and_gain(viewer):
 
 
 def test_curves_follow_the_sidebars_systems(viewer):
-    at = viewer("pages/curves.py")
+    at = viewer("views/curves.py")
 
     at.sidebar.multiselect(key="systems::legal").unselect("dense").unselect("bm25_qe").run()
     assert_ok(at)
@@ -314,7 +295,7 @@ def submit(at: AppTest, form: str, button: str) -> AppTest:
 
 
 def test_data_page_lists_the_sample_runs_and_their_lint_report(viewer):
-    at = viewer("pages/data.py")
+    at = viewer("views/data.py")
 
     assert at.header[0].value == "Data"
     assert runs_listed(at) == list(LEGAL_RUNS)
@@ -335,7 +316,7 @@ def test_data_page_lists_the_sample_runs_and_their_lint_report(viewer):
 
 
 def test_loading_a_sample_opens_it(editor):
-    at = editor("pages/data.py")
+    at = editor("views/data.py")
     assert at.sidebar.selectbox(key="collection").value == "legal"
 
     at.button(key="sample_web").click().run()
@@ -347,7 +328,7 @@ def test_loading_a_sample_opens_it(editor):
 
 
 def test_reloading_a_sample_restores_it_and_keeps_added_runs(editor, tmp_path):
-    at = editor("pages/data.py")
+    at = editor("views/data.py")
     at.selectbox(key="delete_which").select("dense")
     submit(at, "delete_run", "Delete")
     assert "dense" not in runs_listed(at)
@@ -364,7 +345,7 @@ def test_reloading_a_sample_restores_it_and_keeps_added_runs(editor, tmp_path):
 
 
 def test_rename_delete_and_baseline(editor):
-    at = editor("pages/data.py")
+    at = editor("views/data.py")
 
     at.selectbox(key="rename_old").select("bm25_qe")
     at.text_input(key="rename_new").input("bm25 + RM3")
@@ -388,7 +369,7 @@ def test_rename_delete_and_baseline(editor):
     assert baseline_listed(at) == "bm25_ce"
     assert at.sidebar.selectbox(key="baseline::legal").value == "bm25_ce"
 
-    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page("views/leaderboard.py").run()
     assert_ok(at)
     assert sorted(at.table[0].value.index) == ["bm25", "bm25 + RM3", "bm25_ce"]
     assert "baseline: **bm25_ce**" in at.caption[0].value
@@ -401,7 +382,7 @@ RUN_B = b"q1 Q0 d3 1 3.0 b\nq1 Q0 d2 2 2.0 b\nq1 Q0 d9 3 1.0 b\nq2 Q0 d4 1 2.0 b
 
 
 def test_new_collection_uploads_and_a_malformed_run(editor, tmp_path):
-    at = editor("pages/data.py")
+    at = editor("views/data.py")
 
     at.text_input(key="new_collection_name").input("tiny")
     at.button(key="create_collection").click().run()
@@ -427,7 +408,7 @@ def test_new_collection_uploads_and_a_malformed_run(editor, tmp_path):
     assert plain(at.error[0].value).startswith("broken.run line 6: expected at least 6 columns")
     assert runs_listed(at) == ["a", "b"]
 
-    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page("views/leaderboard.py").run()
     assert_ok(at)
     qrels_path, a_path, b_path = (tmp_path / "tiny.qrels", tmp_path / "a.run", tmp_path / "b.run")
     qrels_path.write_bytes(QRELS), a_path.write_bytes(RUN_A), b_path.write_bytes(RUN_B)
@@ -436,7 +417,7 @@ def test_new_collection_uploads_and_a_malformed_run(editor, tmp_path):
 
 
 def test_a_bad_topics_file_is_reported_not_raised(editor):
-    at = editor("pages/data.py")
+    at = editor("views/data.py")
 
     at.file_uploader(key="topics_upload::legal").upload("topics.tsv", b"\xff\xfe\x00broken").run()
     assert_ok(at)

@@ -306,21 +306,13 @@ def test_errors_name_the_original_line_at_any_piece_or_range_boundary(tmp_path, 
 
 
 def test_data_page_streams_a_large_run_and_says_so(monkeypatch, tmp_path):
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):       # run app.py's navigation on every rerun, as the server does
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
     monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("NDCG_LAB_STREAMING_BYTES", "1000")
     root = Path(__file__).resolve().parents[1]
     at = AppTest.from_file(str(root / "app.py"), default_timeout=120).run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("views/data.py").run()
     assert not at.exception
     at.text_input(key="large_run_path").input(str(root / "sample_data" / "legal" / "bm25.run"))
     next(b for b in at.button if b.label == "Evaluate with the streaming engine").click().run()

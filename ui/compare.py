@@ -14,7 +14,7 @@ from metrics import stats
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[1]
-QUERY_PAGE = "pages/query.py"
+QUERY_PAGE = "views/query.py"
 # Measures offered in the picker (any other ir_measures string can be typed in).
 COMMON_MEASURES = ("nDCG@10", "nDCG@5", "nDCG@20", "nDCG@100", "nDCG", "AP", "RR", "P@10", "R@100", "Rprec")
 STABILITY_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)

@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e is an end-to-end test (`-m "not e2e"` skips them)."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).resolve().parents:
+        if here in Path(item.path).resolve().parents:
             item.add_marker(pytest.mark.e2e)
 
 

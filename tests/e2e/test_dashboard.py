@@ -221,8 +221,6 @@ def test_malformed_run_is_reported_and_uploads_survive_reload_and_restart(app_se
     still_there()
 
 
-@pytest.mark.xfail(strict=True, reason="pages/ next to app.py: Streamlit runs the first request of a fresh "
-                                       "server in its v1 multipage mode, i.e. the page without app.py")
 def test_a_deep_link_as_the_servers_first_request_has_the_sidebar(app_server_factory, page, open_app):
     server = app_server_factory()
 

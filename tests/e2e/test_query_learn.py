@@ -8,9 +8,6 @@ def _no_exception(page):
 
 
 def test_learn_ideal_order_and_query_table(app_server, page, open_app, wait_for_app):
-    # The root first: Streamlit 1.67 serves a fresh server's first request for a sub-page URL in its
-    # legacy pages/ mode, which never runs app.py (see docs/explain.md, "Known issue").
-    open_app(page, app_server)
     open_app(page, f"{app_server}/learn")
     _no_exception(page)
     summary = page.get_by_text(re.compile(r"nDCG@10 = [0-9.]+ = DCG@10"))
