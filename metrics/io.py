@@ -98,12 +98,8 @@ class _LineMap:
 
 
 @dataclass
-class Run:
-    """A parsed run: ``table`` has columns qid, docno, score, rank, tag in file order.
-
-    ``digest`` is the sha256 of the bytes given (or of a canonical serialisation
-    for in-memory input): a cache key for the content.
-    """
+class _Parsed:
+    """Fields and helpers shared by Run and Qrels."""
 
     table: pa.Table
     name: str
@@ -125,26 +121,17 @@ class Run:
 
 
 @dataclass
-class Qrels:
+class Run(_Parsed):
+    """A parsed run: ``table`` has columns qid, docno, score, rank, tag in file order.
+
+    ``digest`` is the sha256 of the bytes given (or of a canonical serialisation
+    for in-memory input): a cache key for the content.
+    """
+
+
+@dataclass
+class Qrels(_Parsed):
     """Parsed judgments: ``table`` has columns qid, docno, rel (int64; negative = judged non-relevant)."""
-
-    table: pa.Table
-    name: str
-    source: str
-    digest: str
-    findings: list[Finding] = field(default_factory=list)
-    _lines: _LineMap | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def df(self) -> pd.DataFrame:
-        return self.table.to_pandas()
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def line_of(self, rows) -> np.ndarray | None:
-        """Original 1-based line numbers of table rows, or None for in-memory input."""
-        return None if self._lines is None else self._lines(rows)
 
 
 @dataclass
@@ -1100,12 +1087,7 @@ def _finish(table: pa.Table, kind: _Kind, name: str, ctx: _Source, digest, on_du
     qcode, queries = _encode(qid)
     findings: list[Finding] = []
     if kind is RUN:
-        score = table["score"].to_numpy()
-        finite = np.isfinite(score)
-        if not finite.all():
-            row = int(np.flatnonzero(~finite)[0])
-            raise ctx.error(row, f"score {float(score[row])} is not a finite number",
-                            "replace NaN and infinite scores with numbers (or drop those documents)")
+        score = finite_scores(table, ctx)
         keep = _run_duplicates(qid, docno, qcode, kind, ctx, on_duplicate, findings)
         if keep is not None:
             table, qcode, score = table.filter(pa.array(keep)), qcode[keep], score[keep]
@@ -1141,6 +1123,20 @@ def _finish(table: pa.Table, kind: _Kind, name: str, ctx: _Source, digest, on_du
                     for r in np.flatnonzero(negative)[:5]]))
     table = pa.table({"qid": table["qid"], "docno": table["docno"], "rel": table["rel"]}).cast(QRELS_SCHEMA)
     return Qrels(table, name, ctx.source, digest(), findings, ctx.lines)
+
+
+def finite_scores(score, ctx: "_Source") -> np.ndarray:
+    """Scores (a table with a score column, or the column) as numpy, or an error naming the
+    first NaN or infinite score's line."""
+    if isinstance(score, pa.Table):
+        score = score["score"]
+    score = score.to_numpy() if isinstance(score, (pa.ChunkedArray, pa.Array)) else np.asarray(score)
+    finite = np.isfinite(score)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise ctx.error(row, f"score {float(score[row])} is not a finite number",
+                        "replace NaN and infinite scores with numbers (or drop those documents)")
+    return score
 
 
 def _encode(values) -> tuple[np.ndarray, pa.Array]:

@@ -693,12 +693,7 @@ def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
 def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     """metrics.io's TREC parsing and checks on ``data``: the table and each row's 1-based line."""
     table, ctx = io._read_trec(data, io.RUN, source)
-    score = table["score"].to_numpy()
-    finite = np.isfinite(score)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise ctx.error(row, f"score {float(score[row])} is not a finite number",
-                        "replace NaN and infinite scores with numbers (or drop those documents)")
+    io.finite_scores(table, ctx)
     mapping = ctx.lines
     lines = np.arange(mapping.offset, mapping.offset + table.num_rows, dtype=np.int64) if mapping.lines is None \
         else mapping(np.arange(table.num_rows))
@@ -747,12 +742,7 @@ def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: 
     docno = io._string_column(table[picked["docno"]], "docno", ctx)
     ctx = dataclasses.replace(ctx, keys=(io._as_array(qid), io._as_array(docno)))
     score = io._numeric_column(table[picked["score"]], "score", ctx, io._cast_scores)
-    values = score.to_numpy() if isinstance(score, pa.ChunkedArray) else np.asarray(score)
-    finite = np.isfinite(values)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise ctx.error(row, f"score {float(values[row])} is not a finite number",
-                        "replace NaN and infinite scores with numbers (or drop those documents)")
+    io.finite_scores(score, ctx)
     if rank_col is not None:
         rank = io._numeric_column(table[rank_col], "rank", ctx, io._cast_ranks)
     else:
