@@ -51,7 +51,7 @@ ROWS = [("ours", "txt"), ("ours", "gz"), ("ours+curve", "txt"),
         ("pytrec_eval", "txt"), ("ranx", "txt"), ("ir_measures", "txt")]
 ENGINE_NOTES = {
     "ours": "`metrics.io.read_run` + `metrics.io.read_qrels` + `metrics.evaluate(qrels, run, suite)`",
-    "ours+curve": "as ours, plus `metrics.curve(qrels, run, \"nDCG\", max_k=1000)` (nDCG at every cutoff 1..1000)",
+    "ours+curve": "`metrics.rank_run` once, then `metrics.evaluate_ranked` (the suite) and `metrics.curve_ranked(ranked, \"nDCG\", max_k=1000)` (nDCG at every cutoff 1..1000)",
     "pytrec_eval": "plain-Python reader into dicts + `RelevanceEvaluator(qrels, measures).evaluate(run)`",
     "ranx": "`Qrels.from_file` + `Run.from_file` (kind=\"trec\") + `ranx.evaluate` (numba, all cores; JIT warmed up before timing)",
     "ir_measures": "`ir_measures.calc_aggregate(suite, read_trec_qrels(path), read_trec_run(path))`",
@@ -101,13 +101,18 @@ class Ours:
         qrels = metrics.io.read_qrels(qrels_path)
         run = metrics.io.read_run(run_path)
         parsed = time.perf_counter()
-        frame = metrics.evaluate(qrels, run, MEASURES)
+        if not self.curve:
+            frame = metrics.evaluate(qrels, run, MEASURES)
+            evaluated = time.perf_counter()
+            return ({"read": parsed - started, "evaluate": evaluated - parsed},
+                    float(frame.loc[frame["measure"] == "nDCG@10", "value"].mean()))
+        # one ordering and join serve both the suite and the curve
+        ranked = metrics.rank_run(qrels, run)
+        values = metrics.evaluate_ranked(ranked, MEASURES)
         evaluated = time.perf_counter()
-        phases = {"read": parsed - started, "evaluate": evaluated - parsed}
-        if self.curve:
-            metrics.curve(qrels, run, "nDCG", max_k=1000)
-            phases["curve"] = time.perf_counter() - evaluated
-        return phases, float(frame.loc[frame["measure"] == "nDCG@10", "value"].mean())
+        metrics.curve_ranked(ranked, "nDCG", max_k=1000)
+        return ({"read": parsed - started, "evaluate": evaluated - parsed,
+                 "curve": time.perf_counter() - evaluated}, float(values["nDCG@10"].mean()))
 
 
 class OursCurve(Ours):
@@ -250,15 +255,26 @@ def machine() -> str:
             f"{platform.system()} {platform.release()}; Python {platform.python_version()}; {package_versions}")
 
 
+def load() -> str:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def describe_data(dataset: str) -> str:
     qrels_path, run_path = paths(dataset, "txt")
     lines = sum(1 for _ in open(run_path, "rb"))
     with open(qrels_path) as qrels:
         judgments = [line.split()[0] for line in qrels]
     return (f"{len(set(judgments)):,} queries, {lines:,} run lines "
-            f"({run_path.stat().st_size / 1e6:.0f} MB text, "
-            f"{run_path.with_suffix('.txt.gz').stat().st_size / 1e6:.0f} MB gz), "
+            f"({size(run_path)} text, {size(run_path.with_suffix('.txt.gz'))} gz), "
             f"{len(judgments):,} judgments")
+
+
+def size(path: Path) -> str:
+    n = path.stat().st_size
+    return f"{n / 1e6:.0f} MB" if n >= 1e7 else f"{n / 1e6:.2f} MB"
 
 
 def seconds(value: float | None) -> str:
@@ -312,7 +328,9 @@ def section(dataset: str, results: list[dict], check: dict | None, command: str,
              f"Data: {describe_data(dataset)}.  ",
              f"Command: `{command}` ({repeats} repeats, median).  ",
              f"Date: {dt.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}.  ",
-             f"Machine: {machine()}.", ""]
+             f"Machine: {machine()}.  ",
+             f"Load average (1/5/15 min) after this section's runs: {load()} "
+             "(the benchmark itself accounts for about 1; more means other work shared the 2 cores).", ""]
     lines += table(dataset, results)
     if check is not None:
         lines += ["", "Agreement with pytrec_eval, per query (max |ours - pytrec_eval|): " + (
