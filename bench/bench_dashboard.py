@@ -29,6 +29,18 @@ def leaderboard_visible(page, text: str) -> None:
     expect(page.locator('[data-testid="stTable"]').first).to_contain_text(text, timeout=TIMEOUT)
 
 
+def gain_switches(page, rounds: int) -> list[float]:
+    """Seconds from a click on the sidebar's gain to the leaderboard re-rendered, linear and back."""
+    times = []
+    for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg=exp-log2)@10")] * rounds:
+        started = time.perf_counter()
+        page.locator('[data-testid="stSidebar"]').get_by_text(gain, exact=False).first.click()
+        leaderboard_visible(page, header)
+        wait_for_app(page, TIMEOUT)
+        times.append(time.perf_counter() - started)
+    return times
+
+
 def server_rss_mb(server: AppServer) -> float:
     import psutil
 
@@ -71,13 +83,7 @@ def main() -> None:
         page = browser.new_page()
         page.goto(server.url)
         leaderboard_visible(page, "bm25_ce")
-        switches = []
-        for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg=exp-log2)@10")] * 3:
-            t = time.perf_counter()
-            page.locator('[data-testid="stSidebar"]').get_by_text(gain, exact=False).first.click()
-            leaderboard_visible(page, header)
-            wait_for_app(page, TIMEOUT)
-            switches.append(time.perf_counter() - t)
+        switches = gain_switches(page, rounds=3)
         print(f"gain switch on legal (click to table re-rendered): median {statistics.median(switches):.2f} s "
               f"({', '.join(f'{x:.2f}' for x in switches)})")
         print(f"server RSS with the samples loaded: {server_rss_mb(server):.0f} MB")
@@ -110,13 +116,7 @@ def main() -> None:
             wait_for_app(page, TIMEOUT)
             total = time.perf_counter() - t
             print(f"7M-line run: upload + parse + store {stored:.1f} s; to its leaderboard {total:.1f} s end to end")
-            switches = []
-            for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg=exp-log2)@10")] * 2:
-                t = time.perf_counter()
-                page.locator('[data-testid="stSidebar"]').get_by_text(gain, exact=False).first.click()
-                leaderboard_visible(page, header)
-                wait_for_app(page, TIMEOUT)
-                switches.append(time.perf_counter() - t)
+            switches = gain_switches(page, rounds=2)
             print(f"gain switch with the 7M-line run: median {statistics.median(switches):.2f} s "
                   f"({', '.join(f'{x:.2f}' for x in switches)})")
             print(f"server RSS with the 7M-line run loaded: {server_rss_mb(server):.0f} MB")

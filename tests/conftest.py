@@ -33,3 +33,19 @@ def private_workspace(tmp_path_factory):
         os.environ.pop("NDCG_LAB_HOME", None)
     else:
         os.environ["NDCG_LAB_HOME"] = previous
+
+
+@pytest.fixture(scope="session")
+def legal_cli_comparison() -> dict:
+    """`python -m metrics compare` of bm25_ce against bm25 on the legal sample, as JSON: the
+    comparison row the Compare page must reproduce (same measure string, seed and test)."""
+    import json
+    import subprocess
+
+    legal = ROOT / "sample_data" / "legal"
+    out = subprocess.run(
+        [sys.executable, "-m", "metrics", "compare", str(legal / "qrels.txt"), str(legal / "bm25.run"),
+         str(legal / "bm25_ce.run"), "-m", "nDCG(dcg=exp-log2)@10", "--format", "json"],
+        cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    (row,) = json.loads(out)["comparisons"]
+    return row

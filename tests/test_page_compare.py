@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +10,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-LEGAL = ROOT / "sample_data" / "legal"
 MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
 
 
@@ -23,17 +20,6 @@ def array(value) -> np.ndarray:
     return np.asarray(value)
 
 
-@pytest.fixture(scope="module")
-def cli_row() -> dict:
-    """The CLI's comparison of bm25_ce against bm25 (same measure string, seed and test as the page's defaults)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "metrics", "compare", str(LEGAL / "qrels.txt"), str(LEGAL / "bm25.run"),
-         str(LEGAL / "bm25_ce.run"), "-m", MEASURE, "--format", "json"],
-        cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    (row,) = json.loads(out)["comparisons"]
-    return row
-
-
 @pytest.fixture
 def app(tmp_path, monkeypatch):
     monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
@@ -41,7 +27,7 @@ def app(tmp_path, monkeypatch):
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
 
 
-def test_compare_bm25_ce_against_bm25(app, cli_row):
+def test_compare_bm25_ce_against_bm25(app, legal_cli_comparison):
     at = app.run()
     at.switch_page("views/compare.py").run()
     assert not at.exception
@@ -53,9 +39,9 @@ def test_compare_bm25_ce_against_bm25(app, cli_row):
     assert list(table.index) == ["bm25_ce"]
     row = table.loc["bm25_ce"]
     assert row["Δ %"].startswith("+") and float(row["Δ %"].rstrip("%")) > 5
-    assert row["p"] == f"{cli_row['p_value']:.4g}"
-    assert row["p (corrected)"] == f"{cli_row['p_adjusted']:.4g}"
-    assert row["Wins / ties / losses"] == f"{cli_row['wins']} / {cli_row['ties']} / {cli_row['losses']}"
+    assert row["p"] == f"{legal_cli_comparison['p_value']:.4g}"
+    assert row["p (corrected)"] == f"{legal_cli_comparison['p_adjusted']:.4g}"
+    assert row["Wins / ties / losses"] == f"{legal_cli_comparison['wins']} / {legal_cli_comparison['ties']} / {legal_cli_comparison['losses']}"
     assert row["Sig."] == "▲"
     assert any(MEASURE in h.value for h in at.subheader)
 

@@ -1,27 +1,9 @@
 """Compare page in a real browser: bm25_ce against bm25 on the legal sample agrees with the CLI."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
-MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default measure: nDCG@10 with the default exponential gain
-
-
-def cli_comparison() -> dict:
-    out = subprocess.run(
-        [sys.executable, "-m", "metrics", "compare", str(LEGAL / "qrels.txt"), str(LEGAL / "bm25.run"),
-         str(LEGAL / "bm25_ce.run"), "-m", MEASURE, "--format", "json"],
-        cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    (row,) = json.loads(out)["comparisons"]
-    return row
-
-
-def test_compare_page_agrees_with_the_cli(app_server, page, open_app, wait_for_app):
-    expected = cli_comparison()
+def test_compare_page_agrees_with_the_cli(app_server, page, open_app, wait_for_app, legal_cli_comparison):
+    expected = legal_cli_comparison
     open_app(page, app_server)
     page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Compare").click()
     wait_for_app(page)
