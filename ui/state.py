@@ -79,7 +79,7 @@ def load_sample(ws: store.Workspace, name: str) -> str:
 
 # -- content-keyed caches ---------------------------------------------------------------
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=16)  # a 7M-line run holds ~320 MB
 def _cached_run(ws_path: str, collection: str, name: str, digest: str) -> metrics.Run:
     return workspace().load_run(collection, name)
 
@@ -90,7 +90,7 @@ def _cached_qrels(ws_path: str, collection: str, digest: str, proxy: bool) -> me
     return ws.load_proxy(collection) if proxy else ws.load_qrels(collection)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _cached_ranked(ws_path: str, collection: str, qrels_digest: str, run_name: str, run_digest: str,
                    proxy_digest: str | None, judged_only: bool) -> Ranked:
     qrels = _cached_qrels(ws_path, collection, qrels_digest, False)
