@@ -143,21 +143,15 @@ if shown_qid is not None:
         st.info(f"Query **{shown_qid}**{': ' + r['text'] if r['text'] else ''} — {baseline} {r['baseline']:.4f}, "
                 f"{system} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
-h1, h2 = st.columns(2)
-with h1:
-    st.markdown(f"**Helped most** by {system}")
-    helped = ui.extremes(rows, helped=True, count=10, baseline=baseline, system=system, tolerance=tolerance)
-    if len(helped):
-        st.table(helped)
-    else:
-        st.caption("No query improved.")
-with h2:
-    st.markdown(f"**Hurt most** by {system}")
-    hurt = ui.extremes(rows, helped=False, count=10, baseline=baseline, system=system, tolerance=tolerance)
-    if len(hurt):
-        st.table(hurt)
-    else:
-        st.caption("No query got worse.")
+for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
+                                       ("No query improved.", "No query got worse.")):
+    with column:
+        st.markdown(f"**{title}** by {system}")
+        queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
+        if len(queries):
+            st.table(queries)
+        else:
+            st.caption(none)
 
 # ---------------------------------------------------------------- over cutoffs
 st.divider()
