@@ -113,6 +113,7 @@ class Selection:
     gain: str
     test: str = "t"
     correction: str = "holm"
+    version: str = ""  # changes when the collection's qrels, topics or titles change
 
     @property
     def system_names(self) -> list[str]:
@@ -156,7 +157,8 @@ def curves(sel: Selection, family: str, max_k: int | None = None) -> dict[str, p
 def sidebar() -> Selection | None:
     """Draw the sidebar (collection, systems, baseline, gain) and return the selection."""
     ws = workspace()
-    collections = [c.name for c in ws.collections()]
+    infos = {c.name: c for c in ws.collections()}  # one workspace read per rerun
+    collections = list(infos)
     st.sidebar.title("nDCG Lab")
     if not collections:
         st.sidebar.info("The workspace is empty: load a sample or upload files on the Data page.")
@@ -189,7 +191,8 @@ def sidebar() -> Selection | None:
     digests = {r.name: r.digest for r in runs}
     return Selection(
         ws_path=str(ws.path), collection=collection,
-        qrels_digest=_qrels_digest(ws, collection), proxy_digest=_proxy_digest(ws, collection),
+        qrels_digest=infos[collection].qrels_digest, proxy_digest=infos[collection].proxy_digest,
+        version=_version(infos[collection]),
         systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
         test=test, correction=correction,
     )
@@ -211,16 +214,6 @@ def _baseline_widget(ws, collection: str, names: list[str]) -> str | None:
         ws.set_baseline(collection, st.session_state[key])
 
     return st.sidebar.selectbox("Baseline", names, key=key, on_change=save)
-
-
-def _qrels_digest(ws, collection: str) -> str:
-    info = next(c for c in ws.collections() if c.name == collection)
-    return info.qrels_digest
-
-
-def _proxy_digest(ws, collection: str) -> str | None:
-    info = next(c for c in ws.collections() if c.name == collection)
-    return getattr(info, "proxy_digest", None)
 
 
 def stamp(sel: Selection, measures) -> dict:
@@ -275,19 +268,18 @@ def _docs(ws_path: str, collection: str, version: str) -> pd.DataFrame:
     return workspace().load_docs(collection)
 
 
-def _collection_version(sel: Selection) -> str:
-    info = next(c for c in workspace().collections() if c.name == sel.collection)
-    return f"{info.created}:{info.n_topics}:{info.n_docs}:{sel.qrels_digest}"
+def _version(info) -> str:
+    return f"{info.created}:{info.n_topics}:{info.n_docs}:{info.qrels_digest}"
 
 
 def topics(sel: Selection) -> pd.DataFrame:
     """Topics of the collection: columns qid, text (empty when none were uploaded)."""
-    return _topics(sel.ws_path, sel.collection, _collection_version(sel))
+    return _topics(sel.ws_path, sel.collection, sel.version)
 
 
 def docs(sel: Selection) -> pd.DataFrame:
     """Document titles of the collection: columns docno, title (empty when none were uploaded)."""
-    return _docs(sel.ws_path, sel.collection, _collection_version(sel))
+    return _docs(sel.ws_path, sel.collection, sel.version)
 
 
 def qrels(sel: Selection) -> metrics.Qrels:
