@@ -4,9 +4,20 @@
     frame = metrics.evaluate("qrels.txt", ["bm25.run", "ce.run"], ["nDCG@10", "AP"])
     metrics.means(frame)
 """
+
+from .engines import evaluate
 from .errors import MetricsError
-from .evaluate import DEFAULT_MEASURES, as_runs, curve, curve_ranked, evaluate, evaluate_ranked, means, rank_run
-from .io import Qrels, Run, lint, read_qrels, read_run
+from .evaluate import (
+    DEFAULT_MEASURES,
+    as_runs,
+    curve,
+    curve_ranked,
+    evaluate_ranked,
+    means,
+    rank_run,
+)
+from .io import Qrels, Run, read_qrels, read_run
+from .lint import lint
 from .measures import parse as parse_measure
 from .measures import with_gain
 

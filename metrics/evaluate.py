@@ -21,7 +21,7 @@ DEFAULT_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10",
 
 def as_runs(runs, *, on_duplicate: str = "error") -> list:
     """Normalise one run, a list of runs or a {name: run} mapping into parsed Runs."""
-    if isinstance(runs, Mapping) and not _is_ranx_dict(runs):
+    if isinstance(runs, Mapping) and not is_ranx_dict(runs):
         parsed = []
         for name, run in runs.items():
             r = io.read_run(run, name=str(name), on_duplicate=on_duplicate)
@@ -29,7 +29,7 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
                 r = io.Run(r.table, str(name), r.source, r.digest, r.findings)
             parsed.append(r)
         return parsed
-    if isinstance(runs, (str, Path, bytes, pd.DataFrame, io.Run)) or _is_ranx_dict(runs):
+    if isinstance(runs, (str, Path, bytes, pd.DataFrame, io.Run)) or is_ranx_dict(runs):
         runs = [runs]
     if not isinstance(runs, Sequence):
         runs = list(runs)
@@ -44,7 +44,8 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
     return parsed
 
 
-def _is_ranx_dict(value) -> bool:
+def is_ranx_dict(value) -> bool:
+    """A ranx-style ``{qid: {docno: score}}`` dict (one run), as opposed to ``{name: run}``."""
     if not isinstance(value, Mapping) or not value:
         return False
     first = next(iter(value.values()))
@@ -64,7 +65,7 @@ def rank_run(qrels, run, *, missing="zero", ties="score", max_depth=None, inferr
 def evaluate_ranked(ranked: Ranked, measures, *, rel_level: int = 1) -> dict[str, np.ndarray]:
     """{measure string: per-query values} for one ranked run."""
     ctx = Context(ranked, rel_level=rel_level)
-    parsed = [parse(x) for x in _measure_list(measures)]
+    parsed = [parse(x) for x in measure_list(measures)]
     # Measures that differ only in cutoff share running sums; compute them together and
     # release those sums before the next family, so peak memory holds one family's arrays.
     family_of = {str(m): str(m.at(None)) for m in parsed}
@@ -77,7 +78,8 @@ def evaluate_ranked(ranked: Ranked, measures, *, rel_level: int = 1) -> dict[str
     return {str(m): values[str(m)] for m in parsed}
 
 
-def _measure_list(measures) -> list:
+def measure_list(measures) -> list:
+    """``measures`` as a non-empty list (one string is a list of one)."""
     if isinstance(measures, str):
         return [measures]
     measures = list(measures)
@@ -86,46 +88,27 @@ def _measure_list(measures) -> list:
     return measures
 
 
-ENGINES = ("local", "streaming", "dask")
-
-
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
              inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-             on_duplicate: str = "error", engine: str = "local", buckets: int | None = None,
-             scheduler: str | None = None, workers: int | None = None, workdir=None,
-             progress=None) -> pd.DataFrame:
-    """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
+             on_duplicate: str = "error", progress=None) -> pd.DataFrame:
+    """Evaluate runs against qrels in memory: a tidy frame ``system, qid, measure, value``.
 
     ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
     ``"skip"`` leaves them out. ``judged_only`` condenses every list (-J);
     ``inferred`` is a proxy qrels whose labels fill unjudged documents;
     ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
     binary threshold (-l); ``ties="rank"`` orders by the rank column.
+    ``progress`` is called as ``progress(done, total, message)`` after each run.
 
-    ``engine``: ``"local"`` (in memory, the default), ``"streaming"`` (the run split
-    into ``buckets`` by query and scored one bucket at a time: memory bounded by a
-    bucket) or ``"dask"`` (buckets mapped over the Dask cluster at ``scheduler``,
-    ``tcp://HOST:PORT``, or over a LocalCluster of ``workers`` processes started
-    here). All three give identical per-query values. A run may also be a glob,
-    an fsspec URL or (inside a list or mapping) a list of shard files read as one
-    run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
-    is called as ``progress(done, total, message)``. See metrics.scale.
+    ``metrics.evaluate`` (:func:`metrics.engines.evaluate`) adds the streaming and Dask
+    engines and runs given as several files; this function is its local engine.
     """
-    if engine not in ENGINES:
-        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
-    if engine != "local":
-        from . import scale
-        return scale.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,
-                              workers=workers, workdir=workdir, missing=missing, judged_only=judged_only,
-                              inferred=inferred, max_depth=max_depth, rel_level=rel_level, ties=ties,
-                              on_duplicate=on_duplicate, progress=progress)
-    from .scale import local_runs
     qrels = io.read_qrels(qrels)
     proxy = io.read_qrels(inferred) if inferred is not None else None
-    parsed_measures = [parse(m) for m in _measure_list(measures)]
+    parsed_measures = [parse(m) for m in measure_list(measures)]
     names = list(dict.fromkeys(str(m) for m in parsed_measures))
     frames = []
-    parsed_runs = as_runs(local_runs(runs, on_duplicate=on_duplicate), on_duplicate=on_duplicate)
+    parsed_runs = as_runs(runs, on_duplicate=on_duplicate)
     for i, run in enumerate(parsed_runs):
         ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
         if judged_only:

@@ -6,12 +6,9 @@ so that later reruns do not store it again.
 """
 from __future__ import annotations
 
-import csv
-import io as _stdio
 import re
 import time
 
-import pandas as pd
 import streamlit as st
 
 import metrics
@@ -97,52 +94,6 @@ def parse_with_progress(files, reader, what: str):
         status.update(label=f"Read {len(files) - failed} of {len(files)} {what} file(s)",
                       state="error" if failed else "complete", expanded=bool(failed))
     return results
-
-
-def read_table(file, columns: tuple[str, str]) -> pd.DataFrame:
-    """Topics (qid, text) or doc metadata (docno, title): TSV/CSV with a header, or two columns without.
-
-    Every problem is a MetricsError naming the file (and the line where one is known).
-    """
-    name = getattr(file, "name", None) or "<upload>"
-    data = file.getvalue()
-    try:
-        raw = data.decode("utf-8-sig", errors="strict")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise metrics.MetricsError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", source=name, line=line,
-                                   fix="save the file as UTF-8 (for example: iconv -f latin1 -t utf-8)") from None
-    lines = raw.splitlines()
-    first = next((i for i, text in enumerate(lines) if text.strip()), None)
-    if first is None:
-        raise metrics.MetricsError("the file is empty", source=name, line=1,
-                                   fix=f"upload a table with columns {columns[0]} and {columns[1]}")
-    sep = "\t" if "\t" in lines[first] else ","
-
-    def parse(header):
-        try:
-            return pd.read_csv(_stdio.StringIO(raw), sep=sep, dtype=str, keep_default_na=False, header=header,
-                               quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL,
-                               skip_blank_lines=True)
-        except (pd.errors.ParserError, csv.Error, ValueError) as exc:
-            found = re.search(r"line (\d+)", str(exc))
-            raise metrics.MetricsError(f"cannot read the table ({str(exc).strip().splitlines()[0]})", source=name,
-                                       line=int(found.group(1)) if found else None,
-                                       fix=f"give one row per line: {columns[0]}<TAB>{columns[1]}") from None
-
-    frame = parse(0)
-    lowered = [str(c).strip().lower() for c in frame.columns]
-    if not set(columns) <= set(lowered) and "query" not in lowered:
-        frame = parse(None)
-        if frame.shape[1] < 2:
-            raise metrics.MetricsError(f"expected two columns ({columns[0]}, {columns[1]})", source=name,
-                                       line=first + 1,
-                                       fix=f"write a header line '{columns[0]}<TAB>{columns[1]}'")
-        frame = frame.iloc[:, :2]
-        frame.columns = list(columns)
-    else:
-        frame.columns = lowered
-    return frame
 
 
 def run_reader(file):

@@ -1,7 +1,7 @@
 """Cached computations and table formatting for the Judgments page.
 
 Every cache is keyed on the sidebar ``Selection`` (content digests) and plain
-parameters; the computations themselves live in ``metrics.judgments``.
+parameters; the computations themselves live in ``metrics.analysis.judgments``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics import judgments
+from metrics.analysis import judgments
 from metrics.ranking import Ranked
 from ui import state
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from metrics.figures_explain import grade_color, text_color
+from metrics.report.figures.explain import grade_color, text_color
 
 CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right:.35em;border-radius:.6em;"
               "text-align:center;font-weight:600;font-size:.85em;border:1px solid rgba(0,0,0,.15);")

@@ -1,5 +1,5 @@
 """Large runs on the Data page: above a size threshold a run is scored by the streaming engine
-(metrics.scale: buckets by query, one at a time) with a progress bar, instead of being loaded
+(metrics.engines: buckets by query, one at a time) with a progress bar, instead of being loaded
 into the workspace and the in-memory leaderboard cache.
 
 The threshold is ``NDCG_LAB_STREAMING_BYTES`` (bytes) or, by default, the machine's RAM / 16.
@@ -16,7 +16,9 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics import scale
+from metrics import engines
+from metrics.io.sources import expand, is_url, shard_name
+from metrics.report.text import human_bytes
 from ui import ingest
 
 _RESULTS = "_scale_results"
@@ -25,13 +27,9 @@ _RESULTS = "_scale_results"
 def threshold() -> int:
     """Bytes above which a run is streamed (NDCG_LAB_STREAMING_BYTES, default RAM / 16)."""
     try:
-        return scale.streaming_threshold()
+        return engines.streaming_threshold()
     except metrics.MetricsError:
-        return scale.memory_threshold()     # a malformed setting falls back to the default
-
-
-def _size(n: int) -> str:
-    return scale._size(int(n))
+        return engines.memory_threshold()     # a malformed setting falls back to the default
 
 
 def measures(sel) -> list[str]:
@@ -81,7 +79,7 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
         progress(done, total, message)
 
     try:
-        frame = metrics.evaluate(qrels, {metrics.scale._shard_name(label): path}, measures(sel),
+        frame = metrics.evaluate(qrels, {shard_name(label): path}, measures(sel),
                                  engine="streaming", progress=counting)
     except metrics.MetricsError as exc:
         bar.empty()
@@ -91,7 +89,7 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
     bar.progress(1.0, text=f"{label}: done in {seconds:.1f} s")
     if size is None:
         try:
-            size = sum(os.path.getsize(p) for p in scale.expand(path) if not scale._is_url(p))
+            size = sum(os.path.getsize(p) for p in expand(path) if not is_url(p))
         except (OSError, metrics.MetricsError):
             size = 0
     result = {"name": str(frame["system"].iloc[0]) if len(frame) else label, "file": label, "size": size,
@@ -99,7 +97,7 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
               "queries": int(frame["qid"].nunique()), "means": metrics.means(frame),
               "collection": sel.collection}
     st.session_state.setdefault(_RESULTS, []).append(result)
-    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} ({_size(size)}) with the "
+    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} ({human_bytes(size)}) with the "
                              f"**streaming** engine in {seconds:.1f} s ({result['buckets']} buckets, "
                              f"{result['queries']:,} queries).")
     return result
@@ -108,8 +106,8 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
 def section(sel, ws) -> None:
     """Where large runs go: the threshold, a server path/URL form, and the results of this session."""
     limit = threshold()
-    with st.expander(f"Large runs (above {_size(limit)}: streaming engine)", expanded=False):
-        st.caption(f"Runs up to {_size(limit)} are loaded into the workspace and evaluated in memory (local "
+    with st.expander(f"Large runs (above {human_bytes(limit)}: streaming engine)", expanded=False):
+        st.caption(f"Runs up to {human_bytes(limit)} are loaded into the workspace and evaluated in memory (local "
                    f"engine). Larger uploads, or a path/URL given here, are split into buckets by query and "
                    f"scored one bucket at a time (streaming engine); set NDCG_LAB_STREAMING_BYTES to change "
                    f"the threshold. See docs/scale.md for Dask clusters.")
@@ -126,6 +124,6 @@ def section(sel, ws) -> None:
     if results:
         st.markdown("**Large runs evaluated in this session**")
         st.table(pd.DataFrame([{
-            "name": r["name"], "file": r["file"], "size": _size(r["size"]), "engine": r["engine"],
+            "name": r["name"], "file": r["file"], "size": human_bytes(r["size"]), "engine": r["engine"],
             "buckets": r["buckets"], "time (s)": f"{r['seconds']:.1f}", "queries": f"{r['queries']:,}",
             **{m: f"{v:.4f}" for m, v in r["means"].iloc[0].items()}} for r in results]))

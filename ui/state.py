@@ -64,8 +64,8 @@ def load_sample(ws: store.Workspace, name: str) -> str:
     """Add (or refresh) the bundled sample collection ``name`` in the workspace."""
     files = sample_files(name)
     qrels = metrics.read_qrels(files["qrels"])
-    topics = pd.read_csv(files["topics"], sep="\t", dtype=str) if files["topics"].exists() else None
-    docs = pd.read_csv(files["docs"], sep="\t", dtype=str) if files["docs"].exists() else None
+    topics = metrics.io.read_two_columns(files["topics"], ("qid", "text")) if files["topics"].exists() else None
+    docs = metrics.io.read_two_columns(files["docs"], ("docno", "title")) if files["docs"].exists() else None
     proxy = metrics.read_qrels(files["proxy"]) if files["proxy"].exists() else None
     if ws.has_collection(name):
         ws.delete_collection(name)
@@ -254,7 +254,7 @@ def _lint(ws_path: str, collection: str, qrels_digest: str, name: str, digest: s
 
 
 def lint(sel: Selection, name: str, digest: str, k: int = 10):
-    """metrics.io.lint findings of one stored run against the collection's qrels (cached)."""
+    """metrics.lint findings of one stored run against the collection's qrels (cached)."""
     return _lint(sel.ws_path, sel.collection, sel.qrels_digest, name, digest, k)
 
 

@@ -4,9 +4,10 @@ import json
 import streamlit as st
 
 import metrics
-from metrics import export, stats
-from metrics import figures_compare as figs
-from metrics.figures import FIGURE_CONFIG
+from metrics import stats
+from metrics.report import export
+from metrics.report.figures import compare as figs
+from metrics.report.figures.curves import FIGURE_CONFIG
 from ui import compare as ui
 from ui import state
 

@@ -2,7 +2,7 @@
 import streamlit as st
 
 import metrics
-from metrics import figures
+from metrics.report.figures import curves as figures
 from ui import state
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP"}

@@ -6,7 +6,7 @@ import streamlit as st
 
 import metrics
 from ui import ingest, state
-from ui import scale as scale_ui  # large runs: streaming engine (issue 7)
+from ui import scale as scale_ui
 
 # The sidebar's collection selectbox (key "collection") is drawn before this page runs, so a
 # switch of collection is made in a button callback, which runs before the next script run.
@@ -126,9 +126,9 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
         (c1, "Replace qrels", "qrels", ingest.qrels_reader, lambda q: ws.set_qrels(collection, q)),
         (c2, "Proxy judgments (inferred labels, qrels format)", "proxy", ingest.qrels_reader,
          lambda q: ws.set_proxy(collection, q)),
-        (c1, "Topics (qid, text)", "topics", lambda f: ingest.read_table(f, ("qid", "text")),
+        (c1, "Topics (qid, text)", "topics", lambda f: metrics.io.read_two_columns(f, ("qid", "text")),
          lambda t: ws.set_topics(collection, t)),
-        (c2, "Document titles (docno, title)", "docs", lambda f: ingest.read_table(f, ("docno", "title")),
+        (c2, "Document titles (docno, title)", "docs", lambda f: metrics.io.read_two_columns(f, ("docno", "title")),
          lambda t: ws.set_docs(collection, t)),
     ]
     changed = False

@@ -2,8 +2,9 @@
 import streamlit as st
 
 import metrics
-from metrics import figures, judgments
-from metrics import figures_judgments as jfig
+from metrics.analysis import judgments
+from metrics.report.figures import curves as figures
+from metrics.report.figures import judgments as jfig
 from ui import judgments as ju
 from ui import state
 

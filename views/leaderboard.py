@@ -2,7 +2,7 @@
 import streamlit as st
 
 import metrics
-from metrics import export
+from metrics.report import export
 from ui import state
 from ui.compare import significance
 from ui.tables import leaderboard_styler

@@ -1,15 +1,15 @@
 """Learn NDCG: edit a ranked list and watch nDCG and its rivals move. Runs without any upload.
 
-Every number comes from metrics.sandbox, which scores the list with the library's engine.
+Every number comes from metrics.analysis.sandbox, which scores the list with the library's engine.
 """
 import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics import figures
-from metrics import figures_explain as fx
-from metrics import sandbox
-from metrics.sandbox import PRESETS, Sandbox
+from metrics.analysis import sandbox
+from metrics.analysis.sandbox import PRESETS, Sandbox
+from metrics.report.figures import curves as figures
+from metrics.report.figures import explain as fx
 from ui import learn as text
 from ui import query as view
 

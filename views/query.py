@@ -3,8 +3,9 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics import explain, figures
-from metrics import figures_explain as fx
+from metrics.analysis import explain
+from metrics.report.figures import curves as figures
+from metrics.report.figures import explain as fx
 from ui import query as view
 from ui import state
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MetricsError
 from ..ranking import Ranked, positions
 
 

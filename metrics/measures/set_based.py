@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ap import BINARY_PARAMS
-from .base import Family, Param
+from .base import Family
 from .context import Context, safe_divide
 
 

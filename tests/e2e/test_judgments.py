@@ -7,7 +7,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 import metrics
-from metrics import judgments as J
+from metrics.analysis import judgments as J
 from metrics.ranking import rank
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,162 @@
+"""``python -m metrics compare QRELS BASELINE RUN [RUN ...]``: paired comparison against a baseline run.
+
+For every measure and run: both means, the absolute and relative difference,
+the bootstrap CI of the difference, the p-value of the chosen test (raw and
+corrected across runs x measures), paired Cohen's d, and wins/ties/losses.
+The page ``views/compare.py`` calls the same :func:`metrics.stats.compare`
+with the same defaults (seed 0, 10,000 permutations and resamples), so its
+numbers equal these.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import pandas as pd
+
+from .. import __version__, stats
+from ..evaluate import as_runs, evaluate, means
+from ..io import read_qrels
+from ..measures import with_gain
+from ..report.export import to_latex
+
+DEFAULT_MEASURE = "nDCG@10"
+FORMATS = ("table", "tsv", "json", "latex")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="compare runs against a baseline run: differences, CIs, paired tests",
+        description="Paired comparison of runs against a baseline run, per measure: means, absolute and "
+                    "relative difference, bootstrap CI of the difference, p-value (raw and corrected over "
+                    "runs x measures), paired Cohen's d, wins/ties/losses.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("qrels")
+    p.add_argument("baseline", help="the baseline run")
+    p.add_argument("runs", nargs="+", help="runs compared with the baseline")
+    p.add_argument("-m", "--measure", action="append", dest="measures",
+                   help=f"measure in ir_measures syntax (repeatable; default {DEFAULT_MEASURE})")
+    p.add_argument("--gain", choices=("exp", "linear"), default=None,
+                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
+    p.add_argument("--test", choices=tuple(stats.TESTS), default="t",
+                   help="t: paired t-test; wilcoxon: signed-rank; randomization: Fisher's permutation test; "
+                        "bootstrap: studentised paired bootstrap")
+    p.add_argument("--correction", choices=tuple(stats.CORRECTIONS), default="holm",
+                   help="multiple-testing correction across runs x measures (bh = Benjamini-Hochberg)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level for the markers")
+    p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="seed of every random draw")
+    p.add_argument("--permutations", type=_positive, default=stats.DEFAULT_PERMUTATIONS,
+                   help="random sign flips of the randomisation test (exact enumeration up to "
+                        f"{stats.EXACT_MAX} non-zero differences)")
+    p.add_argument("--resamples", type=_positive, default=stats.DEFAULT_RESAMPLES,
+                   help="bootstrap resamples (confidence intervals and the bootstrap test)")
+    p.add_argument("--tolerance", type=float, default=stats.TIE_TOLERANCE,
+                   help="|difference| at or below which a query counts as a tie")
+    miss = p.add_mutually_exclusive_group()
+    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
+                      help="score qrels queries missing from a run as 0 (default)")
+    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
+                      help="leave out qrels queries that a run lacks (they then count 0 in the pairing)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def run(args) -> int:
+    measures = args.measures or [DEFAULT_MEASURE]
+    if args.gain:
+        measures = [with_gain(m, args.gain) for m in measures]
+    qrels = read_qrels(args.qrels)
+    runs = as_runs([args.baseline, *args.runs])
+    frame = evaluate(qrels, runs, measures, missing=args.missing or "zero")
+    baseline = runs[0].name
+    names = [r.name for r in runs[1:]]
+    measures = list(dict.fromkeys(frame["measure"].astype(str)))
+    table = stats.compare(frame, baseline, names, measures, test=args.test, correction=args.correction,
+                          alpha=args.alpha, seed=args.seed, permutations=args.permutations,
+                          resamples=args.resamples, tolerance=args.tolerance)
+    settings = {
+        "tool": f"nDCG Lab {__version__}", "qrels": str(args.qrels), "qrels_sha256": qrels.digest,
+        "baseline": baseline, "runs_sha256": {r.name: r.digest for r in runs},
+        "test": args.test, "test_name": stats.TESTS[args.test], "correction": args.correction,
+        "alpha": args.alpha, "seed": args.seed, "permutations": args.permutations, "resamples": args.resamples,
+        "confidence_level": stats.DEFAULT_LEVEL, "tie_tolerance": args.tolerance,
+        "missing_queries": "skipped" if args.missing == "skip" else "scored 0 (trec_eval -c)",
+        "order": "score desc, ties docno desc (trec_eval)",
+    }
+    print(render(table, frame, args.format, settings))
+    return 0
+
+
+def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -> str:
+    """The comparison table in one of :data:`FORMATS`."""
+    if fmt == "json":
+        extra = {}
+        systems = [settings["baseline"], *dict.fromkeys(table["system"])]
+        if len(systems) > 2:
+            extra["tukey_hsd"] = {m: _records(stats.tukey_hsd(
+                stats.paired_matrix(frame, m, systems).to_numpy(), systems)) for m in dict.fromkeys(table["measure"])}
+        return json.dumps({"version": __version__, "settings": settings,
+                           "means": {s: {m: float(v) for m, v in row.items()} for s, row in means(frame).iterrows()},
+                           "comparisons": _records(table), **extra}, indent=2)
+    if fmt == "tsv":
+        return table.to_csv(sep="\t", index=False, lineterminator="\n", float_format="%.10g").rstrip("\n")
+    if fmt == "latex":
+        marks = {(r.system, r.measure): ("\\blacktriangle" if r.marker == "▲" else "\\blacktriangledown")
+                 for r in table.itertuples() if r.marker}
+        stamp = {**settings, "markers": f"{stats.TESTS[settings['test']]}, {stats.CORRECTIONS[settings['correction']]}"
+                 f" correction, p < {settings['alpha']}: blacktriangle = better, blacktriangledown = worse "
+                 "than the baseline"}
+        return to_latex(means(frame), marks, stamp).rstrip("\n")
+    if fmt == "table":
+        return text_table(table, settings)
+    raise ValueError(fmt)
+
+
+def _records(table: pd.DataFrame) -> list[dict]:
+    def plain(value):
+        if hasattr(value, "item"):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        return value
+
+    return [{k: plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
+
+
+def text_table(table: pd.DataFrame, settings: dict) -> str:
+    """A readable block per measure: the baseline's mean, then one line per run."""
+    test, correction = stats.TESTS[settings["test"]], stats.CORRECTIONS[settings["correction"]]
+    blocks = []
+    for measure, rows in table.groupby("measure", sort=False):
+        first = rows.iloc[0]
+        head = (f"{measure}  baseline {first.baseline} = {first.baseline_mean:.4f}  ({int(first.n_queries)} queries; "
+                f"{test}; {correction} correction over {len(table)} comparison{'s' if len(table) != 1 else ''}; "
+                f"seed {settings['seed']})")
+        shown = pd.DataFrame({
+            "system": rows["system"], "mean": rows["mean"].map("{:.4f}".format),
+            "diff": rows["diff"].map("{:+.4f}".format), "rel": rows["rel_diff"].map(_percent),
+            "95% CI of diff": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
+            "p": rows["p_value"].map(format_p), "p adj": rows["p_adjusted"].map(format_p),
+            "d": rows["effect_size"].map("{:+.3f}".format),
+            "W/T/L": [f"{w}/{t}/{l}" for w, t, l in zip(rows["wins"], rows["ties"], rows["losses"])],
+            "sig": rows["marker"].replace("", "-"),
+        })
+        blocks.append(head + "\n" + shown.to_string(index=False))
+    return "\n\n".join(blocks)
+
+
+def format_p(p: float) -> str:
+    """A p-value with 4 significant digits (the page uses the same format)."""
+    return f"{p:.4g}"
+
+
+def _percent(value: float) -> str:
+    return "n/a" if not math.isfinite(value) else f"{100 * value:+.1f}%"

@@ -1,0 +1,133 @@
+"""``eval``: evaluate runs against qrels and print means and per-query values (flags mirror trec_eval)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pandas as pd
+
+from .. import __version__
+from ..engines import evaluate
+from ..errors import MetricsError
+from ..evaluate import DEFAULT_MEASURES, means
+from ..measures import parse, with_gain
+from ..report.export import to_latex
+from ..report.text import terminal_progress
+
+
+def _count_like(measure: str) -> bool:
+    return parse(measure).family.aggregate == "sum"
+
+
+def _fmt(measure: str, value: float) -> str:
+    if _count_like(measure) and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6f}"
+
+
+def render(frame: pd.DataFrame, fmt: str, per_query: bool) -> str:
+    """Render a tidy frame (plus its means) in one of the CLI formats."""
+    table = means(frame)
+    systems = list(table.index)
+    measures = list(table.columns)
+    multi = len(systems) > 1
+    lines: list[str] = []
+    if fmt in ("trec", "tsv"):
+        if fmt == "tsv":
+            lines.append("system\tqid\tmeasure\tvalue")
+        for system in systems:
+            if per_query:
+                sub = frame[frame["system"] == system]
+                for m in measures:
+                    rows = sub[sub["measure"] == m]
+                    for qid, value in zip(rows["qid"], rows["value"]):
+                        lines.append(_row(fmt, multi, system, m, qid, _fmt(m, value)))
+            for m in measures:
+                lines.append(_row(fmt, multi, system, m, "all", _fmt(m, table.at[system, m])))
+        return "\n".join(lines)
+    if fmt == "json":
+        out: dict = {"version": __version__, "means": {s: {m: float(table.at[s, m]) for m in measures} for s in systems}}
+        if per_query:
+            out["per_query"] = {
+                s: {m: dict(zip(g["qid"].astype(str), g["value"].astype(float)))
+                    for m, g in frame[frame["system"] == s].groupby("measure", sort=False)}
+                for s in systems
+            }
+        return json.dumps(out, indent=2)
+    if fmt == "latex":
+        return to_latex(table)
+    if fmt == "table":
+        shown = table.copy()
+        shown.index.name = "system"
+        return shown.to_string(float_format=lambda v: f"{v:.4f}")
+    raise MetricsError(f"unknown format {fmt!r}", fix="use trec, tsv, json, table or latex")
+
+
+def _row(fmt: str, multi: bool, system: str, measure: str, qid: str, value: str) -> str:
+    if fmt == "tsv":
+        return f"{system}\t{qid}\t{measure}\t{value}"
+    return (f"{system}\t" if multi else "") + f"{measure}\t{qid}\t{value}"
+
+
+def register(sub) -> None:
+    e = sub.add_parser("eval", help="evaluate runs against qrels")
+    e.add_argument("qrels")
+    e.add_argument("runs", nargs="+")
+    e.add_argument("-m", "--measure", action="append", dest="measures",
+                   help="measure in ir_measures syntax, e.g. nDCG@10, AP, P(rel=2)@5 (repeatable)")
+    e.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
+    miss = e.add_mutually_exclusive_group()
+    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
+                      help="score qrels queries missing from a run as 0 (default)")
+    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
+                      help="leave out qrels queries that a run lacks")
+    e.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents (condensed lists)")
+    e.add_argument("-l", "--rel-level", type=int, default=1, help="minimum grade counted relevant (default 1)")
+    e.add_argument("-M", "--max-depth", type=int, default=None, help="use only the top N documents per query")
+    e.add_argument("--gain", choices=("exp", "linear"), default=None,
+                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
+    e.add_argument("--inferred", default=None, help="proxy qrels whose labels fill unjudged documents")
+    e.add_argument("--ties", choices=("score", "rank"), default="score",
+                   help="score: trec_eval order (score desc, docno desc); rank: use the rank column")
+    e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
+    e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
+    scale = e.add_argument_group("scale-out (runs larger than memory; see docs/scale.md)")
+    scale.add_argument("--engine", choices=("local", "streaming", "dask"), default="local",
+                       help="local: in memory (default); streaming: split the run into buckets by query and "
+                            "score one bucket at a time; dask: score the buckets on a Dask cluster")
+    scale.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                       help="with --engine dask: the scheduler of an existing cluster (default: start a "
+                            "LocalCluster on this machine and close it afterwards)")
+    scale.add_argument("--workers", type=int, default=None,
+                       help="with --engine dask and no --scheduler: worker processes of the LocalCluster")
+    scale.add_argument("--buckets", type=int, default=None, metavar="N",
+                       help="number of buckets (default: one per ~192 MB of run text)")
+    scale.add_argument("--workdir", default=None, metavar="PATH_OR_URL",
+                       help="where the buckets go (default: a temporary folder); a remote cluster needs "
+                            "storage its workers read, e.g. a shared folder or s3://bucket/prefix")
+    scale.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="do not report progress on stderr (streaming and dask engines)")
+    e.set_defaults(handler=cmd_eval)
+
+
+def cmd_eval(args) -> int:
+    measures = args.measures or list(DEFAULT_MEASURES)
+    if args.gain:
+        measures = [with_gain(m, args.gain) for m in measures]
+    engine = getattr(args, "engine", "local")
+    if engine != "dask" and getattr(args, "scheduler", None):
+        raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
+    options = {}
+    if engine != "local":
+        options = {"engine": engine, "buckets": args.buckets, "scheduler": args.scheduler,
+                   "workers": args.workers, "workdir": args.workdir,
+                   "progress": terminal_progress(sys.stderr) if args.progress else None}
+    started = time.perf_counter()
+    frame = evaluate(args.qrels, list(args.runs), measures, missing=args.missing or "zero",
+                     judged_only=args.judged_only, inferred=args.inferred, max_depth=args.max_depth,
+                     rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate, **options)
+    if engine != "local" and args.progress:
+        print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    print(render(frame, args.format, args.per_query))
+    return 0

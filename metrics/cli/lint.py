@@ -1,0 +1,28 @@
+"""``lint``: check a qrels file and runs, and print every finding."""
+from __future__ import annotations
+
+from .. import io
+from ..evaluate import as_runs
+from ..lint import lint
+
+
+def register(sub) -> None:
+    p = sub.add_parser("lint", help="check a qrels file and runs, and report findings")
+    p.add_argument("qrels")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("-k", type=int, default=10, help="depth for Judged@k (default 10)")
+    p.set_defaults(handler=cmd_lint)
+
+
+def cmd_lint(args) -> int:
+    qrels = io.read_qrels(args.qrels)
+    status = 0
+    for finding in qrels.findings:
+        print(f"{qrels.source}\twarning\t{finding.kind}\t{finding.message}")
+    for run in as_runs(list(args.runs)):
+        findings = lint(qrels, run, k=args.k)
+        for finding in findings:
+            print(f"{run.source}\twarning\t{finding.kind}\t{finding.message}")
+        if all(f.kind == "judged" for f in findings):
+            print(f"{run.source}\tok\t-\tno problems found")
+    return status

@@ -1,1 +1,0 @@
-"""Subcommands of ``python -m metrics`` beyond eval and lint; see metrics.cli."""

@@ -1,0 +1,55 @@
+"""Engines behind ``metrics.evaluate``: ``local`` (in memory), ``streaming`` (the run split into
+buckets by query and scored one bucket at a time) and ``dask`` (the buckets mapped over a Dask
+cluster). All three give identical per-query values; the streaming and Dask engines bound
+memory by a bucket. See docs/scale.md.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..errors import MetricsError
+from ..evaluate import DEFAULT_MEASURES
+from . import local, streaming
+from .buckets import HASH, bucket_of, crc32, default_buckets, memory_threshold, streaming_threshold
+from .dask import local_cluster, to_dask
+from .local import local_runs, read_run_files
+from .partition import Partition, Progress, partition, read_bucket
+from .streaming import evaluate_partition
+
+ENGINES = ("local", "streaming", "dask")
+
+__all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "crc32", "default_buckets", "evaluate",
+           "evaluate_partition", "local_cluster", "local_runs", "memory_threshold", "partition", "read_bucket",
+           "read_run_files", "streaming_threshold", "to_dask"]
+
+
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
+             inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
+             on_duplicate: str = "error", engine: str = "local", buckets: int | None = None,
+             scheduler: str | None = None, workers: int | None = None, workdir=None,
+             progress: Progress | None = None) -> pd.DataFrame:
+    """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
+
+    ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
+    ``"skip"`` leaves them out. ``judged_only`` condenses every list (-J);
+    ``inferred`` is a proxy qrels whose labels fill unjudged documents;
+    ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
+    binary threshold (-l); ``ties="rank"`` orders by the rank column.
+
+    ``engine``: ``"local"`` (in memory, the default), ``"streaming"`` (the run split
+    into ``buckets`` by query and scored one bucket at a time: memory bounded by a
+    bucket) or ``"dask"`` (buckets mapped over the Dask cluster at ``scheduler``,
+    ``tcp://HOST:PORT``, or over a LocalCluster of ``workers`` processes started
+    here). All three give identical per-query values. A run may also be a glob,
+    an fsspec URL or (inside a list or mapping) a list of shard files read as one
+    run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
+    is called as ``progress(done, total, message)``.
+    """
+    if engine not in ENGINES:
+        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
+    options = dict(missing=missing, judged_only=judged_only, inferred=inferred, max_depth=max_depth,
+                   rel_level=rel_level, ties=ties, on_duplicate=on_duplicate, progress=progress)
+    if engine == "local":
+        return local.evaluate(qrels, runs, measures, **options)
+    return streaming.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,
+                              workers=workers, workdir=workdir, **options)

@@ -1,0 +1,66 @@
+"""The local engine: everything in memory. A run given as several files (a glob, a folder, an
+fsspec URL or a list of shards) is read into one :class:`metrics.io.Run` first."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .. import io
+from ..evaluate import DEFAULT_MEASURES
+from ..evaluate import evaluate as evaluate_in_memory
+from ..io.sources import display_name, expand, filesystem, is_shards, is_url, shard_name
+from .partition import duplicates, run_specs
+from .streaming import BucketTask
+
+
+def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error") -> io.Run:
+    """One run from several files (shards) in memory, for the local engine: each file read by
+    metrics.io, then duplicates across files checked with file and line."""
+    paths = expand(files)
+    name = name or shard_name(files if isinstance(files, (list, tuple)) else str(files))
+    runs = []
+    for path in paths:
+        if is_url(path):
+            fs, inner = filesystem(path)
+            with fs.open_input_stream(inner) as f:
+                runs.append(io.read_run(f.read(), name=name, source=display_name(path), on_duplicate=on_duplicate))
+        else:
+            runs.append(io.read_run(path, name=name, on_duplicate=on_duplicate))
+    if len(runs) == 1:
+        return runs[0]
+    table = pa.concat_tables([pa.table({
+        "qid": r.table["qid"], "docno": r.table["docno"], "score": r.table["score"], "rank": r.table["rank"],
+        "tag": r.table["tag"], "part": pa.array(np.full(len(r), i, dtype=np.int32)),
+        "line": pa.array(r.line_of(np.arange(len(r))) if r.line_of([0]) is not None
+                         else np.arange(1, len(r) + 1))}) for i, r in enumerate(runs)])
+    task = BucketTask(path="", bucket=0, n_buckets=1, files=(), qrels_file="", proxy_file=None,
+                       sources=tuple(r.source for r in runs), part_files=tuple(range(len(runs))),
+                       part_first_line=(0,) * len(runs),
+                       part_kinds=tuple("text" if r.line_of([0]) is not None else "parquet" for r in runs),
+                       name=name, measures=(), options=())
+    keep = duplicates(table, task, on_duplicate)
+    if keep is not None:
+        table = table.filter(pa.array(keep))
+    findings = [f for r in runs for f in r.findings]
+    digest = hashlib.sha256("".join(r.digest for r in runs).encode()).hexdigest()
+    return io.Run(table.select(["qid", "docno", "score", "rank", "tag"]), name,
+                  ", ".join(r.source for r in runs), digest, findings)
+
+
+def local_runs(runs, *, on_duplicate: str = "error"):
+    """``runs`` with every multi-file run (glob, URL, list of shards) read into one :class:`metrics.io.Run`;
+    ``runs`` unchanged when it has none."""
+    specs = run_specs(runs)
+    if not any(is_shards(spec) for _, spec in specs):
+        return runs
+    return [read_run_files(spec, name=name, on_duplicate=on_duplicate) if is_shards(spec)
+            else io.read_run(spec, name=name, on_duplicate=on_duplicate) for name, spec in specs]
+
+
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", **options) -> pd.DataFrame:
+    """The local engine: :func:`metrics.evaluate.evaluate` on ``runs``, multi-file runs read into memory."""
+    return evaluate_in_memory(qrels, local_runs(runs, on_duplicate=on_duplicate), measures,
+                              on_duplicate=on_duplicate, **options)

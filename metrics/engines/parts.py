@@ -1,0 +1,501 @@
+"""Partition tasks: read one part of a run (a whole file, or a byte range of a large plain-text
+file cut at line boundaries) in pieces of whole lines, parse each piece with ``metrics.io`` (same
+normalisation, validation and messages; line numbers shifted to the original file) and append
+each bucket's rows to its own parquet fragment ``run/b{bucket}/p{part}.parquet``. Memory is
+bounded by the piece size, never by the run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import lzma
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .. import io
+from ..errors import MetricsError
+from ..io.keys import as_array
+from ..io.sources import (
+    DECOMPRESS_ERRORS,
+    check_text,
+    compression_of,
+    decompress_error,
+    display_name,
+    filesystem,
+    first_data_line,
+    is_url,
+    join_path,
+    line_ends,
+    line_of_offset,
+    open_decompressed,
+    peek,
+)
+from ..io.tables import ALIASES, header_columns, pick
+from ..io.trec import read_trec
+from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, string_column
+from .buckets import bucket_of
+
+PIECE_BYTES = 64 << 20          # text read and parsed at a time by one partition task
+
+
+RANGE_BYTES = 512 << 20         # plain text files larger than this are split into byte ranges (parts)
+
+
+MIN_RANGE_BYTES = 64 << 20      # ... and on a Dask cluster into ranges of at least this, two per worker
+
+
+ROW_GROUP_ROWS = 1 << 20
+
+
+FRAGMENT_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
+                             ("rank", pa.int64()), ("part", pa.int32()), ("line", pa.int64())])
+
+
+@dataclass
+class Part:
+    """One partition task: a whole file, or the lines starting in a byte range of a plain text file."""
+
+    index: int
+    file: int
+    path: str
+    source: str
+    kind: str            # "text" | "parquet" | "whole" (headed CSV/JSON: io.read_run on the whole file)
+    compression: str | None
+    start: int = 0
+    end: int | None = None
+    size: int = 0        # bytes of input this part covers (for progress)
+
+
+def plan(files: list[str], range_bytes: int) -> list[Part]:
+    """Split the inputs into partition tasks: byte ranges of large plain text files, whole files otherwise."""
+    parts: list[Part] = []
+    for file_index, path in enumerate(files):
+        fs, inner = filesystem(path)
+        source = display_name(path)
+        head, size = peek(fs, inner, source)
+        compression = compression_of(head)
+        text = head
+        if compression is not None:
+            try:
+                with fs.open_input_file(inner) as raw:
+                    text = open_decompressed(raw, compression).read(65536)
+            except DECOMPRESS_ERRORS as exc:
+                raise decompress_error(exc, source) from None
+        if text[:4] == b"PAR1":
+            kind = "parquet"
+        else:
+            first = first_data_line(text[3:] if text[:3] == b"\xef\xbb\xbf" else text)
+            whole = first is not None and (first[:1] in (b"{", b"[") or header_columns(first) is not None)
+            kind = "whole" if whole else "text"
+        if kind == "text" and compression is None and size > range_bytes and b"\n" in head:
+            n_ranges = -(-size // range_bytes)
+            bounds = [size * i // n_ranges for i in range(n_ranges + 1)]
+            for start, end in zip(bounds[:-1], bounds[1:]):
+                parts.append(Part(len(parts), file_index, path, source, kind, None, start, end, end - start))
+        else:
+            parts.append(Part(len(parts), file_index, path, source, kind, compression, 0, None, size))
+    return parts
+
+
+def _pieces(stream, piece_bytes: int, limit: int | None):
+    """Pieces of whole lines (each ends with \\n, but maybe the last). With ``limit``: only the lines
+    starting before byte ``limit`` of the stream (the line crossing it is read to its end)."""
+    pending = b""
+    pos = 0
+    while True:
+        if limit is not None and pos >= limit:
+            while pending:
+                block = stream.read(1 << 16)
+                if not block:
+                    yield pending
+                    return
+                cut = block.find(b"\n")
+                if cut >= 0:
+                    yield pending + block[:cut + 1]
+                    return
+                pending += block
+            return
+        want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
+        block = stream.read(want)
+        if not block:
+            if pending:
+                yield pending
+            return
+        pos += len(block)
+        data = pending + block if pending else block
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            pending = data
+            continue
+        pending = data[cut:]
+        yield data[:cut] if cut < len(data) else data
+
+
+def _pieces_seekable(raw, piece_bytes: int, limit: int | None):
+    """As :func:`_pieces` on a seekable file: the bytes after the last newline are read again with
+    the next piece instead of being carried over (one copy fewer)."""
+    pos = 0
+    while limit is None or pos < limit:
+        want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
+        block = raw.read(want)
+        if not block:
+            return
+        if limit is not None and pos + len(block) >= limit:
+            if not block.endswith(b"\n"):
+                block += _rest_of_line(raw)          # the line crossing the limit is ours
+            yield block
+            return
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            block += _rest_of_line(raw)              # a line longer than a piece
+        elif cut < len(block):
+            raw.seek(cut - len(block), 1)
+            block = block[:cut]
+        pos += len(block)
+        yield block
+
+
+def _rest_of_line(raw) -> bytes:
+    rest = []
+    while True:
+        block = raw.read(1 << 16)
+        if not block:
+            break
+        cut = block.find(b"\n")
+        if cut >= 0:
+            rest.append(block[:cut + 1])
+            raw.seek(cut + 1 - len(block), 1)
+            break
+        rest.append(block)
+    return b"".join(rest)
+
+
+def _count_lines(piece: bytes) -> int:
+    """Lines in a piece as io counts them (\\n, \\r\\n and a lone \\r end a line)."""
+    ends = piece.count(b"\n") if b"\r" not in piece else len(line_ends(piece))
+    return ends + (not piece.endswith((b"\n", b"\r")))
+
+
+def _last_line(piece: bytes) -> bytes:
+    end = len(piece) - 1 if piece.endswith(b"\n") else len(piece)
+    return piece[piece.rfind(b"\n", 0, end) + 1:end]
+
+
+def _last_data_line(piece: bytes) -> bytes | None:
+    """The last line of ``piece`` that holds data (not blank, not a comment), without its line end."""
+    end = len(piece)
+    while end > 0:
+        start = max(piece.rfind(b"\n", 0, end - 1), piece.rfind(b"\r", 0, end - 1)) + 1
+        line = piece[start:end].rstrip(b"\r\n")
+        stripped = line.strip(b" \t\f\v")
+        if stripped and not stripped.startswith(b"#"):
+            return line
+        end = start
+    return None
+
+
+def _shifted(exc: MetricsError, lines: int) -> MetricsError:
+    """The same error with its line moved by ``lines`` (a piece's offset in its file)."""
+    line = None if exc.line is None else exc.line + lines
+    return MetricsError(exc.problem, source=exc.source, line=line, fix=exc.fix)
+
+
+@dataclass
+class PartResult:
+    part: int
+    lines: int = 0                    # lines (text) or rows (parquet) the part read
+    rows: int = 0
+    bucket_rows: dict = field(default_factory=dict)   # bucket -> rows written
+    has_rank: bool = True
+    error: tuple | None = None        # (problem, source, line, fix): a MetricsError, line relative to the part
+
+
+class _Writers:
+    """One parquet fragment per bucket for one part, opened on first use.
+
+    Writing runs on a background thread, one piece behind the reader, so that parsing the next
+    piece overlaps it (pyarrow releases the GIL); at most one piece waits, so memory stays bounded.
+    """
+
+    def __init__(self, out: str, part: int, n_buckets: int, row_group_rows: int):
+        self.fs, self.root = filesystem(out)
+        self.part, self.n_buckets, self.row_group_rows = part, n_buckets, row_group_rows
+        # Local buckets are read back at once: not compressing them is faster; remote ones travel.
+        self.compression = "lz4" if is_url(out) else "none"
+        self.writers: dict[int, pq.ParquetWriter] = {}
+        self.rows: dict[int, int] = {}
+        self._pool = None
+        self._pending = None
+
+    def write(self, table: pa.Table) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-writer")
+        self._wait()
+        self._pending = self._pool.submit(self._write, table)
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
+    def _write(self, table: pa.Table) -> None:
+        bucket = bucket_of(table["qid"], self.n_buckets)
+        order = np.argsort(bucket, kind="stable")
+        counts = np.bincount(bucket, minlength=self.n_buckets)
+        ordered = table.take(pa.array(order)) if len(order) else table
+        start = 0
+        for b in np.flatnonzero(counts):
+            b = int(b)
+            piece = ordered.slice(start, int(counts[b]))
+            start += int(counts[b])
+            if b not in self.writers:
+                path = join_path(self.root, "run", f"b{b:05d}", f"p{self.part:05d}.parquet")
+                self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+                self.writers[b] = pq.ParquetWriter(
+                    path, FRAGMENT_SCHEMA, filesystem=self.fs, compression=self.compression,
+                    use_dictionary=["qid"], write_statistics=False,
+                    column_encoding={"rank": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED",
+                                     "part": "DELTA_BINARY_PACKED"})
+            self.writers[b].write_table(piece, row_group_size=self.row_group_rows)
+            self.rows[b] = self.rows.get(b, 0) + piece.num_rows
+
+    def close(self) -> None:
+        try:
+            self._wait()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+            for w in self.writers.values():
+                w.close()
+
+
+def _fragment(table: pa.Table, part: int, lines: np.ndarray) -> pa.Table:
+    return pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
+                     "rank": table["rank"],
+                     "part": pa.array(np.full(table.num_rows, part, dtype=np.int32)),
+                     "line": pa.array(lines.astype(np.int64))}, schema=FRAGMENT_SCHEMA)
+
+
+def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_group_rows: int,
+                    on_duplicate: str, on_bytes: Callable[[int], None] | None = None) -> PartResult:
+    """Partition task: read one part, validate it with metrics.io, append its rows to the bucket fragments.
+
+    Errors come back as data (``PartResult.error``) with the line relative to the part, since only
+    the driver knows how many lines the parts before this one hold.
+    """
+    result = PartResult(part.index)
+    writers = _Writers(out, part.index, n_buckets, row_group_rows)
+    try:
+        fs, inner = filesystem(part.path)
+        if part.kind == "parquet":
+            _partition_parquet(part, fs, inner, writers, result, on_bytes)
+        elif part.kind == "whole":
+            _partition_whole(part, fs, inner, writers, result, on_duplicate)
+        else:
+            _partition_text(part, fs, inner, writers, result, piece_bytes, on_bytes)
+    except MetricsError as exc:
+        result.error = (exc.problem, exc.source, exc.line, exc.fix)
+    finally:
+        writers.close()
+    result.bucket_rows = writers.rows
+    return result
+
+
+def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartResult, piece_bytes: int,
+                    on_bytes) -> None:
+    with fs.open_input_file(inner) as raw:
+        start = part.start
+        if start > 0:
+            # A range owns the lines that start inside it: skip the one crossing its start.
+            raw.seek(start - 1)
+            while True:
+                block = raw.read(1 << 16)
+                cut = block.find(b"\n")
+                if cut >= 0:
+                    start += cut
+                    break
+                if not block:
+                    return
+                start += len(block)
+            prefix = _previous_data_line(raw, start)
+            raw.seek(start)
+            if part.end is not None and start >= part.end:
+                return
+        else:
+            prefix = None
+        stream = open_decompressed(raw, part.compression)
+        limit = None if part.end is None else part.end - start
+        before = 0            # lines of this part before the current piece
+        last_pos = raw.tell() if part.compression else start
+        first = part.start == 0
+        try:
+            pieces = _pieces(stream, piece_bytes, limit) if part.compression else \
+                _pieces_seekable(raw, piece_bytes, limit)
+            for piece in pieces:
+                if first and piece[:3] == b"\xef\xbb\xbf":
+                    piece = piece[3:]
+                first = False
+                table, lines = _parse_piece(piece, prefix, part.source, before)
+                # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.
+                clean = table is not None and lines[-1] - before == table.num_rows and \
+                    _last_data_line(piece) == _last_line(piece) and b"\r" not in piece
+                n_lines = table.num_rows if clean else _count_lines(piece)
+                if table is not None:
+                    writers.write(_fragment(table, part.index, lines))
+                    result.rows += table.num_rows
+                    prefix = _last_data_line(piece)
+                before += n_lines
+                if on_bytes is not None:
+                    pos = raw.tell()
+                    on_bytes(pos - last_pos)
+                    last_pos = pos
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, pa.ArrowException) as exc:
+            if part.compression is None:
+                raise MetricsError(f"cannot read the file ({exc})", source=part.source,
+                                   fix="check the path and permissions") from None
+            raise decompress_error(exc, part.source) from None
+    result.lines = before
+    if part.start == 0 and part.end is None and result.rows == 0:
+        _no_data(part.source, before)
+
+
+def _previous_data_line(raw, start: int) -> bytes | None:
+    """The last data line before byte ``start`` (read backwards in small blocks)."""
+    end = start
+    while end > 0:
+        begin = max(0, end - (1 << 16))
+        raw.seek(begin)
+        block = raw.read(end - begin)
+        line = _last_data_line(block[block.find(b"\n") + 1:] if begin > 0 else block)
+        if line is not None:
+            return line
+        end = begin + max(block.find(b"\n"), 0) if begin > 0 else 0
+    return None
+
+
+def _no_data(source: str, n_lines: int) -> None:
+    if n_lines == 0:
+        raise MetricsError("the file is empty", source=source, line=1,
+                           fix=f"upload the run file itself ({' '.join(RUN.fields)} on each line)")
+    raise MetricsError(f"no data lines: all {n_lines} lines are blank or comments (#)", source=source,
+                       line=n_lines, fix=f"a run file has one line per document: {' '.join(RUN.fields)}")
+
+
+def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
+    """Parse one piece of whole lines with metrics.io; rows and their original line numbers.
+
+    ``prefix`` is the previous data line of the file. A bad piece is parsed again behind it, so
+    that the message judges the piece's first line as a line inside the file (metrics.io words
+    a bad first line of a file differently), exactly as reading the whole file would.
+    """
+    nul = piece.find(b"\x00")
+    if nul >= 0:
+        raise MetricsError("binary data (a NUL byte); this is not a text run file", source=source,
+                           line=before + line_of_offset(piece, nul),
+                           fix="give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), "
+                               "CSV/TSV, parquet or JSON")
+    if not piece.isascii():
+        try:
+            check_text(piece, RUN, source)
+        except MetricsError as exc:
+            raise _shifted(exc, before) from None
+    if first_data_line(piece) is None:
+        return None, None
+    try:
+        table, lines = _parse_lines(piece, source)
+    except MetricsError as exc:
+        if prefix is None:
+            raise _shifted(exc, before) from None
+        try:
+            _parse_lines(prefix + b"\n" + piece, source)
+        except MetricsError as exact:
+            raise _shifted(exact, before - 1) from None
+        raise _shifted(exc, before) from None    # pragma: no cover - the prefix is a good line
+    return table, lines + before
+
+
+def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
+    """metrics.io's TREC parsing and checks on ``data``: the table and each row's 1-based line."""
+    table, ctx = read_trec(data, RUN, source)
+    finite_scores(table, ctx)
+    mapping = ctx.lines
+    lines = np.arange(mapping.offset, mapping.offset + table.num_rows, dtype=np.int64) if mapping.lines is None \
+        else mapping(np.arange(table.num_rows))
+    return table, lines
+
+
+def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: PartResult, on_bytes) -> None:
+    with fs.open_input_file(inner) as raw:
+        try:
+            reader = pq.ParquetFile(raw)
+        except (pa.ArrowException, OSError) as exc:
+            raise MetricsError(f"cannot read the parquet file ({exc})", source=part.source,
+                               fix="the file may be truncated; write it again") from None
+        names = reader.schema_arrow.names
+        picked = {role: pick(names, role) for role in ("qid", "docno", "score")}
+        lacking = [role for role, col in picked.items() if col is None]
+        if lacking:
+            options = "; ".join(f"{role}: {' / '.join(ALIASES[role])}" for role in lacking)
+            raise MetricsError(f"no {' or '.join(lacking)} column among {', '.join(map(str, names))}",
+                               source=part.source, fix=f"name the columns ({options})")
+        rank_col = pick(names, "rank")
+        result.has_rank = rank_col is not None
+        columns = [c for c in (picked["qid"], picked["docno"], picked["score"], rank_col) if c is not None]
+        done = 0
+        groups = max(reader.metadata.num_row_groups, 1)
+        for i, batch in enumerate(reader.iter_batches(batch_size=1 << 20, columns=columns)):
+            table = pa.Table.from_batches([batch])
+            try:
+                table = _validate_rows(table, picked, rank_col, part.source)
+            except MetricsError as exc:
+                raise _shift_rows(exc, done) from None
+            writers.write(_fragment(table, part.index, np.arange(done + 1, done + table.num_rows + 1)))
+            done += table.num_rows
+            if on_bytes is not None:
+                on_bytes(part.size * min(i + 1, groups) // groups - part.size * min(i, groups) // groups)
+        result.rows = result.lines = done
+        if done == 0:
+            raise MetricsError("no documents in the run", source=part.source,
+                               fix=f"give lines like: {' '.join(RUN.fields)}")
+
+
+def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: str) -> pa.Table:
+    """Columns of an in-memory batch mapped and checked as metrics.io does for parquet and frames."""
+    ctx = Source(source)
+    qid = string_column(table[picked["qid"]], "qid", ctx)
+    docno = string_column(table[picked["docno"]], "docno", ctx)
+    ctx = dataclasses.replace(ctx, keys=(as_array(qid), as_array(docno)))
+    score = numeric_column(table[picked["score"]], "score", ctx, cast_scores)
+    finite_scores(score, ctx)
+    if rank_col is not None:
+        rank = numeric_column(table[rank_col], "rank", ctx, cast_ranks)
+    else:
+        rank = pa.array(np.zeros(table.num_rows, dtype=np.int64))
+    return pa.table({"qid": qid, "docno": docno, "score": pc.cast(score, pa.float64()),
+                     "rank": pc.cast(rank, pa.int64())})
+
+
+def _shift_rows(exc: MetricsError, rows: int) -> MetricsError:
+    """Row numbers in a batch's message ("row 3 (query ...)") moved to the file's numbering."""
+    problem = re.sub(r"^row (\d+)", lambda m: f"row {int(m.group(1)) + rows}", exc.problem)
+    return MetricsError(problem, source=exc.source, line=exc.line, fix=exc.fix)
+
+
+def _partition_whole(part: Part, fs, inner: str, writers: _Writers, result: PartResult,
+                     on_duplicate: str) -> None:
+    """Headed CSV/TSV or JSON text: parsed whole by metrics.io (these formats are not streamed)."""
+    with fs.open_input_file(inner) as raw:
+        data = raw.read()
+    run = io.read_run(data, source=part.source, on_duplicate=on_duplicate)
+    rows = np.arange(len(run))
+    lines = run.line_of(rows)
+    writers.write(_fragment(run.table, part.index, rows + 1 if lines is None else lines))
+    result.rows = result.lines = len(run)

@@ -1,0 +1,270 @@
+"""The streaming and Dask engines behind ``metrics.evaluate(engine=...)``: partition each run, then
+score its buckets, one after another in this process (``streaming``: peak memory ~ one bucket)
+or mapped over a Dask cluster (``dask``).
+
+An evaluation task reads all fragments of its bucket whole (never a row group alone: a query may
+straddle row groups and fragments), checks that every query id hashes to this bucket, checks
+duplicates across files, ranks and scores with the same kernels as the local engine
+(:func:`metrics.ranking.rank`, :func:`metrics.evaluate.evaluate_ranked`). Those are per-query
+independent, so the values are bit-identical to the in-memory engine.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .. import io
+from ..errors import MetricsError
+from ..evaluate import evaluate_ranked, measure_list, tidy
+from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
+from ..measures import parse
+from ..ranking import rank
+from .buckets import bucket_of
+from .dask import client_for, is_local_address
+from .partition import Partition, Progress, duplicates, partition, read_parquet_whole, remove_tree, run_specs
+from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS
+
+
+@dataclass(frozen=True)
+class BucketTask:
+    path: str
+    bucket: int
+    n_buckets: int
+    files: tuple[str, ...]
+    qrels_file: str
+    proxy_file: str | None
+    sources: tuple[str, ...]
+    part_files: tuple[int, ...]        # part -> file index
+    part_first_line: tuple[int, ...]   # part -> lines of its file before it
+    part_kinds: tuple[str, ...]
+    name: str
+    measures: tuple[str, ...]
+    options: tuple[tuple[str, object], ...]
+
+
+def _evaluate_bucket(task: BucketTask) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+    """Evaluation task: one bucket, whole; (qids, {measure: values}, rows) with the metrics kernels."""
+    return _score_bucket(task, _load_bucket(task))
+
+
+def _load_bucket(task: BucketTask) -> tuple[pa.Table, pa.Table, pa.Table | None]:
+    """The bucket's run rows (every fragment, every row group), its qrels and its proxy qrels."""
+    fs, _ = filesystem(task.path)
+    table = read_parquet_whole([filesystem(f)[1] for f in task.files], fs)
+    qrels_table = pq.read_table(filesystem(task.qrels_file)[1], filesystem=fs)
+    proxy_table = None if task.proxy_file is None else \
+        pq.read_table(filesystem(task.proxy_file)[1], filesystem=fs)
+    return table, qrels_table, proxy_table
+
+
+def _score_bucket(task: BucketTask, tables) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+
+    table, qrels_table, proxy_table = tables
+    options = dict(task.options)
+    for what, t in (("run", table), ("qrels", qrels_table)):
+        if t.num_rows:
+            queries = pc.unique(t["qid"])
+            wrong = bucket_of(queries, task.n_buckets) != task.bucket
+            if wrong.any():
+                raise MetricsError(f"bucket {task.bucket} of {task.path!r} holds {what} query "
+                                   f"{queries[int(np.flatnonzero(wrong)[0])].as_py()!r} of another bucket",
+                                   fix="the partition is damaged or was written with another hash; partition again")
+    keep = duplicates(table, task, options["on_duplicate"])
+    if keep is not None:
+        table = table.filter(pa.array(keep))
+    run = io.Run(table.select(["qid", "docno", "score", "rank"]), task.name, ", ".join(task.sources), "", [])
+    qrels = io.Qrels(qrels_table, "qrels", "qrels", "", [])
+    proxy = None if proxy_table is None else io.Qrels(proxy_table, "proxy", "proxy", "", [])
+    ranked = rank(run, qrels, missing=options["missing"], ties=options["ties"], max_depth=options["max_depth"],
+                  inferred=proxy, name=task.name)
+    if options["judged_only"]:
+        ranked = ranked.condensed()
+    values = evaluate_ranked(ranked, list(task.measures), rel_level=options["rel_level"])
+    return ranked.qids, values, table.num_rows
+
+
+def _tasks(part: Partition, measures, options: dict) -> list[BucketTask]:
+    return [BucketTask(
+        path=part.path, bucket=b, n_buckets=part.n_buckets, files=tuple(part.run_files(b)),
+        qrels_file=part.qrels_file(b), proxy_file=part.qrels_file(b, proxy=True) if part.proxy else None,
+        sources=tuple(part.sources), part_files=tuple(p["file"] for p in part.parts),
+        part_first_line=tuple(p["first_line"] for p in part.parts),
+        part_kinds=tuple(p["kind"] for p in part.parts), name=part.name, measures=tuple(measures),
+        options=tuple(sorted(options.items()))) for b in range(part.n_buckets)]
+
+
+def evaluate_partition(part: Partition | str, measures, *, engine: str = "streaming", client=None,
+                       missing: str = "zero", judged_only: bool = False, max_depth: int | None = None,
+                       rel_level: int = 1, ties: str = "score", on_duplicate: str = "error",
+                       progress: Progress | None = None, name: str | None = None) -> pd.DataFrame:
+    """Evaluate a partitioned run bucket by bucket: the tidy frame of :func:`metrics.evaluate`.
+
+    ``engine="streaming"``: one bucket at a time in this process (peak memory ~ one bucket);
+    ``engine="dask"``: buckets mapped over ``client`` (a ``dask.distributed.Client``).
+    """
+
+    part = part if isinstance(part, Partition) else Partition.open(part)
+    if missing not in ("zero", "skip"):
+        raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
+    if ties not in ("score", "rank"):
+        raise MetricsError(f"ties={ties!r} is not an option", fix="use ties='score' or ties='rank'")
+    if ties == "rank" and not part.has_rank:
+        ties = "score"   # ranks were computed from the scores (metrics.io's rule): the same order
+    names = list(dict.fromkeys(str(parse(m)) for m in measure_list(measures)))
+    options = {"missing": missing, "judged_only": bool(judged_only), "max_depth": max_depth,
+               "rel_level": int(rel_level), "ties": ties, "on_duplicate": on_duplicate}
+    tasks = _tasks(part, names, options)
+    system = name or part.name
+    report = progress or (lambda done, total, message: None)
+    total = len(tasks)
+    report(0, total, f"evaluating {system}: {total} buckets")
+    results: dict[int, tuple] = {}
+    close = None
+    if engine == "dask" and client is None:
+        client, close = client_for(None, None)
+    try:
+        _score_buckets(tasks, engine, client, results, report, system)
+    finally:
+        if close is not None:
+            close()
+    return _assemble(system, [results[b] for b in range(total)], names)
+
+
+def _score_buckets(tasks: list[BucketTask], engine: str, client, results: dict, report, system: str) -> None:
+    """Run the bucket tasks here or on Dask; on errors, raise the first bad bucket's (as streaming would)."""
+    total = len(tasks)
+    if engine == "streaming" or client is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # The next bucket is read (parquet, GIL released) while this one is scored: two buckets' raw
+        # rows at most, one bucket's working arrays.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-reader") as pool:
+            loading = pool.submit(_load_bucket, tasks[0]) if tasks else None
+            for i, task in enumerate(tasks):
+                tables = loading.result()
+                loading = pool.submit(_load_bucket, tasks[i + 1]) if i + 1 < total else None
+                results[task.bucket] = _score_bucket(task, tables)
+                del tables
+                report(len(results), total, f"evaluated bucket {task.bucket + 1} of {total} of {system} "
+                                            f"({results[task.bucket][2]:,} lines)")
+    else:
+        from dask.distributed import as_completed
+        futures = client.map(_evaluate_bucket, tasks, pure=False)
+        by_key = {f.key: i for i, f in enumerate(futures)}
+        errors: dict[int, BaseException] = {}
+        try:
+            for future in as_completed(futures):
+                b = by_key[future.key]
+                try:
+                    results[b] = future.result()
+                except MetricsError as exc:
+                    errors[b] = exc
+                else:
+                    report(len(results), total, f"evaluated bucket {b + 1} of {total} of {system} "
+                                                f"({results[b][2]:,} lines)")
+                if errors and all(j in results or j in errors for j in range(min(errors))):
+                    raise errors[min(errors)]   # the same error as streaming: the first bad bucket
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _assemble(system: str, results: list[tuple], names: list[str]) -> pd.DataFrame:
+    """One tidy frame from the buckets' results, queries in string order as the local engine gives them."""
+
+    qids = np.concatenate([r[0] for r in results]) if results else np.array([], dtype=object)
+    values = {m: np.concatenate([r[1][m] for r in results]) if results else np.array([]) for m in names}
+    if len(qids):
+        order = pc.sort_indices(pa.array(qids.astype(object), pa.string())).to_numpy()
+        qids = qids[order]
+        if len(np.unique(qids)) != len(qids):
+            raise MetricsError("a query was scored in two buckets",
+                               fix="the partition is damaged (a query split across buckets); partition again")
+        values = {m: v[order] for m, v in values.items()}
+    return tidy(system, qids, values, names)
+
+
+def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int | None = None,
+             scheduler: str | None = None, workers: int | None = None, workdir=None,
+             missing: str = "zero", judged_only: bool = False, inferred=None, max_depth: int | None = None,
+             rel_level: int = 1, ties: str = "score", on_duplicate: str = "error",
+             progress: Progress | None = None, piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
+             row_group_rows: int = ROW_GROUP_ROWS) -> pd.DataFrame:
+    """``metrics.evaluate`` with ``engine="streaming"`` or ``"dask"``: partition each run, then evaluate
+    its buckets. Inputs that are not files (DataFrames, parsed Runs, dicts) are written as parquet first.
+
+    ``workdir`` holds the buckets (default: a temporary folder, removed afterwards; a remote Dask
+    cluster needs a folder or URL its workers can read).
+    """
+
+    if engine not in ("streaming", "dask"):
+        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
+    if on_duplicate not in ("error", "first"):
+        raise MetricsError(f"on_duplicate={on_duplicate!r} is not an option",
+                           fix="use on_duplicate='error' or on_duplicate='first'")
+    names = [str(parse(m)) for m in measure_list(measures)]
+    if engine == "dask" and scheduler and workdir is None and not is_local_address(scheduler):
+        raise MetricsError(f"the Dask cluster at {scheduler} cannot read this machine's temporary folder",
+                           fix="give workdir= (--workdir) on storage every worker reads: a shared folder or "
+                               "an fsspec URL such as s3://bucket/ndcg-lab")
+    own_workdir = workdir is None
+    base = tempfile.mkdtemp(prefix="ndcg-lab-") if own_workdir else str(workdir)
+    client, close = (None, lambda: None)
+    frames = []
+    try:
+        if engine == "dask":
+            client, close = client_for(scheduler, workers)
+        for i, (given_name, spec) in enumerate(run_specs(runs)):
+            if not is_shards(spec) and not (isinstance(spec, (str, Path))):
+                spec, given_name = _spill(spec, given_name, base, i, on_duplicate)
+            system = given_name or shard_name(spec if isinstance(spec, (list, tuple)) else str(spec))
+            out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
+            part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=inferred,
+                             on_duplicate=on_duplicate, piece_bytes=piece_bytes, range_bytes=range_bytes,
+                             row_group_rows=row_group_rows, progress=progress, client=client)
+            try:
+                frames.append(evaluate_partition(part, names, engine=engine, client=client, missing=missing,
+                                                 judged_only=judged_only, max_depth=max_depth,
+                                                 rel_level=rel_level, ties=ties, on_duplicate=on_duplicate,
+                                                 progress=progress))
+            finally:
+                fs, root = filesystem(out)
+                remove_tree(fs, root)
+    finally:
+        close()
+        if own_workdir:
+            shutil.rmtree(base, ignore_errors=True)
+    frames = _unique_systems(frames)
+    return pd.concat(frames, ignore_index=True) if frames else tidy("", np.array([]), {}, [])
+
+
+def _spill(spec, name, base: str, i: int, on_duplicate: str):
+    """An in-memory run (DataFrame, Run, dict, bytes) written as parquet so that it can be partitioned."""
+    run = io.read_run(spec, name=name, on_duplicate=on_duplicate)
+    path = os.path.join(base, f"input-{i:03d}.parquet") if not is_url(base) else join_path(base, f"input-{i:03d}.parquet")
+    fs, inner = filesystem(path)
+    pq.write_table(run.table.select(["qid", "docno", "score", "rank"]), inner, filesystem=fs)
+    return path, name or run.name
+
+
+def _unique_systems(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """Same names get #1, #2 suffixes, as metrics.evaluate.as_runs does."""
+    names = [str(f["system"].iloc[0]) if len(f) else "" for f in frames]
+    counts: dict[str, int] = {}
+    out = []
+    for f, n in zip(frames, names):
+        if names.count(n) > 1:
+            counts[n] = counts.get(n, 0) + 1
+            f = f.assign(system=pd.Series([f"{n}#{counts[n]}"] * len(f), dtype="string"))
+        out.append(f)
+    return out

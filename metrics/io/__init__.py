@@ -1,0 +1,18 @@
+"""Read and validate runs and qrels: TREC text (plain, gzip, bz2, xz, zstd), CSV/TSV with a
+header, parquet, ranx-style JSON, pandas DataFrames and dicts.
+
+Bad input raises :class:`metrics.errors.MetricsError` naming file, line, problem and fix.
+Doubtful but usable input (tied scores, a rank column that disagrees with the scores, negative
+grades, dropped duplicates) is reported as :class:`Finding` objects on the result instead.
+
+Modules, lowest first: ``sources`` (open, sniff, decompress; paths and URLs), ``keys``
+(hashes, duplicates, digests), ``validate`` (Run, Qrels, findings), ``trec`` (TREC text),
+``tables`` (headed text, JSON, parquet, frames, dicts; two-column tables), ``read`` (the
+entry points).
+"""
+from .read import read_qrels, read_run
+from .tables import ALIASES, read_two_columns
+from .validate import QRELS_SCHEMA, RUN_SCHEMA, Finding, Qrels, Run, finite_scores
+
+__all__ = ["ALIASES", "Finding", "QRELS_SCHEMA", "Qrels", "RUN_SCHEMA", "Run", "finite_scores", "read_qrels",
+           "read_run", "read_two_columns"]

@@ -1,0 +1,125 @@
+"""64-bit keys of docno strings and (query, docno) pairs, exact duplicate detection, content digests.
+
+The hashes are a pre-filter: rows whose keys collide are always compared exactly.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def string_hash(arr: pa.Array) -> np.ndarray:
+    """64-bit hash of every string of ``arr``: its bytes zero-padded to whole 8-byte
+    words, folded word by word (xor, multiply). Equal strings hash equal; callers
+    compare colliding strings exactly.
+    """
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.uint64)
+    width = (int(lengths.max()) + 7) // 8 * 8 or 8
+    if width > 256:
+        # Very long ids (URLs): hash the first and last 128 bytes and the length.
+        raw = arr.view(pa.binary())
+        head = string_hash(pc.binary_slice(raw, 0, 128).view(pa.string()))   # no UTF-8 check on the cut
+        tail = string_hash(pc.binary_slice(raw, -128).view(pa.string()))
+        with np.errstate(over="ignore"):
+            return _mix(head * np.uint64(0x9E3779B97F4A7C15) ^ tail) ^ lengths
+    padded = pc.ascii_rpad(arr, width, "\x00")   # pads by bytes, for any UTF-8
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=padded.offset + n + 1)[padded.offset:]
+    first = int(offsets[0])
+    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=n * width // 8,
+                          offset=first).reshape(n, width // 8)
+    h = lengths  # hashed in place: at 7M rows every 56 MB temporary raises the parse's peak memory
+    with np.errstate(over="ignore"):
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        for j in range(width // 8):
+            np.bitwise_xor(h, words[:, j], out=h)
+            np.multiply(h, np.uint64(0x94D049BB133111EB), out=h)
+    return h
+
+
+def _mix(x: np.ndarray, *, inplace: bool = False) -> np.ndarray:
+    """splitmix64 finaliser (on a copy of ``x`` unless ``inplace``)."""
+    if not inplace:
+        x = x.copy()
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def pair_keys(qcode: np.ndarray, docno) -> np.ndarray:
+    if isinstance(docno, pa.ChunkedArray):
+        chunks = [c for c in docno.chunks if len(c)]
+        if len(chunks) > 1:
+            # numpy and pyarrow kernels release the GIL: hash chunks on two threads.
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                h = np.concatenate(list(pool.map(string_hash, chunks)))
+        else:
+            h = string_hash(chunks[0] if chunks else pa.array([], pa.string()))
+    else:
+        h = string_hash(docno)
+    with np.errstate(over="ignore"):
+        query = qcode.astype(np.uint64)
+        query *= np.uint64(0x9E3779B97F4A7C15)
+        h += query
+    del query
+    return _mix(h, inplace=True)
+
+
+def exact_duplicates(qid: pa.Array, docno: pa.Array, qcode: np.ndarray):
+    """Rows repeating an earlier (qid, docno), with the row of that earlier occurrence.
+
+    Hash and sort the pairs (fast path: no two hashes equal); only rows whose
+    hash collides are compared exactly.
+    """
+    keys = pair_keys(qcode, docno)
+    ordered = np.sort(keys)
+    equal = ordered[1:] == ordered[:-1]
+    if not equal.any():
+        return None
+    candidates = np.flatnonzero(np.isin(keys, np.unique(ordered[1:][equal])))
+    sub = pd.DataFrame({"q": qcode[candidates],
+                        "d": docno.take(pa.array(candidates)).to_numpy(zero_copy_only=False)})
+    dup = sub.duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return None
+    sub["row"] = candidates
+    first = sub.groupby(["q", "d"], sort=False)["row"].transform("min").to_numpy()
+    return candidates[dup], first[dup]
+
+
+def canonical_digest(table: pa.Table, kind) -> str:
+    """sha256 of the columns in schema order: string lengths and bytes, numbers as little-endian."""
+    h = hashlib.sha256(f"nDCG-Lab {kind.what} v1\n".encode())
+    for col_name in table.column_names:
+        col = as_array(table[col_name])
+        h.update(col_name.encode() + b"\x00")
+        if pa.types.is_string(col.type):
+            offsets = np.frombuffer(col.buffers()[1], dtype=np.int32,
+                                    count=col.offset + len(col) + 1)[col.offset:]
+            h.update(np.diff(offsets).astype("<i8").tobytes())
+            if col.buffers()[2] is not None:
+                h.update(memoryview(col.buffers()[2])[int(offsets[0]):int(offsets[-1])])
+        elif pa.types.is_floating(col.type):
+            h.update(col.to_numpy(zero_copy_only=False).astype("<f8").tobytes())
+        else:
+            h.update(col.to_numpy(zero_copy_only=False).astype("<i8").tobytes())
+    return h.hexdigest()
+
+
+def as_array(col) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col

@@ -1,0 +1,137 @@
+"""read_run and read_qrels: one entry point for every source a run or qrels comes from.
+
+Paths, bytes, file objects (Streamlit uploads), DataFrames, pyarrow Tables, ranx-style dicts
+and ranx objects are sniffed (compression by magic bytes, parquet, JSON, a header line) and
+handed to the matching reader; bad input raises :class:`metrics.errors.MetricsError` naming
+file, line, problem and fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import MetricsError
+from .keys import canonical_digest
+from .sources import FIRST_DATA_LINE, check_text, decompress, line_of_offset, sha256_later, stem
+from .tables import dict_to_table, frame_to_table, from_table, header_columns, read_headed, read_json, read_parquet
+from .trec import read_trec
+from .validate import QRELS, RUN, Kind, Qrels, Run, Source, article, finish
+
+
+def read_run(src, *, name: str | None = None, source: str | None = None,
+             on_duplicate: str = "error") -> Run:
+    """Parse and validate a run.
+
+    ``src``: path (str/Path, compression detected by magic bytes), bytes, a binary
+    file-like, a pandas DataFrame (PyTerrier columns qid, docno, score[, rank]),
+    a pyarrow Table, a ranx-style dict ``{qid: {docno: score}}``, or a parsed
+    :class:`Run` (returned as is, renamed when ``name`` is given).
+    ``on_duplicate``: "error" (a docno twice in one query is refused, as
+    trec_eval does) or "first" (keep the first, report a Finding).
+    """
+    if on_duplicate not in ("error", "first"):
+        raise MetricsError(f"on_duplicate={on_duplicate!r} is not an option",
+                           fix="use on_duplicate='error' or on_duplicate='first'")
+    return _read(src, RUN, name=name, source=source, on_duplicate=on_duplicate)
+
+
+def read_qrels(src, *, name: str | None = None, source: str | None = None) -> Qrels:
+    """Parse and validate relevance judgments (``qid iter docno rel``; same inputs as read_run)."""
+    return _read(src, QRELS, name=name, source=source, on_duplicate="error")
+
+
+def _read(src, kind: Kind, *, name, source, on_duplicate):
+    own, other = (Run, Qrels) if kind is RUN else (Qrels, Run)
+    if isinstance(src, own):
+        return src if name is None or name == src.name else dataclasses.replace(src, name=name)
+    if isinstance(src, other):
+        raise MetricsError(f"got parsed {kind.other} where {article(kind.what)} was expected",
+                           source=source or src.source,
+                           fix=f"pass {article(kind.what)} here (read_{kind.what})")
+    if isinstance(src, pd.DataFrame):
+        table = frame_to_table(src, source or "<DataFrame>")
+        return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
+                           canonical_digest, on_duplicate)
+    if isinstance(src, pa.Table):
+        return from_table(src, kind, name or kind.what, Source(source or "<Table>"),
+                           canonical_digest, on_duplicate)
+    if isinstance(src, Mapping) or _is_ranx_object(src):
+        mapping = src.to_dict() if _is_ranx_object(src) else src
+        label = source or "<dict>"
+        table = dict_to_table(mapping, kind, label)
+        return from_table(table, kind, name or getattr(src, "name", None) or kind.what,
+                           Source(label), canonical_digest, on_duplicate)
+    if isinstance(src, (str, Path)):
+        path = Path(src).expanduser()
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise MetricsError(f"no such file: {str(path)!r}", source=source or path.name,
+                               fix="check the path") from None
+        except IsADirectoryError:
+            raise MetricsError(f"{str(path)!r} is a folder, not a file", source=source or path.name,
+                               fix=f"give the {kind.what} file inside it") from None
+        except OSError as exc:
+            raise MetricsError(f"cannot read {str(path)!r}: {exc.strerror or exc}",
+                               source=source or path.name, fix="check the path and permissions") from None
+        return _from_bytes(raw, kind, name or stem(path.name), source or path.name, on_duplicate)
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        return _from_bytes(bytes(src), kind, name or kind.what, source or "<bytes>", on_duplicate)
+    if hasattr(src, "read"):
+        file_name = getattr(src, "name", None)
+        file_name = Path(file_name).name if isinstance(file_name, str) and file_name else None
+        if hasattr(src, "getvalue"):  # BytesIO, Streamlit UploadedFile: all bytes whatever the position
+            raw = src.getvalue()
+        else:
+            if hasattr(src, "seekable") and src.seekable():
+                src.seek(0)
+            raw = src.read()
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        return _from_bytes(bytes(raw), kind, name or (stem(file_name) if file_name else kind.what),
+                           source or file_name or "<stream>", on_duplicate)
+    raise MetricsError(f"cannot read {article(kind.what)} from a {type(src).__name__}",
+                       source=source,
+                       fix="pass a path, bytes, a file object, a pandas DataFrame or a {qid: {docno: value}} dict")
+
+
+def _is_ranx_object(src) -> bool:
+    return type(src).__module__.startswith("ranx") and hasattr(src, "to_dict")
+
+
+def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
+    data = decompress(raw, source)
+    if data[:4] == b"PAR1":
+        digest_of = sha256_later(raw)
+        table = read_parquet(data, source)
+        return from_table(table, kind, name, Source(source), lambda t, k: digest_of(), on_duplicate)
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    check_text(data, kind, source)
+    first = FIRST_DATA_LINE.search(data)
+    if first is None:
+        n_lines = len(re.findall(rb"\r\n|\r|\n", data)) + (not data.endswith((b"\n", b"\r")))
+        raise MetricsError(f"no data lines: all {n_lines} lines are blank or comments (#)",
+                           source=source, line=n_lines,
+                           fix=f"a {kind.what} file has one line per {'document' if kind is RUN else 'judgment'}: "
+                               f"{' '.join(kind.fields)}")
+    first_line = first.group(1).rstrip()
+    if first_line[:1] in (b"{", b"[") or header_columns(first_line) is not None:
+        digest_of = sha256_later(raw)
+    if first_line[:1] in (b"{", b"["):
+        table, ctx = read_json(data, kind, source)
+        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
+    header = header_columns(first_line)
+    if header is not None:
+        header_line = line_of_offset(data, first.start(1))
+        table, ctx = read_headed(data, first.end(1), header, header_line, kind, source)
+        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
+    table, ctx = read_trec(data, kind, source)
+    # Hash on a second core while the single-threaded checks run.
+    digest_of = sha256_later(raw)
+    return finish(table, kind, name, ctx, digest_of, on_duplicate, rank_given=True)

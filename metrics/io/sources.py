@@ -1,0 +1,300 @@
+"""Open sources and sniff their bytes: the one table of compression magic bytes, decompression,
+UTF-8 and NUL checks, and the line arithmetic that error messages need."""
+from __future__ import annotations
+
+import bz2
+import glob as globlib
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import threading
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from ..errors import MetricsError
+
+_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+
+_SHOWN = 80  # characters of an offending line quoted in a message
+
+
+def stem(file_name: str) -> str:
+    """``bm25.run.gz`` -> ``bm25``: drop a compression suffix, then one more suffix."""
+    base = file_name
+    for suffix in _COMPRESSION_SUFFIXES:
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            base = base[: -len(suffix)]
+            break
+    stem = Path(base).stem
+    return stem or base
+
+
+def sha256_later(raw: bytes):
+    """sha256 of ``raw`` computed on a second thread (hashlib releases the GIL) while we parse."""
+    if len(raw) < (1 << 20):
+        digest = hashlib.sha256(raw).hexdigest()
+        return lambda: digest
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.setdefault("hex", hashlib.sha256(raw).hexdigest()),
+                              daemon=True)
+    worker.start()
+
+    def result() -> str:
+        worker.join()
+        return box["hex"]
+    return result
+
+
+COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+"""The first bytes of every compressed format we unpack, and its name: the one table of them."""
+
+DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, pa.ArrowException)
+
+
+def compression_of(head: bytes) -> str | None:
+    """``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zstd"`` from a file's first bytes; None for anything else."""
+    return next((name for magic, name in COMPRESSION_MAGIC.items() if head.startswith(magic)), None)
+
+
+def decompress(raw: bytes, source: str) -> bytes:
+    """``raw`` unpacked when its magic bytes name a compression, else ``raw`` itself."""
+    compression = compression_of(raw[:6])
+    try:
+        if compression == "gzip":
+            return gzip.decompress(raw)
+        if compression == "bz2":
+            return bz2.decompress(raw)
+        if compression == "xz":
+            return lzma.decompress(raw)
+        if compression == "zstd":
+            return pa.input_stream(pa.py_buffer(raw), compression="zstd").read()
+    except DECOMPRESS_ERRORS as exc:
+        raise decompress_error(exc, source) from None
+    return raw
+
+
+def decompress_error(exc: BaseException, source: str) -> MetricsError:
+    return MetricsError(f"cannot decompress the file ({exc})", source=source,
+                        fix="the file may be truncated or damaged; download or compress it again")
+
+
+FIRST_DATA_LINE = re.compile(rb"(?m)(?:^|(?<=\r))[ \t\f\v]*([^#\s][^\r\n]*)")
+"""The first line that is neither blank nor a comment (group 1: the line from its first non-blank)."""
+
+
+def check_text(data: bytes, kind, source: str) -> None:
+    if not data or data.isspace():
+        raise MetricsError("the file is empty" if not data else "the file holds only blank lines",
+                           source=source, line=1,
+                           fix=f"upload the {kind.what} file itself ({' '.join(kind.fields)} on each line)")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = line_of_offset(data, nul)
+        raise MetricsError(f"binary data (a NUL byte) at byte {nul}; this is not a text {kind.what} file",
+                           source=source, line=line,
+                           fix="give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), "
+                               "CSV/TSV, parquet or JSON")
+    if not data.isascii():
+        # Decode in blocks cut at newlines (never inside a UTF-8 sequence): bounded memory.
+        start = 0
+        while start < len(data):
+            end = data.rfind(b"\n", start, start + (16 << 20)) + 1 if start + (16 << 20) < len(data) else len(data)
+            end = end if end > start else min(len(data), start + (16 << 20))
+            block = data[start:end]
+            if not block.isascii():
+                try:
+                    block.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    bad = start + exc.start
+                    line_start = data.rfind(b"\n", 0, bad) + 1
+                    raise MetricsError(
+                        f"invalid UTF-8 (byte 0x{data[bad]:02x} at column {bad - line_start + 1})",
+                        source=source, line=line_of_offset(data, bad),
+                        fix="save the file as UTF-8 (for example: iconv -f latin1 -t utf-8)") from None
+            start = end
+
+
+def line_ends(data: bytes) -> np.ndarray:
+    """Position of the byte ending each line: \\n, a lone \\r, or the \\r of \\r\\n (as pyarrow reads)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    if b"\r" not in data:
+        return np.flatnonzero(a == 10)
+    ends = np.flatnonzero((a == 10) | (a == 13))
+    after_cr = np.zeros(len(ends), dtype=bool)
+    after_cr[1:] = (a[ends[:-1]] == 13) & (a[ends[1:]] == 10) & (ends[1:] == ends[:-1] + 1)
+    return ends[~after_cr]
+
+
+def line_of_offset(data: bytes, offset: int) -> int:
+    """1-based line holding byte ``offset``."""
+    head = data[:offset]
+    if b"\r" not in head:
+        return head.count(b"\n") + 1
+    return len(line_ends(head)) + 1
+
+
+def line_text(data: bytes, line: int) -> str | None:
+    """The original text of 1-based ``line``, quoted and shortened for a message."""
+    ends = line_ends(data)
+    if line < 1 or line > len(ends) + 1:
+        return None
+    start = 0 if line == 1 else int(ends[line - 2]) + 1
+    if data[start - 1:start] == b"\r" and data[start:start + 1] == b"\n":
+        start += 1
+    end = int(ends[line - 1]) if line - 1 < len(ends) else len(data)
+    text = data[start:end].decode("utf-8", errors="replace")
+    if len(text) > _SHOWN:
+        text = text[:_SHOWN] + "..."
+    return repr(text)
+
+
+# --------------------------------------------------------------------------- files and URLs
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def is_url(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
+
+
+def filesystem(path: str) -> tuple[pafs.FileSystem, str]:
+    """A pyarrow filesystem and the path on it: local paths directly, URLs through fsspec."""
+    path = str(path)
+    if path.startswith("file://"):
+        path = path[len("file://"):]
+    if not is_url(path):
+        return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(path))
+    try:
+        import fsspec
+    except ImportError:  # pragma: no cover - fsspec comes with dask
+        raise MetricsError(f"cannot open {path!r}: fsspec is not installed", fix="pip install fsspec") from None
+    try:
+        fs, inner = fsspec.core.url_to_fs(path)
+    except (ImportError, ValueError) as exc:
+        raise MetricsError(f"cannot open {path!r}: {exc}",
+                           fix="install the fsspec driver for this protocol (s3fs, gcsfs, adlfs, ...)") from None
+    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), inner
+
+
+def join_path(base: str, *names: str) -> str:
+    return "/".join([base.rstrip("/"), *names])
+
+
+def display_name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def expand(src) -> list[str]:
+    """Input files of one run: a path or fsspec URL, a glob of them, or a list/tuple of those; sorted per glob."""
+    if isinstance(src, (str, Path)):
+        items = [str(src)]
+    elif isinstance(src, (list, tuple)) and src and all(isinstance(x, (str, Path)) for x in src):
+        items = [str(x) for x in src]
+    else:
+        raise MetricsError(f"cannot read run files from a {type(src).__name__}",
+                           fix="give a path, a glob such as 'runs/part-*.txt', or a list of paths")
+    files: list[str] = []
+    for item in items:
+        if _GLOB_CHARS.search(item) and not (not is_url(item) and os.path.exists(os.path.expanduser(item))):
+            if is_url(item):
+                import fsspec
+                fs, inner = fsspec.core.url_to_fs(item)
+                found = sorted(fs.unstrip_protocol(p) for p in fs.glob(inner))
+            else:
+                found = sorted(globlib.glob(os.path.expanduser(item)))
+            found = [f for f in found if not os.path.isdir(f)] if not is_url(item) else found
+            if not found:
+                raise MetricsError(f"no file matches {item!r}", source=display_name(item),
+                                   fix="check the pattern (a glob such as runs/part-*.txt)")
+            files += found
+        elif _is_directory(item):
+            files += _directory_files(item)
+        else:
+            files.append(item if is_url(item) else os.path.abspath(os.path.expanduser(item)))
+    return files
+
+
+def _is_directory(item: str) -> bool:
+    if not is_url(item):
+        return os.path.isdir(os.path.expanduser(item))
+    fs, inner = filesystem(item)
+    return fs.get_file_info(inner).type == pafs.FileType.Directory
+
+
+def _directory_files(item: str) -> list[str]:
+    """The data files of a folder (as Spark or Dask write them), without _SUCCESS, .crc and other hidden files."""
+    fs, inner = filesystem(item)
+    infos = fs.get_file_info(pafs.FileSelector(inner, recursive=True))
+    found = sorted(i.path for i in infos if i.type == pafs.FileType.File
+                   and not any(p.startswith(("_", ".")) for p in i.path[len(inner):].split("/") if p))
+    if not found:
+        raise MetricsError(f"the folder {item!r} holds no run files", source=display_name(item),
+                           fix="give the folder of the run's files, or a glob such as folder/part-*")
+    if is_url(item):
+        prefix = item.split("://", 1)[0] + "://"
+        return [prefix + p.lstrip("/") if not p.startswith(prefix) else p for p in found]
+    return found
+
+
+def is_shards(value) -> bool:
+    """A run given as files to combine: a glob, a URL, or a list/tuple of paths (as one run)."""
+    if isinstance(value, (str, Path)):
+        text = str(value)
+        local = os.path.expanduser(text)
+        return is_url(text) or os.path.isdir(local) or (bool(_GLOB_CHARS.search(text)) and not os.path.exists(local))
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(x, (str, Path)) for x in value)
+
+
+def shard_name(value) -> str:
+    """System name of a run given as files: the file's stem, or the glob's without its wildcards
+    (``runs/bm25-*.txt`` -> ``bm25``; ``runs/bm25/*.txt`` -> ``bm25``)."""
+    first = str(value[0]) if isinstance(value, (list, tuple)) else str(value)
+    base = display_name(first)
+    if not _GLOB_CHARS.search(base) and not isinstance(value, (list, tuple)):
+        return stem(base) or "run"
+    base = re.sub(r"\[[^\]]*\]", "", base)
+    base = re.sub(r"[-_.]*[*?]+", "", base)
+    found = stem(base).strip("-_.") if base and not base.startswith(".") else ""
+    if not found or isinstance(value, (list, tuple)) and len(value) > 1 and not _GLOB_CHARS.search(first):
+        parent = display_name(first.rstrip("/").rsplit("/", 1)[0]) if "/" in first else ""
+        found = found or parent
+    return found or "run"
+
+
+def peek(fs: pafs.FileSystem, path: str, source: str) -> tuple[bytes, int]:
+    try:
+        info = fs.get_file_info(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise MetricsError(f"cannot read {source!r}: {exc}", source=source, fix="check the path") from None
+    if info.type == pafs.FileType.NotFound:
+        raise MetricsError(f"no such file: {path!r}", source=source, fix="check the path")
+    if info.type == pafs.FileType.Directory:
+        raise MetricsError(f"{path!r} is a folder, not a file", source=source,
+                           fix="give the run files inside it (a glob such as folder/*.txt)")
+    with fs.open_input_file(path) as f:
+        return f.read(65536), int(info.size)
+
+
+def open_decompressed(raw, compression: str | None):
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if compression == "bz2":
+        return bz2.BZ2File(raw, mode="rb")
+    if compression == "xz":
+        return lzma.LZMAFile(raw, mode="rb")
+    if compression == "zstd":
+        return pa.CompressedInputStream(raw, "zstd")
+    return raw
+
+
+def first_data_line(head: bytes) -> bytes | None:
+    m = FIRST_DATA_LINE.search(head)
+    return None if m is None else m.group(1).rstrip()

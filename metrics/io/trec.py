@@ -1,0 +1,273 @@
+"""TREC text (``qid Q0 docno rank score tag`` and ``qid iter docno rel``) parsed in bulk.
+
+The bytes go to ``pyarrow.csv`` with a one-byte delimiter; only when a file is not already
+single-space (or single-tab) separated is it normalised first, with numpy over the whole
+buffer. No Python loop runs over lines. Every row remembers its 1-based line in the original
+file, so errors name it; blank and comment lines (first non-blank character ``#``) count as
+lines. A ``#`` inside a field (``msmarco_v2.1_doc_00_1#4_16``) is data.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ..errors import MetricsError
+from .validate import (
+    QRELS,
+    RUN,
+    Kind,
+    LineMap,
+    Source,
+    article,
+    cast_grades,
+    cast_ranks,
+    cast_scores,
+)
+
+BLOCK_SIZE = 16 << 20
+
+
+def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
+    """Parse TREC text into typed columns; see the module docstring for the strategy."""
+    table = _read_clean(data, kind)
+    if table is not None:
+        return table, Source(source, LineMap(), data, trec=True)
+    norm, lines = normalise(data)
+    ctx = Source(source, lines, data, trec=True)
+    if not norm:
+        raise MetricsError("no data lines: every line is blank or a comment (#)", source=source,
+                           fix=f"a {kind.what} file has lines like: {' '.join(kind.fields)}")
+    counts = _first_line_fields(norm)
+    if counts == kind.required or (counts > kind.required and not kind.exact):
+        try:
+            table = _pyarrow_read(norm, kind, b" ", counts, typed=True, ignore_empty=True)
+            if table.num_rows == _row_count(lines, norm):
+                return table, ctx
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+    return _diagnose(norm, kind, ctx), ctx
+
+
+def _read_clean(data: bytes, kind: Kind) -> pa.Table | None:
+    """Fast path: one space (or one tab) between fields, no comment or blank lines.
+
+    Returns None when the file needs normalising; the checks after parsing
+    catch what the delimiter alone cannot (leading blanks, doubled delimiters,
+    comments, blank lines).
+    """
+    if data[:1] in (b" ", b"\t", b"#", b"\n", b"\r", b"\f", b"\v"):
+        return None
+    has_tab = b"\t" in data
+    if has_tab and b" " in data:
+        delimiter, padded = b"\t", True     # trec_eval's own test files: "301\tQ0\t...\t  2.13\t..."
+    elif has_tab:
+        delimiter, padded = b"\t", False
+    else:
+        delimiter, padded = b" ", False
+    end = re.search(rb"[\r\n]", data[:65536])
+    first = data[: end.start()] if end else data[:65536]
+    n_fields = first.count(delimiter) + 1
+    if n_fields < kind.required or (kind.exact and n_fields != kind.required):
+        return None
+    try:
+        table = _pyarrow_read(data, kind, delimiter, n_fields, typed=not padded, ignore_empty=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    strings = ["qid", "docno"] + (["tag"] if kind is RUN else [])
+    if padded:
+        columns = {}
+        for col in table.column_names:
+            values = table[col]
+            if col in strings:
+                if pc.any(pc.match_substring(values, " ")).as_py():
+                    values = pc.ascii_trim(values, " ")
+                    if pc.any(pc.match_substring(values, " ")).as_py():
+                        return None   # blanks inside a field: not one field per tab
+            columns[col] = values
+        numeric = {"rank": pa.int64(), "score": pa.float64()} if kind is RUN else {"rel": pa.int64()}
+        for col, typ in numeric.items():
+            try:
+                columns[col] = pc.cast(columns[col], typ)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                try:
+                    columns[col] = pc.cast(pc.ascii_trim(columns[col], " "), typ)
+                except (pa.ArrowInvalid, pa.ArrowTypeError):
+                    return None
+        table = pa.table(columns)
+    for col in strings:
+        lengths = pc.min_max(pc.binary_length(table[col]))
+        if table.num_rows and lengths["min"].as_py() == 0:
+            return None
+    if table.num_rows and pc.any(pc.starts_with(table["qid"], "#")).as_py():
+        return None
+    return table
+
+
+def _pyarrow_read(data: bytes, kind: Kind, delimiter: bytes, n_fields: int, *, typed: bool,
+                  ignore_empty: bool) -> pa.Table:
+    names = [f"_{i}" for i in range(n_fields)]
+    wanted = {0: "qid", 2: "docno", 3: "rank", 4: "score", 5: "tag"} if kind is RUN \
+        else {0: "qid", 2: "docno", 3: "rel"}
+    for i, col in wanted.items():
+        names[i] = col
+    types = {col: pa.string() for col in wanted.values()}
+    if typed:
+        types.update({"rank": pa.int64(), "score": pa.float64()} if kind is RUN else {"rel": pa.int64()})
+    table = pacsv.read_csv(
+        pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK_SIZE),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
+                                          escape_char=False, ignore_empty_lines=ignore_empty),
+        convert_options=pacsv.ConvertOptions(include_columns=list(wanted.values()), column_types=types,
+                                             null_values=[], strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False))
+    return table
+
+
+_BLANKS_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
+
+
+def normalise(data: bytes) -> tuple[bytes, LineMap]:
+    """One space between fields, no blank at line ends, comment lines emptied; lines kept.
+
+    Returns the normalised bytes and the map from data rows (non-empty lines)
+    to original line numbers. Whitespace as in trec_eval: space, tab, \\f, \\v;
+    \\r\\n, \\r and \\n end lines. Whole-buffer passes: a translate, one
+    compaction of doubled and trailing blanks, then per-line work (leading
+    blanks, comments) on the line starts only.
+    """
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if b"\t" in data or b"\v" in data or b"\f" in data:
+        data = data.translate(_BLANKS_TO_SPACE)
+    a = np.frombuffer(data, dtype=np.uint8)
+    blank = a == 32
+    drop = np.empty(len(a), dtype=bool)
+    drop[:-1] = blank[:-1] & (blank[1:] | (a[1:] == 10))   # keep the last blank of a run; none before \n
+    drop[-1] = blank[-1]
+    del blank
+    if drop.any():
+        a = a[~drop]
+    del drop
+    newlines, starts, ends = line_bounds(a)
+    present = starts < ends
+    first = np.full(len(starts), 10, dtype=np.uint8)
+    first[present] = a[starts[present]]
+    second = np.full(len(starts), 10, dtype=np.uint8)
+    longer = ends - starts > 1
+    second[longer] = a[starts[longer] + 1]
+    comment = (first == 35) | ((first == 32) & (second == 35))
+    lead = (first == 32) & ~comment
+    if comment.any() or lead.any():
+        removed = np.concatenate((starts[lead], ranges(starts[comment], ends[comment])))
+        removed.sort()
+        a = np.delete(a, removed)
+        shift = np.searchsorted(removed, newlines)
+        newlines = newlines - shift
+        starts = starts - np.searchsorted(removed, starts)
+        ends = ends - np.searchsorted(removed, ends)
+    norm = data if len(a) == len(data) else a.tobytes()
+    nonempty = ends > starts
+    if nonempty.all():
+        return norm, LineMap()
+    return norm, LineMap(np.flatnonzero(nonempty) + 1, 0)
+
+
+def line_bounds(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Newline positions, and start/end (exclusive, without the newline) of every line."""
+    newlines = np.flatnonzero(a == 10)
+    n_lines = len(newlines) + (len(a) > 0 and a[-1] != 10)
+    starts = np.concatenate(([0], newlines + 1))[:n_lines]
+    ends = np.concatenate((newlines, [len(a)]))[:n_lines]
+    return newlines, starts, ends
+
+
+def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """All positions in the half-open ranges [starts, ends), concatenated (no Python loop)."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(total)
+
+
+def _row_count(lines: LineMap, norm: bytes) -> int:
+    if lines.lines is not None:
+        return len(lines.lines)
+    return norm.count(b"\n") + (not norm.endswith(b"\n"))
+
+
+def _first_line_fields(norm: bytes) -> int:
+    m = re.search(rb"(?m)^[^\n]+", norm)
+    return m.group(0).count(b" ") + 1 if m else 0
+
+
+def _diagnose(norm: bytes, kind: Kind, ctx: Source) -> pa.Table:
+    """Slow path on normalised text: locate the first bad line, or cut extra fields of a run.
+
+    Field counts per line come from numpy over the whole buffer; type errors
+    are located by bisection over pyarrow casts.
+    """
+    a = np.frombuffer(norm, dtype=np.uint8)
+    newlines, starts, ends = line_bounds(a)
+    n_lines = len(starts)
+    nonempty = np.flatnonzero(ends > starts)
+    spaces = np.flatnonzero(a == 32)
+    line_of_space = np.searchsorted(newlines, spaces)
+    fields = np.bincount(line_of_space, minlength=n_lines)[nonempty] + 1
+    bad = fields != kind.required if kind.exact else fields < kind.required
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise _column_error(ctx, kind, row, int(fields[row]), row == 0,
+                            _line_fields(norm, starts[nonempty[row]], ends[nonempty[row]]))
+    if (fields > kind.required).any():
+        # trec_eval reads the first six fields of a run line and ignores the rest.
+        long_rows = np.flatnonzero(fields > kind.required)
+        long_lines = nonempty[long_rows]
+        first_space = np.searchsorted(line_of_space, long_lines)
+        cut_from = spaces[first_space + kind.required - 1]
+        norm = np.delete(a, ranges(cut_from, ends[long_lines])).tobytes()
+    table = _pyarrow_read(norm, kind, b" ", kind.required, typed=False, ignore_empty=True)
+    return _cast_text_columns(table, kind, ctx)
+
+
+def _line_fields(norm: bytes, start: int, end: int) -> list[str]:
+    return norm[start:end].decode("utf-8", errors="replace").split(" ")
+
+
+def _column_error(ctx: Source, kind: Kind, row: int, found: int, first: bool,
+                  fields: list[str]) -> MetricsError:
+    expected = f"{'exactly' if kind.exact else 'at least'} {kind.required} columns ({' '.join(kind.fields)})"
+    problem = f"expected {expected}, found {found}"
+    looks_other = (kind is RUN and found == 4) or \
+        (kind is QRELS and found >= 6 and (len(fields) > 1 and fields[1].upper() == "Q0" or found == 6))
+    if first and looks_other:
+        fix = (f"this looks like a {kind.other} file ({' '.join(kind.other_fields)}); "
+               f"load it as {article(kind.other)} (read_{kind.other})")
+    elif looks_other:
+        fix = (f"this line looks like a {kind.other} line ({' '.join(kind.other_fields)}); "
+               f"fix or delete it")
+    elif kind is RUN and found == 5:
+        fix = "a run line with 5 fields usually lacks the Q0 column or the run tag; every line needs all six"
+    elif kind is QRELS and found == 3:
+        fix = "a qrels line with 3 fields usually lacks the iteration column; write 0 there (qid 0 docno rel)"
+    elif kind is QRELS and found > 4:
+        fix = "qrels lines have exactly four fields; remove the extra columns (probability files are not qrels)"
+    else:
+        fix = f"every line needs {' '.join(kind.fields)}; fix or delete this line"
+    return ctx.error(row, problem, fix)
+
+
+def _cast_text_columns(table: pa.Table, kind: Kind, ctx: Source) -> pa.Table:
+    columns = {col: table[col] for col in table.column_names}
+    if kind is RUN:
+        columns["score"] = cast_scores(columns["score"], ctx)
+        columns["rank"] = cast_ranks(columns["rank"], ctx)
+    else:
+        columns["rel"] = cast_grades(columns["rel"], ctx)
+    return pa.table(columns)

@@ -1,0 +1,467 @@
+"""Parsed runs and qrels (:class:`Run`, :class:`Qrels`), their validation and findings.
+
+Every reader (TREC text, headed tables, JSON, parquet, frames, dicts) ends in :func:`finish`:
+scores finite, duplicates refused or dropped, ranks filled in canonical order where a source
+has none, and the doubtful but usable facts (ties, a rank column that disagrees with the
+scores, negative grades) reported as :class:`Finding` objects.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import MetricsError
+from ..ranking import canonical_order, positions
+from .keys import exact_duplicates
+from .sources import line_text
+
+RUN_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
+                        ("rank", pa.int64()), ("tag", pa.string())])
+
+
+QRELS_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("rel", pa.int64())])
+
+
+RUN_FORMAT = "qid Q0 docno rank score tag"
+
+
+@dataclass
+class Finding:
+    """A warning as data: what is doubtful about an input, how often, examples.
+
+    ``value`` carries a number where the finding is a measurement (Judged@k).
+    """
+
+    kind: str
+    message: str
+    count: int = 0
+    examples: list[str] = field(default_factory=list)
+    value: float | None = None
+
+
+class LineMap:
+    """Original 1-based line of each row: ``offset + row`` or an explicit array."""
+
+    def __init__(self, lines: np.ndarray | None = None, offset: int = 1):
+        self.lines = lines
+        self.offset = offset
+
+    def __call__(self, rows) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.lines is None:
+            return rows + self.offset
+        return self.lines[rows]
+
+    def take(self, rows: np.ndarray) -> "LineMap":
+        return LineMap(self(rows), 0)
+
+
+@dataclass
+class _Parsed:
+    """Fields and helpers shared by Run and Qrels."""
+
+    table: pa.Table
+    name: str
+    source: str
+    digest: str
+    findings: list[Finding] = field(default_factory=list)
+    _lines: LineMap | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def df(self) -> pd.DataFrame:
+        return self.table.to_pandas()
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def line_of(self, rows) -> np.ndarray | None:
+        """Original 1-based line numbers of table rows, or None for in-memory input."""
+        return None if self._lines is None else self._lines(rows)
+
+
+@dataclass
+class Run(_Parsed):
+    """A parsed run: ``table`` has columns qid, docno, score, rank, tag in file order.
+
+    ``digest`` is the sha256 of the bytes given (or of a canonical serialisation
+    for in-memory input): a cache key for the content.
+    """
+
+
+@dataclass
+class Qrels(_Parsed):
+    """Parsed judgments: ``table`` has columns qid, docno, rel (int64; negative = judged non-relevant)."""
+
+
+@dataclass
+class Kind:
+    """What a run or a qrels file looks like, for parsing and for messages."""
+
+    what: str            # "run" / "qrels"
+    fields: tuple        # TREC columns
+    required: int        # minimum number of fields on a line
+    exact: bool          # qrels lines must have exactly `required` fields
+    value: str           # "score" / "rel"
+    other: str           # the other kind, for "this looks like ..." hints
+    other_fields: tuple
+
+
+RUN = Kind("run", ("qid", "Q0", "docno", "rank", "score", "tag"), 6, False, "score",
+            "qrels", ("qid", "iter", "docno", "rel"))
+
+
+QRELS = Kind("qrels", ("qid", "iter", "docno", "rel"), 4, True, "rel",
+              "run", ("qid", "Q0", "docno", "rank", "score", "tag"))
+
+
+@dataclass
+class Source:
+    """Where rows came from: names for messages, and the text to quote lines from."""
+
+    source: str
+    lines: LineMap | None = None     # None: rows of an in-memory table
+    text: bytes | None = None         # decompressed original bytes
+    trec: bool = False                # TREC columns (for hints naming column positions)
+    trim: bool = False                # CSV/TSV text with blanks: trim them around values
+    keys: tuple | None = None         # (qid, docno) arrays, to name rows of in-memory tables
+
+    def error(self, row: int | None, problem: str, fix: str | None = None) -> MetricsError:
+        if row is None:
+            return MetricsError(problem, source=self.source, fix=fix)
+        if self.lines is None:
+            where = f"row {row + 1}"
+            if self.keys is not None:
+                where += f" (query {self.keys[0][row].as_py()!r}, document {self.keys[1][row].as_py()!r})"
+            return MetricsError(f"{where}: {problem}", source=self.source, fix=fix)
+        line = int(self.lines([row])[0])
+        return self.line_error(line, problem, fix)
+
+    def line_error(self, line: int, problem: str, fix: str | None = None) -> MetricsError:
+        quoted = line_text(self.text, line) if self.text is not None else None
+        if quoted is not None:
+            problem = f"{problem}: {quoted}"
+        return MetricsError(problem, source=self.source, line=line, fix=fix)
+
+    def line_numbers(self, rows) -> list[str]:
+        if self.lines is None:
+            return [f"row {int(r) + 1}" for r in rows]
+        return [f"line {int(x)}" for x in self.lines(rows)]
+
+
+def plural(count: int, noun: str) -> str:
+    """``plural(1, "query")`` -> "1 query", ``plural(2, "query")`` -> "2 queries"."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
+
+
+def article(what: str) -> str:
+    return "a run" if what == "run" else "qrels"
+
+
+def _first_failing(col, typ) -> int:
+    """Row of the first value that does not cast to ``typ`` (bisection, O(n) casting)."""
+    lo, hi = 0, len(col)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            pc.cast(col.slice(lo, mid - lo), typ)
+            lo = mid
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            hi = mid
+    return lo
+
+
+def cast_scores(col, ctx: Source):
+    try:
+        scores = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        row = _first_failing(col, pa.float64())
+        raise ctx.error(row, f"score {col[row].as_py()!r} is not a number",
+                        "the score (5th column of a TREC run) must be a number such as 12.5 or -3e-2; "
+                        f"check the column order ({RUN_FORMAT})" if ctx.trec
+                        else "scores must be numbers such as 12.5 or -3e-2") from None
+    return scores
+
+
+def cast_ranks(col, ctx: Source):
+    """Ranks should be integers; trec_eval ignores them, so we only insist on numbers."""
+    try:
+        return pc.cast(col, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    try:
+        as_float = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        row = _first_failing(col, pa.float64())
+        raise ctx.error(row, f"rank {col[row].as_py()!r} is not a number",
+                        f"the rank (4th column) must be a whole number such as 1; check the column order ({RUN_FORMAT})"
+                        if ctx.trec else "ranks must be whole numbers such as 1") from None
+    values = as_float.to_numpy(zero_copy_only=False) if isinstance(as_float, pa.Array) \
+        else as_float.to_numpy()
+    bad = ~np.isfinite(values) | (values != np.round(values))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ctx.error(row, f"rank {col[row].as_py()!r} is not a whole number",
+                        "ranks must be whole numbers such as 1 (trec_eval ignores them, but they must still be "
+                        "numbers)")
+    return pa.chunked_array([pa.array(values.astype(np.int64))])
+
+
+def cast_grades(col, ctx: Source):
+    fix = ("grades must be whole numbers (0, 1, 2, ...; negative means judged non-relevant); "
+           "map labels such as 'high' or 1.5 to integers")
+    try:
+        return pc.cast(col, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    limit = len(col)
+    try:
+        as_float = pc.cast(col, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        limit = _first_failing(col, pa.float64())
+        as_float = pc.cast(col.slice(0, limit), pa.float64())
+    values = np.asarray(as_float.to_numpy() if hasattr(as_float, "to_numpy") else as_float, dtype=np.float64)
+    bad = ~np.isfinite(values) | (values != np.round(values))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ctx.error(row, f"grade {col[row].as_py()!r} is not a whole number", fix)
+    if limit < len(col):
+        raise ctx.error(limit, f"grade {col[limit].as_py()!r} is not a number", fix)
+    return pa.chunked_array([pa.array(values.astype(np.int64))])
+
+
+def string_column(col, role: str, ctx: Source):
+    typ = col.type
+    if pa.types.is_dictionary(typ):
+        col = col.cast(typ.value_type)
+        typ = col.type
+    if col.null_count:
+        row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ctx.error(row, f"{role} is missing", f"every row needs a {role}")
+    if pa.types.is_floating(typ):
+        values = col.to_numpy()
+        if np.all(np.isfinite(values) & (values == np.round(values))):
+            col = pc.cast(col, pa.int64())
+    try:
+        col = col.cast(pa.string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        raise ctx.error(None, f"the {role} column ({typ}) cannot be read as text",
+                        f"give {role} as strings or integers") from None
+    if ctx.trim:   # CSV/TSV text: blanks around a value are layout, not data
+        col = pc.utf8_trim_whitespace(col)
+    if role != "tag" and len(col):
+        empty = pc.equal(pc.binary_length(col), 0)
+        if pc.any(empty).as_py():
+            row = int(np.flatnonzero(empty.to_numpy(zero_copy_only=False))[0])
+            raise ctx.error(row, f"the {role} is empty", f"every row needs a {role}")
+    return col
+
+
+def numeric_column(col, role: str, ctx: Source, cast):
+    typ = col.type
+    if pa.types.is_dictionary(typ):
+        col = col.cast(typ.value_type)
+        typ = col.type
+    if col.null_count:
+        row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ctx.error(row, f"{role} is missing", f"every row needs a {role}")
+    if pa.types.is_boolean(typ):
+        col = pc.cast(col, pa.int64())
+    elif pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_string_view(typ):
+        col = pc.utf8_trim_whitespace(col.cast(pa.string()))
+    elif not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)):
+        raise ctx.error(None, f"the {role} column has type {typ}, not numbers", f"give {role} as numbers")
+    if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
+        return pc.cast(col, pa.float64() if role == "score" else pa.int64())
+    return cast(col, ctx)
+
+
+def finish(table: pa.Table, kind: Kind, name: str, ctx: Source, digest, on_duplicate: str,
+            rank_given: bool):
+    """Validate parsed columns; build the Run/Qrels with its findings (``digest()`` gives the digest)."""
+    n = table.num_rows
+    if n == 0:
+        raise MetricsError(f"no {'documents' if kind is RUN else 'judgments'} in the {kind.what}",
+                           source=ctx.source,
+                           fix=f"give lines like: {' '.join(kind.fields)}")
+    qid, docno = table["qid"], table["docno"]   # chunked: no copy on the fast path
+    if ctx.lines is None:
+        ctx = dataclasses.replace(ctx, keys=(qid, docno))
+    qcode, queries = encode(qid)
+    findings: list[Finding] = []
+    if kind is RUN:
+        score = finite_scores(table, ctx)
+        keep = _run_duplicates(qid, docno, qcode, kind, ctx, on_duplicate, findings)
+        if keep is not None:
+            table, qcode, score = table.filter(pa.array(keep)), qcode[keep], score[keep]
+            qid, docno = table["qid"], table["docno"]
+            ctx = dataclasses.replace(ctx, keys=(qid, docno) if ctx.lines is None else None,
+                                      lines=None if ctx.lines is None else ctx.lines.take(np.flatnonzero(keep)))
+        if rank_given:
+            rank = table["rank"].to_numpy()
+        else:
+            rank = _canonical_ranks(qcode, score, docno)
+        if "tag" not in table.column_names:
+            table = table.append_column("tag", pa.chunked_array([pa.repeat(name, len(rank)).cast(pa.string())]))
+        table = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
+                          "rank": pa.chunked_array([pa.array(rank, pa.int64())]) if not rank_given
+                          else table["rank"], "tag": table["tag"]}).cast(RUN_SCHEMA)
+        findings += _order_findings(qcode, score, rank if rank_given else None, queries)
+        return Run(table, name, ctx.source, digest(), findings, ctx.lines)
+    rel = table["rel"].to_numpy()
+    keep = _qrels_duplicates(qid, docno, qcode, rel, ctx, findings)
+    if keep is not None:
+        table, rel = table.filter(pa.array(keep)), rel[keep]
+        qid, docno = table["qid"], table["docno"]
+        ctx = dataclasses.replace(ctx, keys=(qid, docno) if ctx.lines is None else None,
+                                  lines=None if ctx.lines is None else ctx.lines.take(np.flatnonzero(keep)))
+    negative = rel < 0
+    if negative.any():
+        count = int(negative.sum())
+        findings.append(Finding(
+            "negative_grades",
+            f"{plural(count, 'judgment')} {'has' if count == 1 else 'have'} a negative grade; "
+            "they count as judged non-relevant (as in trec_eval)",
+            count, [f"query {qid[int(r)].as_py()} document {docno[int(r)].as_py()} (grade {int(rel[r])})"
+                    for r in np.flatnonzero(negative)[:5]]))
+    table = pa.table({"qid": table["qid"], "docno": table["docno"], "rel": table["rel"]}).cast(QRELS_SCHEMA)
+    return Qrels(table, name, ctx.source, digest(), findings, ctx.lines)
+
+
+def finite_scores(score, ctx: "Source") -> np.ndarray:
+    """Scores (a table with a score column, or the column) as numpy, or an error naming the
+    first NaN or infinite score's line."""
+    if isinstance(score, pa.Table):
+        score = score["score"]
+    score = score.to_numpy() if isinstance(score, (pa.ChunkedArray, pa.Array)) else np.asarray(score)
+    finite = np.isfinite(score)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise ctx.error(row, f"score {float(score[row])} is not a finite number",
+                        "replace NaN and infinite scores with numbers (or drop those documents)")
+    return score
+
+
+def encode(values) -> tuple[np.ndarray, pa.Array]:
+    """Integer code of every value (first-appearance order) and the distinct values."""
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        chunks = encoded.chunks
+        codes = np.concatenate([c.indices.to_numpy() for c in chunks])
+        return codes, chunks[-1].dictionary   # pyarrow shares one growing dictionary across chunks
+    return encoded.indices.to_numpy(), encoded.dictionary
+
+
+def _run_duplicates(qid, docno, qcode, kind, ctx: Source, on_duplicate, findings) -> np.ndarray | None:
+    found = exact_duplicates(qid, docno, qcode)
+    if found is None:
+        return None
+    rows, firsts = found
+    r, f = int(rows[0]), int(firsts[0])
+    where = ctx.line_numbers([f, r])
+    if on_duplicate == "error":
+        raise ctx.error(r, f"document {docno[r].as_py()!r} appears twice for query {qid[r].as_py()!r} "
+                           f"({where[0]} and {where[1]})",
+                        "trec_eval refuses duplicate documents too; remove one, or pass "
+                        "on_duplicate='first' to keep the first")
+    keep = np.ones(len(qcode), dtype=bool)
+    keep[rows] = False
+    examples = [f"query {qid[int(a)].as_py()} document {docno[int(a)].as_py()} ({w1} and {w2})"
+                for a, w1, w2 in zip(rows[:5], ctx.line_numbers(firsts[:5]), ctx.line_numbers(rows[:5]))]
+    queries = len(np.unique(qcode[rows]))
+    findings.append(Finding(
+        "duplicates",
+        f"{plural(len(rows), 'duplicate document')} in {plural(queries, 'query')} dropped (the first of each kept)",
+        len(rows), examples))
+    return keep
+
+
+def _qrels_duplicates(qid, docno, qcode, rel, ctx: Source, findings) -> np.ndarray | None:
+    found = exact_duplicates(qid, docno, qcode)
+    if found is None:
+        return None
+    rows, firsts = found
+    conflict = rel[rows] != rel[firsts]
+    if conflict.any():
+        i = int(np.flatnonzero(conflict)[0])
+        r, f = int(rows[i]), int(firsts[i])
+        where = ctx.line_numbers([f, r])
+        raise ctx.error(r, f"query {qid[r].as_py()!r} judges document {docno[r].as_py()!r} twice with different "
+                           f"grades ({rel[f]} on {where[0]}, {rel[r]} on {where[1]})",
+                        "keep one judgment per document and query")
+    keep = np.ones(len(qcode), dtype=bool)
+    keep[rows] = False
+    examples = [f"query {qid[int(a)].as_py()} document {docno[int(a)].as_py()} ({w1} and {w2})"
+                for a, w1, w2 in zip(rows[:5], ctx.line_numbers(firsts[:5]), ctx.line_numbers(rows[:5]))]
+    findings.append(Finding(
+        "duplicate_judgments",
+        f"{plural(len(rows), 'repeated judgment')} (same query, document and grade) collapsed into one",
+        len(rows), examples))
+    return keep
+
+
+def _canonical_ranks(qcode: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndarray:
+    """1-based rank of every row in canonical order (score descending, docno descending), for
+    sources without a rank column."""
+    order = canonical_order(qcode, score, docno)
+    if order is None:
+        order = np.arange(len(qcode))
+    offsets = np.zeros(int(qcode.max(initial=-1)) + 2, dtype=np.int64)
+    np.cumsum(np.bincount(qcode, minlength=len(offsets) - 1), out=offsets[1:])
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = positions(offsets) + 1
+    return rank
+
+
+def _order_findings(qcode: np.ndarray, score: np.ndarray, rank: np.ndarray | None,
+                    queries: pa.Array) -> list[Finding]:
+    """Rank column against score order, and tied scores, per query (vectorised)."""
+    n = len(qcode)
+    findings = []
+    if n < 2:
+        return findings
+    by_score = None  # (query codes, scores) in an order where scores never rise within a query
+    if rank is not None:
+        boundary = qcode[1:] != qcode[:-1]
+        in_rank_order = int(boundary.sum()) + 1 == len(queries) and bool(np.all(boundary | (rank[1:] > rank[:-1])))
+        order = None if in_rank_order else np.lexsort((rank, qcode))
+        q = qcode if order is None else qcode[order]
+        s = score if order is None else score[order]
+        rising = (q[1:] == q[:-1]) & (s[1:] > s[:-1])
+        if rising.any():
+            bad = np.unique(q[1:][rising])
+            findings.append(Finding(
+                "rank_order",
+                f"in {plural(len(bad), 'query')} the rank column disagrees with the scores; scores decide the "
+                "order (trec_eval ignores the rank column)",
+                len(bad), [f"query {x}" for x in queries.take(pa.array(bad[:5])).to_pylist()]))
+        else:
+            by_score = (q, s)
+    if by_score is None:
+        order = np.lexsort((-score, qcode))
+        by_score = (qcode[order], score[order])
+    q, s = by_score
+    tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+    if tie.any():
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] |= tie
+        tied[:-1] |= tie
+        per_query = np.bincount(q[tied], minlength=len(queries))
+        tied_queries = np.flatnonzero(per_query)
+        count = int(tied.sum())
+        top = tied_queries[np.argsort(-per_query[tied_queries], kind="stable")[:5]]
+        findings.append(Finding(
+            "ties",
+            f"{plural(count, 'document')} in {plural(len(tied_queries), 'query')} share their score with another document of "
+            "the same query; ties are broken by docno descending (trec_eval's rule)",
+            count, [f"query {x}: {int(per_query[c])} tied documents"
+                    for c, x in zip(top, queries.take(pa.array(top)).to_pylist())]))
+    return findings
+
+

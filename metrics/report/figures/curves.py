@@ -1,0 +1,336 @@
+"""Plotly figure builders: pure functions of frames, no Streamlit.
+
+Inputs are the library's frames:
+
+- a *per-query curve* (``metrics.curve``): index ``qid``, columns ``k = 1..K``;
+- a *mean curve* (tidy): columns ``system, k, value`` and optionally
+  ``lower, upper`` (a bootstrap band), one row per system and cutoff;
+- a *means table* (``metrics.means``): index ``system``, one column per measure.
+
+Every builder returns a ``go.Figure`` with the shared look (:data:`LAYOUT`);
+pages hand it to ``st.plotly_chart(fig, config=FIGURE_CONFIG)``.
+Colours come from :func:`system_colors`, so a system keeps its colour in
+every figure as long as the page passes the same ordered list of systems.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.colors
+import plotly.graph_objects as go
+
+from ...errors import MetricsError
+
+PALETTE: tuple[str, ...] = tuple(plotly.colors.qualitative.D3)
+"""Qualitative palette; system i (in the order given) gets ``PALETTE[i % len(PALETTE)]``."""
+
+FIGURE_CONFIG: dict = {
+    "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "ndcg-lab"},
+    "displaylogo": False,
+}
+"""Suggested ``config`` for ``st.plotly_chart``: the camera button downloads a 2x PNG."""
+
+HEIGHT = 420
+LAYOUT: dict = {
+    "template": "plotly_white",
+    "height": HEIGHT,
+    "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+}
+
+BAND_ALPHA = 0.18
+# Means that agree to 12 decimals rank as ties, so summation-order noise between
+# identical systems does not show up as an order change.
+_TIE_DECIMALS = 12
+# Order-change labels: rows to stagger them over, and the least gap (axis fraction) on a row.
+_LABEL_ROWS = 3
+_LABEL_GAP = 0.06
+# Largest bootstrap count matrix held at once (elements): 2**22 float64 = 32 MB.
+_CHUNK_ELEMENTS = 2**22
+
+
+def system_colors(systems: Iterable[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
+    """``{system: colour}``: the i-th distinct name (in the order given) gets ``palette[i % len]``.
+
+    Pass the workspace's full, fixed list of systems (not the user's current
+    selection) so that filtering does not recolour the remaining systems.
+    """
+    names = list(dict.fromkeys(str(s) for s in systems))
+    return {name: palette[i % len(palette)] for i, name in enumerate(names)}
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    """``#rrggbb`` or ``rgb(r, g, b)`` -> ``rgba(r, g, b, alpha)``."""
+    if colour.startswith("#"):
+        r, g, b = plotly.colors.hex_to_rgb(colour)
+    else:
+        r, g, b = plotly.colors.unlabel_rgb(colour)[:3]
+    return f"rgba({int(r)}, {int(g)}, {int(b)}, {alpha})"
+
+
+def _plain(text: str) -> str:
+    """User text made inert inside a hovertemplate: no HTML, no %{...} placeholders."""
+    return html.escape(str(text)).replace("%{", "%\u200b{")
+
+
+def _figure(**layout) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(**LAYOUT)
+    fig.update_layout(**layout)
+    return fig
+
+
+# ---------------------------------------------------------------- leaderboard
+
+def leaderboard_bars(means_table: pd.DataFrame, measure: str, *, colors: Mapping[str, str] | None = None,
+                     sort: bool = False) -> go.Figure:
+    """Bar chart of one measure across systems from ``metrics.means`` (index system, columns measures).
+
+    One bar trace named ``measure``, a bar per system in table order (``sort=True``:
+    best first); the y-axis title is the exact measure string.
+    """
+    if measure not in means_table.columns:
+        available = ", ".join(map(str, means_table.columns)) or "none"
+        raise MetricsError(f"means table has no column {measure!r}",
+                           fix=f"pick one of the evaluated measures: {available}")
+    column = means_table[measure].astype(float)
+    if sort:
+        column = column.sort_values(ascending=False, kind="stable")
+    systems = [str(s) for s in column.index]
+    palette = colors if colors is not None else system_colors(means_table.index)
+    fig = _figure(yaxis_title=measure, xaxis_title="system", showlegend=False)
+    fig.add_trace(go.Bar(
+        x=systems, y=column.to_numpy(), name=measure,
+        marker_color=[palette.get(s, PALETTE[0]) for s in systems],
+        text=[f"{v:.4f}" for v in column.to_numpy()], textposition="outside",
+        hovertemplate=f"%{{x}}<br>{measure} = %{{y:.4f}}<extra></extra>",
+    ))
+    return fig
+
+
+# ---------------------------------------------------------------- mean curves
+
+def _k_of(frame: pd.DataFrame) -> np.ndarray:
+    try:
+        return np.asarray(frame.columns, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise MetricsError("curve frame columns must be the cutoffs k (integers)",
+                           fix="pass the frame from metrics.curve (index qid, columns 1..K)") from None
+
+
+def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None, seed: int = 0,
+                level: float = 0.95) -> pd.DataFrame:
+    """Mean over queries of per-query curves: tidy ``system, k, value`` (plus ``lower, upper``).
+
+    ``curves`` maps system -> ``metrics.curve`` frame (index qid, columns k).
+    value(k) = (1/|Q|) sum_q curve[q, k]; a NaN in a column makes that mean NaN.
+    With ``n_boot`` the frame gains ``lower, upper`` from :func:`bootstrap_band`
+    (same seed for every system, so paired systems share resamples).
+    """
+    parts = []
+    for system, frame in curves.items():
+        k = _k_of(frame)
+        values = frame.to_numpy(dtype=np.float64)
+        part = {"system": np.full(len(k), str(system), dtype=object), "k": k,
+                "value": values.mean(axis=0) if len(values) else np.full(len(k), np.nan)}
+        if n_boot is not None:
+            part["lower"], part["upper"] = bootstrap_band(values, n_boot=n_boot, seed=seed, level=level)
+        parts.append(pd.DataFrame(part))
+    columns = ["system", "k", "value"] + (["lower", "upper"] if n_boot is not None else [])
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "k" else "float64") for c in columns}
+                            ).astype({"system": "string"})
+    tidy = pd.concat(parts, ignore_index=True)[columns]
+    return tidy.astype({"system": "string", "k": "int64"})
+
+
+def bootstrap_band(curve_frame: pd.DataFrame | np.ndarray, *, n_boot: int = 1000, seed: int = 0,
+                   level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap band of the mean curve, resampling queries (rows) with replacement.
+
+    Each resample is a vector of multinomial counts c (sum c = |Q|), so its mean
+    curve is c @ X / |Q|: one matmul per chunk of resamples, never a
+    resample-sized copy of X. Seeded with ``numpy.random.default_rng(seed)``; the
+    draw does not depend on the chunk size, so the same seed gives the same band.
+    Returns ``(lower, upper)``, arrays of length K (the columns of ``curve_frame``).
+    """
+    values = np.asarray(curve_frame, dtype=np.float64)
+    if values.ndim != 2:
+        raise MetricsError(f"bootstrap needs a queries x k matrix, got {values.ndim} dimension(s)",
+                           fix="pass the frame from metrics.curve (index qid, columns 1..K)")
+    n_queries, n_k = values.shape
+    if n_queries == 0:
+        raise MetricsError("bootstrap over zero queries", fix="evaluate at least one query")
+    if not np.isfinite(values).all():
+        raise MetricsError("curve has NaN or infinite values; the bootstrap needs finite ones",
+                           fix="drop or fill the queries without a value first")
+    if not (isinstance(n_boot, (int, np.integer)) and n_boot >= 1):
+        raise MetricsError(f"n_boot must be a positive integer, got {n_boot!r}", fix="for example n_boot=1000")
+    if not 0 < level < 1:
+        raise MetricsError(f"level must be between 0 and 1, got {level!r}", fix="for example level=0.95")
+
+    rng = np.random.default_rng(seed)
+    chunk = int(np.clip(_CHUNK_ELEMENTS // max(n_queries, n_k), 1, n_boot))
+    boot_means = np.empty((n_boot, n_k))
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        # row i of `picks` is one resample of query indices; bincount over
+        # (row offset + index) turns it into that resample's multinomial counts
+        picks = rng.integers(0, n_queries, size=(size, n_queries))
+        picks += np.arange(size)[:, None] * n_queries
+        counts = np.bincount(picks.ravel(), minlength=size * n_queries).reshape(size, n_queries)
+        boot_means[start:start + size] = (counts.astype(np.float64) @ values) / n_queries
+    tail = (1.0 - level) / 2.0
+    lower, upper = np.quantile(boot_means, [tail, 1.0 - tail], axis=0)
+    return lower, upper
+
+
+# ---------------------------------------------------------------- order changes
+
+def order_changes(mean_frame: pd.DataFrame) -> list[dict]:
+    """Cutoffs k where the ranking of systems by mean value differs from the previous cutoff.
+
+    ``mean_frame`` is tidy ``system, k, value``. Order is value descending, ties
+    (equal to 12 decimals) by system name ascending. Only cutoffs where every
+    system has a value are compared. Returns ``[{"k", "before", "after"}]`` with
+    ``before``/``after`` lists of system names, best first.
+    """
+    _require_columns(mean_frame, ("system", "k", "value"), "order_changes")
+    matrix = mean_frame.pivot_table(index="system", columns="k", values="value", aggfunc="first",
+                                    dropna=False).sort_index()
+    matrix = matrix.loc[:, matrix.notna().all(axis=0)]
+    if matrix.shape[0] < 2 or matrix.shape[1] < 2:
+        return []
+    names = np.asarray([str(s) for s in matrix.index], dtype=object)
+    ks = np.asarray(matrix.columns, dtype=np.int64)
+    values = np.round(matrix.to_numpy(dtype=np.float64), _TIE_DECIMALS)
+    # stable argsort of -value per column: best first, ties keep name order
+    order = np.argsort(-values, axis=0, kind="stable")
+    changed = np.flatnonzero((order[:, 1:] != order[:, :-1]).any(axis=0)) + 1
+    return [{"k": int(ks[j]), "before": names[order[:, j - 1]].tolist(), "after": names[order[:, j]].tolist()}
+            for j in changed]
+
+
+def _require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise MetricsError(f"{what}: frame lacks column(s) {', '.join(missing)}",
+                           fix="pass a tidy mean frame with columns system, k, value (see mean_curves)")
+
+
+# ---------------------------------------------------------------- the curve figure
+
+def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_label: str, log_x: bool = False,
+                 band: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                 order_changes: Sequence[int] | Sequence[Mapping] | None = None,
+                 colors: Mapping[str, str] | None = None, band_label: str = "95% CI") -> go.Figure:
+    """A measure at every cutoff k, one line per system (e.g. NDCG@k for k = 1..run depth).
+
+    ``curves`` is the tidy mean frame ``system, k, value`` (optional ``lower,
+    upper`` columns draw the band), as :func:`mean_curves` returns; a
+    ``{system: per-query curve}`` dict is accepted and averaged with
+    :func:`mean_curves`. ``band`` ({system: (lower, upper)} aligned with that
+    system's k, ascending) overrides the columns. ``order_changes`` are cutoffs
+    (ints, or the dicts of :func:`order_changes`) marked by dotted vertical
+    lines with a ``k=…`` label where there is room (hover on it: the orders).
+    ``measure_label`` is the exact measure string (``nDCG(dcg=exp-log2)@k``),
+    used as the y-axis title and in the hover.
+
+    Traces: band polygons first (name ``"{system} {band_label}"``, no legend
+    entry, legend-grouped with their line), then one line per system (name =
+    system) in order of first appearance.
+    """
+    frame = mean_curves(curves) if isinstance(curves, Mapping) else curves
+    _require_columns(frame, ("system", "k", "value"), "metric_curve")
+    systems = list(dict.fromkeys(str(s) for s in frame["system"]))
+    palette = colors if colors is not None else system_colors(systems)
+    has_band_columns = {"lower", "upper"} <= set(frame.columns)
+
+    fig = _figure(
+        xaxis_title="k (cutoff)", yaxis_title=measure_label, hovermode="closest",
+        xaxis={"type": "log" if log_x else "linear"},
+    )
+    grouped = {str(name): part.sort_values("k", kind="stable")
+               for name, part in frame.groupby("system", sort=False, observed=True)}
+    lines = []
+    for system in systems:
+        part = grouped[system]
+        k = part["k"].to_numpy(dtype=np.int64)
+        value = part["value"].to_numpy(dtype=np.float64)
+        colour = palette.get(system, PALETTE[0])
+        lower = upper = None
+        if band is not None and system in band:
+            lower, upper = (np.asarray(a, dtype=np.float64) for a in band[system])
+            if lower.shape != k.shape or upper.shape != k.shape:
+                raise MetricsError(f"band for {system!r} has {lower.size}/{upper.size} values for {k.size} cutoffs",
+                                   fix="give lower and upper with one value per k of that system")
+        elif band is None and has_band_columns:
+            lower = part["lower"].to_numpy(dtype=np.float64)
+            upper = part["upper"].to_numpy(dtype=np.float64)
+        if lower is not None:
+            fig.add_trace(_band_trace(system, k, lower, upper, colour, band_label))
+        customdata = None
+        hover = f"<b>{_plain(system)}</b><br>k = %{{x}}<br>{_plain(measure_label)} = %{{y:.4f}}"
+        if lower is not None:
+            customdata = np.column_stack([lower, upper])
+            hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
+        lines.append(go.Scatter(
+            x=k, y=value, name=system, mode="lines", legendgroup=system,
+            line={"color": colour, "width": 2}, customdata=customdata,
+            hovertemplate=hover + "<extra></extra>",
+        ))
+    fig.add_traces(lines)
+    if order_changes:
+        ks = frame["k"].to_numpy(dtype=np.float64)
+        _mark_order_changes(fig, order_changes, log_x=log_x, k_range=(ks.min(), ks.max()))
+    return fig
+
+
+def _band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str,
+                band_label: str) -> go.Scatter:
+    """A closed polygon (upper left-to-right, lower right-to-left) filled in the system's colour."""
+    keep = np.isfinite(lower) & np.isfinite(upper)
+    k, lower, upper = k[keep], lower[keep], upper[keep]
+    return go.Scatter(
+        x=np.concatenate([k, k[::-1]]), y=np.concatenate([upper, lower[::-1]]),
+        name=f"{system} {band_label}", legendgroup=system, showlegend=False,
+        mode="lines", line={"width": 0, "color": colour}, fill="toself",
+        fillcolor=_rgba(colour, BAND_ALPHA), hoverinfo="skip",
+    )
+
+
+def _mark_order_changes(fig: go.Figure, changes, *, log_x: bool, k_range: tuple[float, float]) -> None:
+    """A dotted vertical line at every change; a ``k=…`` label (hover: the orders) where there is room.
+
+    Labels are staggered over a few rows; one that would still overlap its
+    neighbour is left out (its line stays), so a noisy tail stays readable.
+    """
+    def position(k: float) -> float:  # fraction of the axis width
+        lo, hi = (np.log10(v) for v in k_range) if log_x else k_range
+        at = np.log10(k) if log_x else k
+        return float((at - lo) / (hi - lo)) if hi > lo else 0.5
+
+    def k_of(change) -> int:
+        return int(change["k"]) if isinstance(change, Mapping) else int(change)
+
+    last_on_row = [-np.inf] * _LABEL_ROWS
+    for change in sorted(changes, key=k_of):
+        k = k_of(change)
+        detail = ([f"{key}: {' > '.join(map(str, change[key]))}" for key in ("before", "after") if key in change]
+                  if isinstance(change, Mapping) else [])
+        fig.add_vline(x=k, line={"dash": "dot", "width": 1, "color": "rgba(90, 90, 90, 0.8)"})
+        at = position(k)
+        row = next((r for r, last in enumerate(last_on_row) if at - last >= _LABEL_GAP), None)
+        if row is None:
+            continue
+        last_on_row[row] = at
+        # shapes take data units on a log axis, annotations its log10 (a plotly.js legacy)
+        fig.add_annotation(
+            x=float(np.log10(k)) if log_x else k, xref="x", y=1, yref="paper", yanchor="top",
+            yshift=-14 * row, xanchor="right" if at > 0.9 else "left", text=f"k={k}", showarrow=False,
+            font={"size": 10, "color": "#555"}, bgcolor="rgba(255, 255, 255, 0.7)",
+            hovertext="<br>".join([f"order of systems changes at k={k}", *detail]),
+        )

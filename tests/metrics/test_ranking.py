@@ -1,0 +1,67 @@
+"""metrics.ranking: canonical order (trec_eval's) and the join with the qrels, checked by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from metrics import io
+from metrics.errors import MetricsError
+from metrics.ranking import canonical_order, positions, rank
+
+
+def test_canonical_order_breaks_ties_by_docno_descending():
+    qcode = np.array([1, 0, 0, 0, 1, 0])
+    score = np.array([1.0, 2.0, 2.0, 3.0, 1.0, 2.0])
+    docno = pa.array(["a", "9", "10", "x", "b", "b"])
+    order = canonical_order(qcode, score, docno)
+    # query 0: x (3.0), then the 2.0 tie as byte strings descending: "b" > "9" > "10"; query 1: "b" > "a"
+    assert docno.take(pa.array(order)).to_pylist() == ["x", "b", "9", "10", "b", "a"]
+
+
+def test_canonical_order_is_none_when_rows_are_in_order_already():
+    qcode = np.array([0, 0, 1, 1])
+    score = np.array([3.0, 2.0, 5.0, 1.0])
+    assert canonical_order(qcode, score, pa.array(["a", "b", "c", "d"])) is None
+
+
+def test_canonical_order_by_rank_column():
+    qcode = np.array([0, 0, 0])
+    score = np.array([1.0, 2.0, 3.0])
+    order = canonical_order(qcode, score, pa.array(["a", "b", "c"]), rank=np.array([1, 2, 3]), ties="rank")
+    assert order is None                      # ranks 1, 2, 3 already ascending: scores are ignored
+    with pytest.raises(MetricsError, match="needs a rank column"):
+        canonical_order(qcode, score, pa.array(["a", "b", "c"]), ties="rank")
+
+
+def test_positions_restart_in_every_segment():
+    assert positions(np.array([0, 3, 3, 5])).tolist() == [0, 1, 2, 0, 1]
+
+
+def test_rank_joins_grades_and_keeps_judged_queries_the_run_lacks():
+    qrels = io.read_qrels(b"q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 x 1\nq3 0 y 3\n")
+    run = io.read_run(b"q1 Q0 a 1 1.0 t\nq1 Q0 c 2 3.0 t\nq1 Q0 u 3 2.0 t\nq2 Q0 x 1 1.0 t\nq9 Q0 z 1 1.0 t\n")
+    ranked = rank(run, qrels)
+    # queries of the qrels, sorted as strings; q9 (not judged) is ignored, q3 (not retrieved) kept empty
+    assert ranked.qids.tolist() == ["q1", "q2", "q3"]
+    assert ranked.offsets.tolist() == [0, 3, 4, 4]
+    # q1 by score: c (3.0, grade 1), u (2.0, unjudged), a (1.0, grade 2)
+    assert ranked.docno.to_pylist() == ["c", "u", "a", "x"]
+    assert ranked.rel.tolist() == [1, 0, 2, 1]
+    assert ranked.judged.tolist() == [True, False, True, True]
+    assert ranked.missing.tolist() == [False, False, True]
+    # ideal grades per query, every judged grade (unsorted): q1 {2, 0, 1}, q2 {1}, q3 {3}
+    ideal = [sorted(ranked.ideal_rel[a:b].tolist()) for a, b in zip(ranked.ideal_offsets[:-1], ranked.ideal_offsets[1:])]
+    assert ideal == [[0, 1, 2], [1], [3]]
+
+
+def test_rank_skip_missing_depth_and_condensed():
+    qrels = io.read_qrels(b"q1 0 a 1\nq1 0 b -1\nq2 0 x 1\n")
+    run = io.read_run(b"q1 Q0 a 1 3 t\nq1 Q0 u 2 2 t\nq1 Q0 b 3 1 t\n")
+    skipped = rank(run, qrels, missing="skip")
+    assert skipped.qids.tolist() == ["q1"]
+    assert rank(run, qrels, max_depth=2).docno.to_pylist() == ["a", "u"]
+    # condensed (trec_eval -J): unjudged u and negatively judged b are removed
+    assert rank(run, qrels).condensed().docno.to_pylist() == ["a"]
+    with pytest.raises(MetricsError, match="missing='zero'"):
+        rank(run, qrels, missing="drop")

@@ -1,0 +1,121 @@
+"""The Compare page (AppTest): bm25_ce against bm25 on the legal sample, and the leaderboard's markers."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64, plotly >= 6)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
+    monkeypatch.chdir(ROOT)
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+
+
+def test_compare_bm25_ce_against_bm25(app, legal_cli_comparison):
+    at = app.run()
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert at.selectbox(key="cmp_baseline::legal::bm25").value == "bm25"
+    at.multiselect(key="cmp_systems::legal::bm25").set_value(["bm25_ce"]).run()
+    assert not at.exception, at.exception
+
+    table = at.table[0].value
+    assert list(table.index) == ["bm25_ce"]
+    row = table.loc["bm25_ce"]
+    assert row["Δ %"].startswith("+") and float(row["Δ %"].rstrip("%")) > 5
+    assert row["p"] == f"{legal_cli_comparison['p_value']:.4g}"
+    assert row["p (corrected)"] == f"{legal_cli_comparison['p_adjusted']:.4g}"
+    assert row["Wins / ties / losses"] == f"{legal_cli_comparison['wins']} / {legal_cli_comparison['ties']} / {legal_cli_comparison['losses']}"
+    assert row["Sig."] == "▲"
+    assert any(MEASURE in h.value for h in at.subheader)
+
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = charts[0]["data"][0]
+    assert bars["type"] == "bar" and len(bars["x"]) == 50  # one bar per query
+    y = array(bars["y"])
+    assert (np.diff(y) <= 0).all() and y[0] > 0 > y[-1]  # most helped first, coloured by sign
+    assert bars["marker"]["color"][0] != bars["marker"]["color"][-1]
+    labels = [b.label for b in at.get("download_button")]
+    assert {"Export table (CSV)", "Export means (LaTeX)", "Download charts (HTML)"} <= set(labels)
+
+
+def test_compare_follows_the_sidebar_test_and_handles_several_systems(app):
+    app.session_state["sig_test"] = "randomization"
+    app.session_state["sig_correction"] = "bonferroni"
+    at = app.run()
+    at.switch_page("views/compare.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cmp_test::randomization").value == "randomization"
+    table = at.table[0].value
+    assert set(table.index) == {"bm25_ce", "bm25_qe", "dense"}
+    p = table["p"].astype(float)
+    assert table["p (corrected)"].astype(float).to_numpy() == pytest.approx((p * 3).clip(upper=1), rel=2e-3)
+    assert any("Randomisation" in c.value for c in at.caption)
+    # more than two systems: Tukey HSD and ranking stability are offered
+    assert any("Tukey HSD" in m.value for m in at.markdown)
+
+    # any measure string can be typed in; one that does not parse is named, the others still show
+    at.multiselect(key="cmp_measures::exp").set_value([MEASURE, "P(rel=2)@5", "bogus@@"]).run()
+    assert not at.exception, at.exception
+    assert any("bogus" in e.value for e in at.error)
+    assert [h.value for h in at.subheader][:2] == [MEASURE, "P(rel=2)@5"]
+
+
+def test_leaderboard_markers_use_the_sidebar_test_and_correction(app):
+    app.session_state["sig_test"] = "wilcoxon"
+    app.session_state["sig_correction"] = "bh"
+    at = app.run()
+    assert not at.exception
+    caption = at.caption[0].value
+    assert "Wilcoxon signed-rank" in caption and "Benjamini-Hochberg" in caption
+    styles = at.table[0].proto.arrow_data.styler.styles
+    assert "Wilcoxon signed-rank vs bm25: p = " in styles and "Benjamini-Hochberg-corrected p = " in styles
+    assert "▲" in at.table[0].value.loc["bm25_ce"].iloc[1]
+
+
+# --------------------------------------------------------------------------- the page's figures
+
+def test_comparison_figures_carry_the_per_query_numbers():
+    import pandas as pd
+
+    from metrics.report.figures import compare as figs
+
+    rows = pd.DataFrame({"qid": ["1", "2", "10"], "baseline": [0.5, 0.2, 0.4], "system": [0.4, 0.6, 0.4],
+                         "text": ["a <b>", "", "c"]})
+    rows["delta"] = rows["system"] - rows["baseline"]
+    bars = figs.delta_bars(rows, measure="nDCG@10", baseline="bm25", system="ce")
+    (trace,) = bars.data
+    assert list(trace.x) == ["2", "10", "1"]  # most helped first; qids stay strings
+    assert list(trace.marker.color) == [figs.BETTER, figs.TIE, figs.WORSE]
+    assert [c[0] for c in trace.customdata] == ["2", "10", "1"]
+    assert bars.layout.xaxis.type == "category"
+
+    scatter = figs.paired_scatter(rows, measure="nDCG@10", baseline="bm25", system="ce")
+    diagonal, points = scatter.data
+    assert list(diagonal.x) == list(diagonal.y)  # y = x
+    assert list(points.x) == [0.5, 0.2, 0.4] and list(points.y) == [0.4, 0.6, 0.4]
+    assert "&lt;b&gt;" in points.customdata[0][3]  # topic text is escaped
+
+    profile = pd.DataFrame({"k": [1, 2], "diff": [0.1, -0.05], "ci_low": [0.02, -0.1], "ci_high": [0.2, 0.01]})
+    fig = figs.profile_figure(profile, measure_label="nDCG@k", baseline="bm25", system="ce")
+    assert list(fig.data[1].y) == [0.1, -0.05]
+    assert list(fig.data[1].marker.color) == [figs.BETTER, "#1f77b4"]  # CI above 0 at k=1 only
+
+    page = figs.figures_html({"Δ": bars, "scatter": scatter}, "ce vs bm25")
+    assert page.count("<h2>") == 2 and page.count("plotly-") >= 1

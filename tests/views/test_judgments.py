@@ -1,0 +1,133 @@
+"""The Judgments page in AppTest on the legal sample: chart, strategy table, warnings and the TSV export."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.runtime import memory_media_file_storage
+from streamlit.testing.v1 import AppTest
+
+import metrics
+from metrics.analysis import judgments as J
+from metrics import store
+from metrics.ranking import rank
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+PAGE = "views/judgments.py"
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every file handed to a download button: [(data bytes, mimetype, file name)]."""
+    seen = []
+    original = memory_media_file_storage.MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        data = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
+        seen.append((bytes(data), mimetype, filename))
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(memory_media_file_storage.MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def legal_ranked():
+    qrels = metrics.read_qrels(LEGAL / "qrels.txt")
+    return qrels, {p.stem: rank(metrics.read_run(p), qrels) for p in sorted(LEGAL.glob("*.run"))}
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def test_page_shows_judged_curve_strategy_table_and_warning(app):
+    figures = charts(app)
+    judged = [f for f in figures if f["layout"].get("yaxis", {}).get("title", {}).get("text") == "Judged@k"]
+    assert judged, "no Judged@k chart"
+    assert sorted(t["name"] for t in judged[0]["data"]) == ["bm25", "bm25_ce", "bm25_qe", "dense"]
+
+    table = app.table[0].value
+    assert "condensed (judged only)" in table.columns and "rank (condensed)" in table.columns
+    # the sidebar's default gain is exponential: the condensed column is the engine's judged_only nDCG@10
+    measure = "nDCG(dcg=exp-log2,judged_only=True)@10"
+    engine = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")), [measure]))[measure]
+    for system, value in engine.items():
+        assert table.loc[system, "condensed (judged only)"] == f"{value:.4f}"
+    # a rank change: dense climbs over bm25_qe once unjudged documents are dropped
+    assert table.loc["dense", "rank (condensed)"] == "3 ▲1"
+    assert table.loc["bm25_qe", "rank (condensed)"] == "4 ▼1"
+
+    warnings = [w.value for w in app.warning]
+    assert any(w.startswith("**dense**: Judged@10 = 0.862") for w in warnings), warnings
+
+
+def test_without_proxy_the_page_says_how_to_add_one(app):
+    store.Workspace(store.default_path()).set_proxy("legal", None)  # the sample comes with one
+    app.run()
+    assert not app.exception, app.exception
+    assert any("no proxy judgments" in i.value for i in app.info)
+    assert "inferred (proxy labels)" not in app.table[0].value.columns
+
+
+def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch):
+    proxy = LEGAL / "proxy.txt"
+    if not proxy.exists():
+        pytest.skip("sample_data/legal/proxy.txt is absent")
+    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
+    # store the samples and the proxy before the app opens the workspace (as the sample loader would)
+    from ui import state
+    with store.Workspace(store.default_path()) as ws:
+        for name in state.SAMPLE_COLLECTIONS:
+            state.load_sample(ws, name)
+        ws.set_proxy("legal", metrics.read_qrels(proxy))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    table = at.table[0].value
+    column = "inferred (proxy: proxy.txt)"
+    measure = "nDCG(dcg=exp-log2)@10"
+    engine = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")), [measure],
+                                            inferred=proxy))[measure]
+    for system, value in engine.items():
+        assert table.loc[system, column] == f"{value:.4f}"
+    # proxy labels for dense's unjudged documents lift it over bm25_qe
+    assert table.loc["dense", "rank (inferred)"] == "3 ▲1"
+    assert any(c.value.startswith("Proxy: 917 labels") for c in at.caption)
+    assert not any("no proxy judgments" in i.value for i in at.info)
+
+
+def test_tsv_download_holds_the_training_triples(tmp_path, monkeypatch, downloads):
+    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    files = {name: data for data, _mime, name in downloads}
+    tsv = files["negatives-legal-top20-n10-g1.tsv"].decode()
+    qrels, ranked = legal_ranked()
+    assert tsv == J.training_set(qrels, ranked, depth=20, per_query=10, min_grade=1).to_tsv()
+    assert tsv.startswith("qid\tpositive_docno\tnegative_docno\n1\t")
+
+    # the options reach the export
+    downloads.clear()
+    at.number_input(key="neg_depth").set_value(5)
+    at.number_input(key="neg_per_query").set_value(2)
+    at.toggle(key="neg_unjudged").set_value(True)
+    at.run()
+    assert not at.exception
+    files = {name: data for data, _mime, name in downloads}
+    expected = J.training_set(qrels, ranked, depth=5, per_query=2, include_unjudged=True)
+    assert files["negatives-legal-top5-n2-g1-unjudged.tsv"].decode() == expected.to_tsv()
+    assert files["negatives-legal-top5-n2-g1-unjudged.jsonl"].decode() == expected.to_jsonl()
+    template = next(data for data, _m, name in downloads if name.startswith("judging-legal")).decode()
+    assert template.startswith("# nDCG Lab judging template")

@@ -1,0 +1,81 @@
+"""Query explorer page (AppTest): the per-rank table renders and its last nDCG is the library's value."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+LEGAL = ROOT / "sample_data" / "legal"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("ndcg-lab-home")
+
+
+@pytest.fixture
+def app(home, monkeypatch):
+    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def board():
+    """nDCG@10 with exponential gain (the sidebar's default) for every legal run and query, from metrics."""
+    runs = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
+    frame = metrics.evaluate(LEGAL / "qrels.txt", runs, ["nDCG(dcg=exp-log2)@10"])
+    return frame.set_index(["system", "qid"])["value"]
+
+
+def _per_rank(at):
+    tables = [t.value for t in at.table if "nDCG@rank" in t.value.columns]
+    assert tables, "no per-rank table on the page"
+    return tables[0]
+
+
+def test_default_query_rows_and_last_ndcg(app, board):
+    at = app.switch_page("views/query.py").run()
+    assert not at.exception, at.exception
+    qid = at.selectbox(key="qe_qid").value
+    focus = at.selectbox(key="qe_focus").value
+    table = _per_rank(at)
+    assert table["rank"].tolist() == list(range(1, 11))
+    assert table["docno"].str.startswith("LEG-").all()
+    assert table["nDCG@rank"].iloc[-1] == board[(focus, qid)]  # exact, not approx
+    assert any("identical to the leaderboard" in m.value for m in at.markdown)
+    # hardest first: the default query has the lowest mean over the selected systems
+    means = board.groupby(level="qid").mean()
+    assert means[qid] == pytest.approx(means.min())
+
+
+def test_link_from_the_compare_page(app, board):
+    app.session_state["query_qid"] = "7"
+    app.session_state["query_systems"] = ["bm25_ce", "dense"]
+    at = app.switch_page("views/query.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="qe_qid").value == "7"
+    assert at.multiselect(key="qe_systems").value == ["bm25_ce", "dense"]
+    assert _per_rank(at)["nDCG@rank"].iloc[-1] == board[("bm25_ce", "7")]
+    assert at.query_params["qid"] == "7"  # the page keeps its URL shareable
+
+
+def test_query_param_search_and_difference_order(app):
+    app.query_params["qid"] = "12"
+    at = app.switch_page("views/query.py").run()
+    assert at.selectbox(key="qe_qid").value == "12"
+    at.radio(key="qe_order").set_value("difference").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="qe_focus").select(at.selectbox(key="qe_focus").options[-1]).run()
+    at.slider(key="qe_k").set_value(5).run()
+    assert not at.exception, at.exception
+    assert len(_per_rank(at)) == 5
+    at.text_input(key="qe_search").input("zzzz-no-such-topic").run()
+    assert not at.exception
+    assert any("No query id or topic" in w.value for w in at.warning)
