@@ -67,11 +67,10 @@ def rss_mb() -> float:
 
 def generate(lines: int) -> None:
     """Write the run and qrels for ``lines`` run lines (1000 per query), block by block."""
+    import generate as gen
     import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pacsv
-
-    import generate as gen
 
     qrels_path, run_path = paths(lines)
     if qrels_path.exists() and run_path.exists():
@@ -133,7 +132,6 @@ def values_digest(frame) -> str:
 
 
 def worker(engine: str, lines: int, repeats: int, buckets: int | None) -> dict:
-    import numpy as np
 
     import metrics
 
@@ -167,7 +165,8 @@ def worker(engine: str, lines: int, repeats: int, buckets: int | None) -> dict:
             del qrels, run, per_query
             continue
         frame = metrics.evaluate(str(qrels_path), str(run_path), MEASURES,
-                                 progress=lambda done, total, message: marks.append((time.perf_counter(), message)),
+                                 progress=lambda done, total, message, marks=marks: marks.append(
+                                     (time.perf_counter(), message)),
                                  **options)
         total = time.perf_counter() - started
         rep = {"total": total}

@@ -51,9 +51,11 @@ ROWS = [("ours", "txt"), ("ours", "gz"), ("ours+curve", "txt"),
         ("pytrec_eval", "txt"), ("ranx", "txt"), ("ir_measures", "txt")]
 ENGINE_NOTES = {
     "ours": "`metrics.io.read_run` + `metrics.io.read_qrels` + `metrics.evaluate(qrels, run, suite)`",
-    "ours+curve": "`metrics.rank_run` once, then `metrics.evaluate_ranked` (the suite) and `metrics.curve_ranked(ranked, \"nDCG\", max_k=1000)` (nDCG at every cutoff 1..1000)",
+    "ours+curve": "`metrics.rank_run` once, then `metrics.evaluate_ranked` (the suite) and "
+                  "`metrics.curve_ranked(ranked, \"nDCG\", max_k=1000)` (nDCG at every cutoff 1..1000)",
     "pytrec_eval": "plain-Python reader into dicts + `RelevanceEvaluator(qrels, measures).evaluate(run)`",
-    "ranx": "`Qrels.from_file` + `Run.from_file` (kind=\"trec\") + `ranx.evaluate` (numba, all cores; JIT warmed up before timing)",
+    "ranx": "`Qrels.from_file` + `Run.from_file` (kind=\"trec\") + `ranx.evaluate` "
+            "(numba, all cores; JIT warmed up before timing)",
     "ir_measures": "`ir_measures.calc_aggregate(suite, read_trec_qrels(path), read_trec_run(path))`",
 }
 
@@ -193,9 +195,10 @@ def worker(engine: str, dataset: str, fmt: str, repeats: int) -> dict:
 def agreement(dataset: str) -> dict:
     """Per-query max |ours - pytrec_eval| for every measure of the suite (own process)."""
     sys.path.insert(0, str(REPO))
+    import pytrec_eval
+
     import metrics
     import metrics.io
-    import pytrec_eval
 
     qrels_path, run_path = paths(dataset, "txt")
     frame = metrics.evaluate(metrics.io.read_qrels(qrels_path), metrics.io.read_run(run_path), MEASURES)

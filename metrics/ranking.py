@@ -53,7 +53,7 @@ class Ranked:
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
-    def condensed(self) -> "Ranked":
+    def condensed(self) -> Ranked:
         """The run with unjudged documents removed (trec_eval ``-J``, ``judged_only``).
 
         As in trec_eval, a document judged with a negative grade counts as
@@ -64,11 +64,11 @@ class Ranked:
             self._cache["condensed"] = self._filtered(keep)
         return self._cache["condensed"]
 
-    def truncated(self, depth: int) -> "Ranked":
+    def truncated(self, depth: int) -> Ranked:
         """Only the first ``depth`` documents of every query (trec_eval ``-M``)."""
         return self._filtered(positions(self.offsets) < depth)
 
-    def _filtered(self, keep: np.ndarray) -> "Ranked":
+    def _filtered(self, keep: np.ndarray) -> Ranked:
         query_index = np.repeat(np.arange(self.n_queries), self.lengths)
         counts = np.bincount(query_index[keep], minlength=self.n_queries)
         offsets = np.zeros(self.n_queries + 1, dtype=np.int64)

@@ -106,7 +106,8 @@ LEGAL_TOPICS = [
       "Cal. Civ. Proc. Code § 318 — seisin within five years",
       "N.Y. Real Prop. Acts. Law § 501 — adverse possession defined"]),
     ("procedure", "spoliation of evidence adverse inference instruction",
-     ["adverse inference for destroyed surveillance video", "sanctions for spoliation of electronically stored information",
+     ["adverse inference for destroyed surveillance video",
+      "sanctions for spoliation of electronically stored information",
       "intentional destruction of evidence before litigation"],
      ["duty to preserve evidence when litigation is anticipated", "litigation hold obligations"],
      ["Fed. R. Civ. P. 37(e) — failure to preserve electronically stored information",
@@ -570,37 +571,44 @@ def build_legal(seed: int = LEGAL_SEED, params: dict | None = None):
         for i in range(int(rng.integers(2, 6))):
             title, name = legal_case_title(text, family, on_point[i % len(on_point)])
             case_names.append((name, on_point[i % len(on_point)]))
-            groups["precedent"].append(len(docs)); docs.append(Doc(title, t, "precedent"))
+            groups["precedent"].append(len(docs))
+            docs.append(Doc(title, t, "precedent"))
         phrases = related + on_point
         for i in range(int(rng.integers(3, 9))):
             title, name = legal_case_title(text, family, phrases[i % len(phrases)])
             case_names.append((name, phrases[i % len(phrases)]))
-            groups["appellate"].append(len(docs)); docs.append(Doc(title, t, "appellate"))
+            groups["appellate"].append(len(docs))
+            docs.append(Doc(title, t, "appellate"))
         for cite in statutes:
             if cite not in statute_docs:
-                statute_docs[cite] = len(docs); docs.append(Doc(cite, -1, "statute"))
+                statute_docs[cite] = len(docs)
+                docs.append(Doc(cite, -1, "statute"))
             groups["statute"].append(statute_docs[cite])
         # dissents in the very cases judged relevant: the classic near-miss
         dissent_from = rng.choice(len(case_names), size=int(rng.integers(1, 4)), replace=False)
         for j in dissent_from.tolist():
             name, phrase = case_names[j]
-            groups["dissent"].append(len(docs)); docs.append(Doc(f"Dissent: {name} — {phrase}", t, "dissent"))
+            groups["dissent"].append(len(docs))
+            docs.append(Doc(f"Dissent: {name} — {phrase}", t, "dissent"))
         for _ in range(int(rng.integers(0, 3))):
             court, prefix, year = court_and_year(text, family)
             name = case_name(text, family, prefix)
             phrase = pick(text, on_point)
             title = f"Order: {name} ({court} {year}) — stipulated dismissal ({phrase})"
-            groups["order"].append(len(docs)); docs.append(Doc(title, t, "order"))
+            groups["order"].append(len(docs))
+            docs.append(Doc(title, t, "order"))
         for _ in range(int(rng.integers(5, 13))):
             title, _name = legal_case_title(text, family, pick(text, phrases))
             hidden = int(rng.choice(4, p=[0.35, 0.3, 0.25, 0.1]))
-            groups["unjudged"].append(len(docs)); docs.append(Doc(title, t, "unjudged", hidden))
+            groups["unjudged"].append(len(docs))
+            docs.append(Doc(title, t, "unjudged", hidden))
         for _ in range(int(rng.integers(0, 3))):
             phrase = pick(text, phrases)
             title = (f"Law review: {pick(text, ARTICLE_OPENERS)} {phrase} "
                      f"({int(text.integers(40, 130))} {pick(text, JOURNALS)} {int(text.integers(1, 2400))}, "
                      f"{int(text.integers(1975, 2024))})")
-            groups["secondary"].append(len(docs)); docs.append(Doc(title, t, "secondary", 1))
+            groups["secondary"].append(len(docs))
+            docs.append(Doc(title, t, "secondary", 1))
         own.append(groups)
 
     assign_docnos(np.random.default_rng([seed, 101]), docs, "LEG-", 6)
@@ -881,7 +889,8 @@ def build_web(seed: int = WEB_SEED, params: dict | None = None):
             kind = "spam" if grade == 0 else str(grade)
             groups[kind] = []
             for _ in range(count):
-                groups[kind].append(len(docs)); docs.append(Doc(web_title(text, grade, t), t, kind, grade))
+                groups[kind].append(len(docs))
+                docs.append(Doc(web_title(text, grade, t), t, kind, grade))
         groups["unjudged"] = []
         for _ in range(int(rng.integers(6, 15))):
             hidden = int(rng.choice(5, p=[0.35, 0.3, 0.2, 0.1, 0.05]))

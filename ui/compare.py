@@ -97,7 +97,8 @@ def display_table(rows: pd.DataFrame, level: float = stats.DEFAULT_LEVEL) -> pd.
         "p": rows["p_value"].map(format_p).to_numpy(),
         "p (corrected)": rows["p_adjusted"].map(format_p).to_numpy(),
         "Effect size d": rows["effect_size"].map("{:+.3f}".format).to_numpy(),
-        "Wins / ties / losses": [f"{w} / {t} / {l}" for w, t, l in zip(rows["wins"], rows["ties"], rows["losses"])],
+        "Wins / ties / losses": [f"{w} / {t} / {lost}"
+                                 for w, t, lost in zip(rows["wins"], rows["ties"], rows["losses"])],
         "Sig.": rows["marker"].to_numpy(),
     }, index=pd.Index(rows["system"].astype(str).to_numpy(), name="System"))
     return shown

@@ -97,7 +97,8 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
               "queries": int(frame["qid"].nunique()), "means": metrics.means(frame),
               "collection": sel.collection}
     st.session_state.setdefault(_RESULTS, []).append(result)
-    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} ({human_bytes(size)}) with the "
+    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} "
+                             f"({human_bytes(size)}) with the "
                              f"**streaming** engine in {seconds:.1f} s ({result['buckets']} buckets, "
                              f"{result['queries']:,} queries).")
     return result

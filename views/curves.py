@@ -27,7 +27,8 @@ if sel is None or not sel.systems:
 c1, c2, c3 = st.columns([2, 1, 1])
 family = c1.radio("Measure", list(FAMILIES), horizontal=True, key="curve_family")
 log_x = c2.toggle("Log k", key="curve_log_x")
-with_band = c3.toggle("95% bootstrap band", key="curve_band", help=f"Seeded percentile bootstrap over queries ({N_BOOT:,} resamples, seed 0).")
+with_band = c3.toggle("95% bootstrap band", key="curve_band",
+                      help=f"Seeded percentile bootstrap over queries ({N_BOOT:,} resamples, seed 0).")
 
 measure = metrics.with_gain(family, sel.gain) if family == "nDCG" else family
 mean, n_queries = mean_curves(sel, measure, with_band)

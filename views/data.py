@@ -196,9 +196,11 @@ for r in runs:
     findings = state.lint(sel, r.name, r.digest)
     problems = [f for f in findings if f.kind != "judged"]
     judged = next((f for f in findings if f.kind == "judged"), None)
-    title = f"{r.name}: {len(problems)} finding(s)" + (f" · Judged@10 = {judged.value:.3f}" if judged and judged.value is not None else "")
+    shown = f" · Judged@10 = {judged.value:.3f}" if judged and judged.value is not None else ""
+    title = f"{r.name}: {len(problems)} finding(s)" + shown
     with st.expander(title):
         if not findings:
             st.write("No findings.")
         for f in findings:
-            st.markdown(f"- **{f.kind}**: {f.message}" + (f" (e.g. {', '.join(map(str, f.examples[:5]))})" if f.examples else ""))
+            examples = f" (e.g. {', '.join(map(str, f.examples[:5]))})" if f.examples else ""
+            st.markdown(f"- **{f.kind}**: {f.message}" + examples)

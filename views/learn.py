@@ -130,7 +130,7 @@ with left:
     b2.button("Reverse", key="learn_reverse", on_click=_reverse)
     b3.button("Shuffle", key="learn_shuffle", on_click=_shuffle, help="A permutation drawn with the seed.")
     b4.number_input("Seed", 0, 10_000, 0, key="learn_seed")
-    for i, (name, grade) in enumerate(zip(sb.names, sb.grades)):
+    for i, name in enumerate(sb.names):
         row = per_rank.iloc[i]
         c = st.columns([0.4, 0.8, 1.3, 0.75, 0.75, 2.4], vertical_alignment="center")
         c[0].markdown(f"**{i + 1}**")
@@ -275,7 +275,7 @@ st.caption("A grade change edits the judgments, so it moves IDCG as well: loweri
 
 # -- formulas and glossary ------------------------------------------------------------------------------
 st.subheader("Formulas")
-for term, formula in text.FORMULAS:
+for _term, formula in text.FORMULAS:
     st.latex(formula)
 st.subheader("Glossary", anchor="glossary")
 for term, (title, body) in text.GLOSSARY.items():

@@ -121,41 +121,41 @@ class Sandbox:
         return tuple(n for n, g in zip(self.names, self.grades) if g is None)
 
     # -- edits (each returns a new sandbox) --------------------------------------------------
-    def replace(self, **changes) -> "Sandbox":
+    def replace(self, **changes) -> Sandbox:
         return dataclasses.replace(self, **changes)
 
-    def _reordered(self, order) -> "Sandbox":
+    def _reordered(self, order) -> Sandbox:
         order = list(order)
         return self.replace(grades=tuple(self.grades[i] for i in order), names=tuple(self.names[i] for i in order))
 
-    def ideal(self) -> "Sandbox":
+    def ideal(self) -> Sandbox:
         """Grades descending (unjudged count as 0); equal grades keep their order."""
         key = np.array([-(g or 0) for g in self.grades])
         return self._reordered(np.argsort(key, kind="stable"))
 
-    def reversed(self) -> "Sandbox":
+    def reversed(self) -> Sandbox:
         return self._reordered(range(len(self) - 1, -1, -1))
 
-    def shuffled(self, seed: int = 0) -> "Sandbox":
+    def shuffled(self, seed: int = 0) -> Sandbox:
         """A permutation drawn with ``numpy.random.default_rng(seed)``: the same seed, the same order."""
         return self._reordered(np.random.default_rng(int(seed)).permutation(len(self)))
 
-    def swapped(self, i: int, j: int) -> "Sandbox":
+    def swapped(self, i: int, j: int) -> Sandbox:
         order = list(range(len(self)))
         order[i], order[j] = order[j], order[i]
         return self._reordered(order)
 
-    def moved(self, i: int, step: int) -> "Sandbox":
+    def moved(self, i: int, step: int) -> Sandbox:
         """The document at index ``i`` moved ``step`` places (-1 = up); clamped at the ends."""
         j = min(max(i + step, 0), len(self) - 1)
         return self.swapped(i, j) if abs(j - i) == 1 else self._reordered(_move(len(self), i, j))
 
-    def regraded(self, i: int, grade) -> "Sandbox":
+    def regraded(self, i: int, grade) -> Sandbox:
         grades = list(self.grades)
         grades[i] = None if grade is None else int(grade)
         return self.replace(grades=tuple(grades))
 
-    def resized(self, n: int) -> "Sandbox":
+    def resized(self, n: int) -> Sandbox:
         """Keep the first ``n`` documents, or add new ones (grade 0) named D<k> up to ``n``."""
         n = int(n)
         if n <= len(self):

@@ -146,7 +146,7 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
             "95% CI of diff": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
             "p": rows["p_value"].map(format_p), "p adj": rows["p_adjusted"].map(format_p),
             "d": rows["effect_size"].map("{:+.3f}".format),
-            "W/T/L": [f"{w}/{t}/{l}" for w, t, l in zip(rows["wins"], rows["ties"], rows["losses"])],
+            "W/T/L": [f"{w}/{t}/{lost}" for w, t, lost in zip(rows["wins"], rows["ties"], rows["losses"])],
             "sig": rows["marker"].replace("", "-"),
         })
         blocks.append(head + "\n" + shown.to_string(index=False))

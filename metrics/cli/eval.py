@@ -47,7 +47,8 @@ def render(frame: pd.DataFrame, fmt: str, per_query: bool) -> str:
                 lines.append(_row(fmt, multi, system, m, "all", _fmt(m, table.at[system, m])))
         return "\n".join(lines)
     if fmt == "json":
-        out: dict = {"version": __version__, "means": {s: {m: float(table.at[s, m]) for m in measures} for s in systems}}
+        out: dict = {"version": __version__,
+                     "means": {s: {m: float(table.at[s, m]) for m in measures} for s in systems}}
         if per_query:
             out["per_query"] = {
                 s: {m: dict(zip(g["qid"].astype(str), g["value"].astype(float)))

@@ -97,7 +97,7 @@ class Partition:
         return json.dumps(data, indent=1)
 
     @classmethod
-    def open(cls, path) -> "Partition":
+    def open(cls, path) -> Partition:
         """Read the manifest of a partition directory (written last, so its presence means complete)."""
         path = str(path)
         fs, inner = filesystem(path)

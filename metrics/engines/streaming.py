@@ -251,7 +251,8 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
 def _spill(spec, name, base: str, i: int, on_duplicate: str):
     """An in-memory run (DataFrame, Run, dict, bytes) written as parquet so that it can be partitioned."""
     run = io.read_run(spec, name=name, on_duplicate=on_duplicate)
-    path = os.path.join(base, f"input-{i:03d}.parquet") if not is_url(base) else join_path(base, f"input-{i:03d}.parquet")
+    file_name = f"input-{i:03d}.parquet"
+    path = join_path(base, file_name) if is_url(base) else os.path.join(base, file_name)
     fs, inner = filesystem(path)
     pq.write_table(run.table.select(["qid", "docno", "score", "rank"]), inner, filesystem=fs)
     return path, name or run.name

@@ -57,7 +57,7 @@ class LineMap:
             return rows + self.offset
         return self.lines[rows]
 
-    def take(self, rows: np.ndarray) -> "LineMap":
+    def take(self, rows: np.ndarray) -> LineMap:
         return LineMap(self(rows), 0)
 
 
@@ -334,7 +334,7 @@ def finish(table: pa.Table, kind: Kind, name: str, ctx: Source, digest, on_dupli
     return Qrels(table, name, ctx.source, digest(), findings, ctx.lines)
 
 
-def finite_scores(score, ctx: "Source") -> np.ndarray:
+def finite_scores(score, ctx: Source) -> np.ndarray:
     """Scores (a table with a score column, or the column) as numpy, or an error naming the
     first NaN or infinite score's line."""
     if isinstance(score, pa.Table):
@@ -458,8 +458,8 @@ def _order_findings(qcode: np.ndarray, score: np.ndarray, rank: np.ndarray | Non
         top = tied_queries[np.argsort(-per_query[tied_queries], kind="stable")[:5]]
         findings.append(Finding(
             "ties",
-            f"{plural(count, 'document')} in {plural(len(tied_queries), 'query')} share their score with another document of "
-            "the same query; ties are broken by docno descending (trec_eval's rule)",
+            f"{plural(count, 'document')} in {plural(len(tied_queries), 'query')} share their score with another "
+            "document of the same query; ties are broken by docno descending (trec_eval's rule)",
             count, [f"query {x}: {int(per_query[c])} tied documents"
                     for c, x in zip(top, queries.take(pa.array(top)).to_pylist())]))
     return findings

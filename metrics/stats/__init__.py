@@ -76,4 +76,10 @@ from .paired import (
     wins_ties_losses,
 )
 
-__all__ = ["COMPARE_COLUMNS", "CORRECTIONS", "DEFAULT_LEVEL", "DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "EXACT_MAX", "TESTS", "TIE_TOLERANCE", "adjust", "benjamini_hochberg", "bonferroni", "bootstrap_ci", "bootstrap_means", "bootstrap_pvalues", "compare", "difference_profile", "effect_size", "holm", "kendall_tau", "paired_bootstrap", "paired_matrix", "paired_pvalues", "paired_randomization", "paired_ttest", "paired_wilcoxon", "per_query", "randomization_pvalues", "ranking_stability", "resample_chunks", "sign_bytes", "sign_matrix", "ttest_pvalues", "tukey_hsd", "versus_baseline", "wilcoxon_pvalues", "wins_ties_losses"]
+__all__ = ["COMPARE_COLUMNS", "CORRECTIONS", "DEFAULT_LEVEL", "DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES",
+           "DEFAULT_SEED", "EXACT_MAX", "TESTS", "TIE_TOLERANCE", "adjust", "benjamini_hochberg",
+           "bonferroni", "bootstrap_ci", "bootstrap_means", "bootstrap_pvalues", "compare",
+           "difference_profile", "effect_size", "holm", "kendall_tau", "paired_bootstrap", "paired_matrix",
+           "paired_pvalues", "paired_randomization", "paired_ttest", "paired_wilcoxon", "per_query",
+           "randomization_pvalues", "ranking_stability", "resample_chunks", "sign_bytes", "sign_matrix",
+           "ttest_pvalues", "tukey_hsd", "versus_baseline", "wilcoxon_pvalues", "wins_ties_losses"]

@@ -105,7 +105,7 @@ class AppServer:
         """Base URL without a trailing slash: f"{server.url}/some_page" works."""
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "AppServer":
+    def start(self) -> AppServer:
         if self.process is not None and self.process.poll() is None:
             return self
         self.home.mkdir(parents=True, exist_ok=True)
@@ -174,7 +174,7 @@ class AppServer:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=15)
 
-    def restart(self) -> "AppServer":
+    def restart(self) -> AppServer:
         """Stop and start again on the same workspace and port."""
         self.stop()
         return self.start()
@@ -190,7 +190,7 @@ class ServerURL(str):
 
     server: AppServer
 
-    def __new__(cls, server: AppServer) -> "ServerURL":
+    def __new__(cls, server: AppServer) -> ServerURL:
         url = super().__new__(cls, server.url)
         url.server = server
         return url

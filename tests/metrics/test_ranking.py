@@ -51,7 +51,8 @@ def test_rank_joins_grades_and_keeps_judged_queries_the_run_lacks():
     assert ranked.judged.tolist() == [True, False, True, True]
     assert ranked.missing.tolist() == [False, False, True]
     # ideal grades per query, every judged grade (unsorted): q1 {2, 0, 1}, q2 {1}, q3 {3}
-    ideal = [sorted(ranked.ideal_rel[a:b].tolist()) for a, b in zip(ranked.ideal_offsets[:-1], ranked.ideal_offsets[1:])]
+    bounds = zip(ranked.ideal_offsets[:-1], ranked.ideal_offsets[1:])
+    ideal = [sorted(ranked.ideal_rel[a:b].tolist()) for a, b in bounds]
     assert ideal == [[0, 1, 2], [1], [3]]
 
 

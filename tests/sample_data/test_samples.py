@@ -221,7 +221,8 @@ def test_legal_cross_encoder_reranks_bm25_candidates(legal):
 def test_legal_query_expansion_trades_top_for_recall(legal):
     qrels, runs = legal["qrels"], legal["runs"]
     assert mean(per_query(qrels, runs["bm25_qe"], "recall_100")) > mean(per_query(qrels, runs["bm25"], "recall_100"))
-    assert mean(per_query(qrels, runs["bm25_qe"], "ndcg_cut_100")) > mean(per_query(qrels, runs["bm25"], "ndcg_cut_100"))
+    ndcg_100 = {name: mean(per_query(qrels, runs[name], "ndcg_cut_100")) for name in ("bm25_qe", "bm25")}
+    assert ndcg_100["bm25_qe"] > ndcg_100["bm25"]
     top = mean(per_query(qrels, runs["bm25_qe"], "ndcg_cut_10")) / mean(per_query(qrels, runs["bm25"], "ndcg_cut_10"))
     assert 0.9 <= top <= 1.02
 

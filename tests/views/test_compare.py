@@ -41,7 +41,8 @@ def test_compare_bm25_ce_against_bm25(app, legal_cli_comparison):
     assert row["Δ %"].startswith("+") and float(row["Δ %"].rstrip("%")) > 5
     assert row["p"] == f"{legal_cli_comparison['p_value']:.4g}"
     assert row["p (corrected)"] == f"{legal_cli_comparison['p_adjusted']:.4g}"
-    assert row["Wins / ties / losses"] == f"{legal_cli_comparison['wins']} / {legal_cli_comparison['ties']} / {legal_cli_comparison['losses']}"
+    cli = legal_cli_comparison
+    assert row["Wins / ties / losses"] == f"{cli['wins']} / {cli['ties']} / {cli['losses']}"
     assert row["Sig."] == "▲"
     assert any(MEASURE in h.value for h in at.subheader)
 

@@ -9,8 +9,8 @@ from streamlit.runtime import memory_media_file_storage
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from metrics.analysis import judgments as J
 from metrics import store
+from metrics.analysis import judgments as J
 from metrics.ranking import rank
 
 ROOT = Path(__file__).resolve().parents[2]

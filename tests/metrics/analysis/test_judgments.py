@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.report.figures import judgments as jfig
 from metrics.analysis import judgments as J
 from metrics.errors import MetricsError
 from metrics.ranking import rank
+from metrics.report.figures import judgments as jfig
 
 ROOT = Path(__file__).resolve().parents[3]
 LEGAL = ROOT / "sample_data" / "legal"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from metrics.analysis import sandbox as sx
-from metrics.errors import MetricsError
 from metrics.analysis.sandbox import PRESETS, Sandbox
+from metrics.errors import MetricsError
 
 
 def hand_ndcg(grades, k, gain="exp", missed=()):

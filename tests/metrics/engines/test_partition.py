@@ -22,7 +22,6 @@ import metrics
 from metrics import cli
 from metrics import engines as scale
 from metrics.engines import streaming as streaming_engine
-from metrics.io import sources
 from metrics.errors import MetricsError
 
 MEASURES = ["nDCG@5", "nDCG@10", "nDCG(dcg=exp-log2)@10", "nDCG", "AP", "RR", "P@5", "R@100",
@@ -145,8 +144,8 @@ def test_local_streaming_and_dask_are_identical(collection, cluster):
     qrels, runs = shards(collection)
     local = metrics.evaluate(qrels, runs, MEASURES)
     streaming = streaming_engine.evaluate(qrels, runs, MEASURES, engine="streaming", buckets=3, **TINY)
-    dask = streaming_engine.evaluate(qrels, runs, MEASURES, engine="dask", buckets=5, scheduler=cluster.scheduler_address,
-                          **TINY)
+    dask = streaming_engine.evaluate(qrels, runs, MEASURES, engine="dask", buckets=5,
+                                     scheduler=cluster.scheduler_address, **TINY)
     pd.testing.assert_frame_equal(streaming, local, check_exact=True)
     pd.testing.assert_frame_equal(dask, local, check_exact=True)
     assert ((local["value"].to_numpy() == dask["value"].to_numpy()).all())

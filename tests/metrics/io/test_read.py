@@ -19,8 +19,8 @@ import pyarrow as pa
 import pytest
 
 from metrics import io
-from metrics.io import keys, sources
 from metrics.errors import MetricsError
+from metrics.io import keys, sources
 
 RUN = b"007 Q0 d1 1 3.0 bm25\n007 Q0 d2 2 2.0 bm25\n008 Q0 d1 1 1.5 bm25\n"
 QRELS = b"007 0 d1 1\n007 0 d2 0\n008 0 d1 2\n"

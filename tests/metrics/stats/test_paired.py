@@ -12,8 +12,8 @@ from scipy import stats as sp
 
 import metrics
 from metrics import stats
-from metrics.stats import bootstrap, paired
 from metrics.errors import MetricsError
+from metrics.stats import bootstrap, paired
 
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 

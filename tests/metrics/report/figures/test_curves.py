@@ -9,10 +9,18 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from metrics.report.figures import curves as figures
 from metrics.errors import MetricsError
-from metrics.report.figures.curves import (FIGURE_CONFIG, PALETTE, bootstrap_band, leaderboard_bars, mean_curves, metric_curve,
-                             order_changes, system_colors)
+from metrics.report.figures import curves as figures
+from metrics.report.figures.curves import (
+    FIGURE_CONFIG,
+    PALETTE,
+    bootstrap_band,
+    leaderboard_bars,
+    mean_curves,
+    metric_curve,
+    order_changes,
+    system_colors,
+)
 
 
 def per_query(rows: dict[str, list[float]]) -> pd.DataFrame:

@@ -1,0 +1,1 @@
+"""Plotly figure builders: curves and leaderboards, comparisons, per-rank explanations, judgments."""
