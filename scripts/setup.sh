@@ -2,7 +2,8 @@
 # Install what nDCG Lab needs on a Debian machine; safe to run again.
 #
 #   bash scripts/setup.sh run    # runtime Python packages (requirements.txt)
-#   bash scripts/setup.sh test   # + test packages (requirements-dev.txt) and Debian's chromium
+#   bash scripts/setup.sh test   # + test packages (requirements-dev.txt), Debian's chromium, and this
+#                                # checkout as an editable package (pip install -e .: the ndcg-lab command)
 #
 # Chromium comes from Debian (apt-get install chromium -> /usr/bin/chromium); the Playwright
 # Python package only drives it, so `playwright install` is never run.
@@ -53,4 +54,14 @@ else
   # pip reads its own configuration (including the machine's constraints file).
   "$PYTHON" -m pip install --disable-pip-version-check -r "$requirements"
   "$PYTHON" scripts/check_requirements.py "$requirements"
+fi
+
+if [ "$mode" = test ]; then
+  if "$PYTHON" -c "import importlib.metadata as m, sys; sys.exit(m.distribution('ndcg-lab').locate_file('') is None)" 2>/dev/null \
+      && command -v ndcg-lab >/dev/null 2>&1; then
+    echo "setup: ndcg-lab installed ($(command -v ndcg-lab))"
+  else
+    echo "setup: installing this checkout as an editable package (ndcg-lab command)"
+    "$PYTHON" -m pip install --disable-pip-version-check --no-deps -e .
+  fi
 fi

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,9 @@ import streamlit as st
 import metrics
 from metrics import stats
 from ui import state
+from ui.paths import app_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = app_dir()
 QUERY_PAGE = "views/query.py"
 # Measures offered in the picker (any other ir_measures string can be typed in).
 COMMON_MEASURES = ("nDCG@10", "nDCG@5", "nDCG@20", "nDCG@100", "nDCG", "AP", "RR", "P@10", "R@100", "Rprec")

@@ -19,9 +19,9 @@ import metrics
 from metrics import store
 from metrics.evaluate import evaluate_ranked, tidy
 from metrics.ranking import Ranked, rank
+from ui.paths import app_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_data"
+SAMPLES = app_dir() / "sample_data"
 SAMPLE_COLLECTIONS = ("legal", "web")
 DEFAULT_COLLECTION = "legal"
 GAINS = {"exp": "Exponential (2^rel - 1)", "linear": "Linear (rel, as trec_eval)"}

@@ -1,0 +1,53 @@
+"""ui.console: ``ndcg-lab`` is the library's command line plus ``ndcg-lab app``."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from metrics.cli import main as cli_main
+from ui import console
+from ui.paths import app_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = Path("sample_data") / "legal"
+EVAL = ["eval", str(LEGAL / "qrels.txt"), str(LEGAL / "bm25.run"), str(LEGAL / "dense.run"), "--per-query",
+        "-m", "nDCG@10", "-m", "AP"]
+
+
+def test_console_subcommands_are_the_cli(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert cli_main(EVAL) == 0
+    expected = capsys.readouterr().out
+    assert console.main(EVAL) == 0
+    assert capsys.readouterr().out == expected
+    assert expected.count("\n") > 100
+
+
+def test_ndcg_lab_and_python_m_metrics_print_the_same_bytes():
+    command = shutil.which("ndcg-lab")
+    if command is None:
+        pytest.skip("ndcg-lab is not installed (bash scripts/setup.sh test installs it: pip install -e .)")
+    for args in (EVAL, ["lint", str(LEGAL / "qrels.txt"), str(LEGAL / "bm25.run")]):
+        ours = subprocess.run([command, *args], cwd=ROOT, capture_output=True, check=True).stdout
+        module = subprocess.run([sys.executable, "-m", "metrics", *args], cwd=ROOT, capture_output=True,
+                                check=True).stdout
+        assert ours == module and ours
+
+
+def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(monkeypatch):
+    calls = []
+    monkeypatch.setattr(console.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
+    assert console.main(["app", "--server.port", "8600"]) == 0
+    [(cmd, cwd)] = calls
+    assert cmd == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", "8600"]
+    assert cwd == ROOT == app_dir()
+
+
+def test_help_names_the_ndcg_lab_program(capsys):
+    with pytest.raises(SystemExit):
+        console.main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: ndcg-lab")
