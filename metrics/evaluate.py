@@ -16,6 +16,10 @@ from .errors import MetricsError
 from .measures import Context, compute, compute_curve, parse, parse_family
 from .ranking import Ranked, rank
 
+TIE_DECIMALS = 12
+"""Means that agree to this many decimals are tied: summation-order noise between identical systems
+is no difference in rank (used wherever systems are ranked by their means)."""
+
 DEFAULT_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "Judged@10")
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pandas as pd
@@ -10,6 +9,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats
+from metrics.report.text import format_p, percent
 from ui import state
 from ui.paths import app_dir
 
@@ -18,15 +18,6 @@ QUERY_PAGE = "views/query.py"
 # Measures offered in the picker (any other ir_measures string can be typed in).
 COMMON_MEASURES = ("nDCG@10", "nDCG@5", "nDCG@20", "nDCG@100", "nDCG", "AP", "RR", "P@10", "R@100", "Rprec")
 STABILITY_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
-
-
-def format_p(p: float) -> str:
-    """A p-value with 4 significant digits, as the CLI's ``--format table`` prints it."""
-    return f"{p:.4g}"
-
-
-def percent(value: float) -> str:
-    return "n/a" if not math.isfinite(value) else f"{100 * value:+.1f}%"
 
 
 def with_systems(sel: state.Selection, names) -> state.Selection:
@@ -177,11 +168,6 @@ def profile_family(measure: str, gain: str) -> str:
     except metrics.MetricsError:
         pass
     return metrics.with_gain("nDCG", gain)
-
-
-def latex_marks(table: pd.DataFrame) -> dict:
-    return {(r.system, r.measure): ("\\blacktriangle" if r.marker == "▲" else "\\blacktriangledown")
-            for r in table.itertuples() if r.marker}
 
 
 def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:

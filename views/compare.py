@@ -6,6 +6,7 @@ import streamlit as st
 import metrics
 from metrics import stats
 from metrics.report import export
+from metrics.report import text as report_text
 from metrics.report.figures import compare as figs
 from metrics.report.figures.curves import FIGURE_CONFIG
 from ui import compare as ui
@@ -88,13 +89,12 @@ for measure, rows in table.groupby("measure", sort=False):
 stamp = {**state.stamp(compared, measures), "baseline": baseline, "test": test, "correction": correction,
          "alpha": alpha, "seed": seed, "permutations": permutations, "resamples": resamples,
          "tie_tolerance": tolerance,
-         "markers": f"{state.TESTS[test]}, {state.CORRECTIONS[correction]} correction, p < {alpha:g}: "
-                    "blacktriangle = better, blacktriangledown = worse than the baseline"}
+         "markers": report_text.markers_note(state.TESTS[test], state.CORRECTIONS[correction], alpha)}
 e1, e2, e3 = st.columns(3)
 e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
                    file_name=f"compare-{sel.collection}.csv", mime="text/csv")
 e2.download_button("Export means (LaTeX)",
-                   export.to_latex(ui.means_table(table, baseline), ui.latex_marks(table), stamp),
+                   export.to_latex(ui.means_table(table, baseline), report_text.comparison_marks(table), stamp),
                    file_name=f"compare-{sel.collection}.tex", mime="text/x-tex")
 e3.download_button("Export table (JSON)",
                    json.dumps({"stamp": stamp, "comparisons": json.loads(table.to_json(orient="records"))}, indent=2),
@@ -110,7 +110,7 @@ frame = state.evaluate(compared, measures)
 rows = ui.per_query(frame, measure, baseline, system, state.topics(sel))
 row = table[(table["measure"] == measure) & (table["system"] == system)].iloc[0]
 st.markdown(f"**{system}** vs **{baseline}** on **{measure}**: {row['mean']:.4f} vs {row['baseline_mean']:.4f}, "
-            f"Δ = {row['diff']:+.4f} ({ui.percent(row['rel_diff'])}); better on {row['wins']}, tied on "
+            f"Δ = {row['diff']:+.4f} ({report_text.percent(row['rel_diff'])}); better on {row['wins']}, tied on "
             f"{row['ties']}, worse on {row['losses']} of {n_queries} queries.")
 
 charts = {}
@@ -181,7 +181,7 @@ if len(systems) >= 2:
                         f"{int(stats.DEFAULT_LEVEL * 100)}% simultaneous CIs)")
             hsd = ui.tukey(compared, m, everyone)
             st.table(hsd.assign(**{c: hsd[c].map("{:+.4f}".format) for c in ("diff", "ci_low", "ci_high")},
-                                p_value=hsd["p_value"].map(ui.format_p))
+                                p_value=hsd["p_value"].map(report_text.format_p))
                      .rename(columns={"system_a": "A", "system_b": "B", "diff": "Δ (B − A)", "ci_low": "CI low",
                                       "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"]))
         stability = stats.ranking_stability(ui.cutoff_means(compared, family, max_k))

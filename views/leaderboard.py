@@ -3,6 +3,7 @@ import streamlit as st
 
 import metrics
 from metrics.report import export
+from metrics.report import text as report_text
 from ui import state
 from ui.compare import significance
 from ui.tables import leaderboard_styler
@@ -62,11 +63,10 @@ if markers:
         st.dataframe(tests, hide_index=True, width="stretch")
 
 stamp = state.stamp(sel, measures)
-latex_marks = {k: ("\\blacktriangle" if v == "▲" else "\\blacktriangledown") for k, v in markers.items() if v}
 c1, c2, c3 = st.columns(3)
 c1.download_button("Export CSV", export.to_csv(table, stamp), file_name=f"leaderboard-{sel.collection}.csv",
                    mime="text/csv")
-c2.download_button("Export LaTeX", export.to_latex(table, latex_marks, stamp),
+c2.download_button("Export LaTeX", export.to_latex(table, report_text.latex_marks(markers), stamp),
                    file_name=f"leaderboard-{sel.collection}.tex", mime="text/x-tex")
 c3.download_button("Export JSON", export.to_json(table, stamp), file_name=f"leaderboard-{sel.collection}.json",
                    mime="application/json")

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..evaluate import evaluate, means
+from ..evaluate import TIE_DECIMALS, evaluate, means
 from ..ranking import Ranked, positions
 
 STRATEGIES: dict[str, str] = {
@@ -52,7 +52,6 @@ MEDIAN_GAP = 0.05
 TEMPLATE_PLACEHOLDER = -1
 """Grade written for "not judged yet" in a judging template (see :func:`qrels_template`)."""
 
-_TIE_DECIMALS = 12  # means equal to 12 decimals share a rank (summation-order noise is no rank change)
 
 
 # ---------------------------------------------------------------- strategies
@@ -99,7 +98,7 @@ def strategy_table(means: Mapping[str, Mapping[str, float] | pd.Series], *,
 
 def _competition_rank(values: np.ndarray) -> np.ndarray:
     """1 + the number of strictly better values; NaN for a missing value."""
-    rounded = np.round(values.astype(np.float64), _TIE_DECIMALS)
+    rounded = np.round(values.astype(np.float64), TIE_DECIMALS)
     finite = np.isfinite(rounded)
     better = (rounded[None, :] > rounded[:, None]) & finite[None, :]
     return np.where(finite, 1.0 + better.sum(axis=1), np.nan)
@@ -125,8 +124,8 @@ def rank_agreement(table: pd.DataFrame) -> pd.DataFrame:
         both = wide[[a, b]].dropna()
         tau = p = np.nan
         if len(both) >= 2:
-            x = np.round(both[a].to_numpy(dtype=np.float64), _TIE_DECIMALS)
-            y = np.round(both[b].to_numpy(dtype=np.float64), _TIE_DECIMALS)
+            x = np.round(both[a].to_numpy(dtype=np.float64), TIE_DECIMALS)
+            y = np.round(both[b].to_numpy(dtype=np.float64), TIE_DECIMALS)
             if np.unique(x).size > 1 and np.unique(y).size > 1:
                 result = kendalltau(x, y)
                 tau, p = float(result.statistic), float(result.pvalue)

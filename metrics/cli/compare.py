@@ -20,6 +20,7 @@ from ..evaluate import as_runs, evaluate, means
 from ..io import read_qrels
 from ..measures import with_gain
 from ..report.export import to_latex
+from ..report.text import comparison_marks, format_p, markers_note, percent
 
 DEFAULT_MEASURE = "nDCG@10"
 FORMATS = ("table", "tsv", "json", "latex")
@@ -109,12 +110,9 @@ def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -
     if fmt == "tsv":
         return table.to_csv(sep="\t", index=False, lineterminator="\n", float_format="%.10g").rstrip("\n")
     if fmt == "latex":
-        marks = {(r.system, r.measure): ("\\blacktriangle" if r.marker == "▲" else "\\blacktriangledown")
-                 for r in table.itertuples() if r.marker}
-        stamp = {**settings, "markers": f"{stats.TESTS[settings['test']]}, {stats.CORRECTIONS[settings['correction']]}"
-                 f" correction, p < {settings['alpha']}: blacktriangle = better, blacktriangledown = worse "
-                 "than the baseline"}
-        return to_latex(means(frame), marks, stamp).rstrip("\n")
+        note = markers_note(stats.TESTS[settings["test"]], stats.CORRECTIONS[settings["correction"]],
+                            settings["alpha"])
+        return to_latex(means(frame), comparison_marks(table), {**settings, "markers": note}).rstrip("\n")
     if fmt == "table":
         return text_table(table, settings)
     raise ValueError(fmt)
@@ -142,7 +140,7 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
                 f"seed {settings['seed']})")
         shown = pd.DataFrame({
             "system": rows["system"], "mean": rows["mean"].map("{:.4f}".format),
-            "diff": rows["diff"].map("{:+.4f}".format), "rel": rows["rel_diff"].map(_percent),
+            "diff": rows["diff"].map("{:+.4f}".format), "rel": rows["rel_diff"].map(percent),
             "95% CI of diff": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
             "p": rows["p_value"].map(format_p), "p adj": rows["p_adjusted"].map(format_p),
             "d": rows["effect_size"].map("{:+.3f}".format),
@@ -151,12 +149,3 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
         })
         blocks.append(head + "\n" + shown.to_string(index=False))
     return "\n\n".join(blocks)
-
-
-def format_p(p: float) -> str:
-    """A p-value with 4 significant digits (the page uses the same format)."""
-    return f"{p:.4g}"
-
-
-def _percent(value: float) -> str:
-    return "n/a" if not math.isfinite(value) else f"{100 * value:+.1f}%"

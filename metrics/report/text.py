@@ -1,11 +1,42 @@
 """Text for people: p-values, percentages, significance markers, the export stamp, sizes, progress."""
 from __future__ import annotations
 
+import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 
-Progress = Callable[[int, int, str], None]
+from ..engines.partition import Progress
+from ..stats.compare import BETTER, WORSE
+
+LATEX_MARKERS = {BETTER: "\\blacktriangle", WORSE: "\\blacktriangledown"}
+"""The LaTeX command that stands for each significance marker of :func:`metrics.stats.compare`."""
+
+
+def format_p(p: float) -> str:
+    """A p-value with 4 significant digits, the same on the Compare page and in ``compare --format table``."""
+    return f"{p:.4g}"
+
+
+def percent(value: float) -> str:
+    """A relative difference as a signed percentage (``+12.5%``); ``n/a`` when it is not finite."""
+    return "n/a" if not math.isfinite(value) else f"{100 * value:+.1f}%"
+
+
+def latex_marks(markers: Mapping) -> dict:
+    """{cell: LaTeX command} for the cells of ``markers`` ({cell: "▲" / "▼" / ""}) that carry a marker."""
+    return {cell: LATEX_MARKERS[marker] for cell, marker in markers.items() if marker}
+
+
+def comparison_marks(table) -> dict:
+    """{(system, measure): LaTeX command} of a :func:`metrics.stats.compare` table's significant rows."""
+    return latex_marks(dict(zip(zip(table["system"], table["measure"]), table["marker"])))
+
+
+def markers_note(test: str, correction: str, alpha: float) -> str:
+    """The export stamp's line that says what the LaTeX markers mean."""
+    return (f"{test}, {correction} correction, p < {alpha:g}: blacktriangle = better, blacktriangledown = worse "
+            "than the baseline")
 
 
 def terminal_progress(stream=None, *, min_interval: float = 0.5) -> Progress:
@@ -33,6 +64,7 @@ def terminal_progress(stream=None, *, min_interval: float = 0.5) -> Progress:
 
 
 def human_bytes(n: int) -> str:
+    """A byte count for people: ``1.5 GB``, ``320.0 MB``, ``12 B``."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if n >= scale:
             return f"{n / scale:,.1f} {unit}"

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetricsError
+from ..evaluate import TIE_DECIMALS
 from .common import DEFAULT_LEVEL, check_level, scipy_stats
 
 
@@ -54,24 +55,22 @@ def tukey_hsd(values, systems: Sequence[str] | None = None, *, design: str = "tw
 
 
 def kendall_tau(x, y) -> float:
-    """Kendall's tau-b between two orderings given as scores (scipy.stats.kendalltau's statistic).
+    """Kendall's tau-b between two orderings given as scores: ``scipy.stats.kendalltau``'s statistic.
 
-    tau_b = (concordant - discordant) / sqrt((n0 - ties_x)(n0 - ties_y)),
-    n0 = m(m-1)/2; NaN when either side is all ties.
+    tau_b = (concordant - discordant) / sqrt((n0 - ties_x)(n0 - ties_y)), n0 = m(m-1)/2;
+    NaN when either side is all ties.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise MetricsError(f"Kendall's tau needs two score vectors of one length, got {x.shape} and {y.shape}",
                            fix="give one score per system on both sides")
-    i, j = np.triu_indices(len(x), 1)
-    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
-    n0 = len(i)
-    denominator = np.sqrt(float(n0 - np.count_nonzero(sx == 0)) * float(n0 - np.count_nonzero(sy == 0)))
-    return float((sx * sy).sum() / denominator) if denominator > 0 else float("nan")
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    return float(scipy_stats().kendalltau(x, y).statistic)
 
 
-def ranking_stability(table: pd.DataFrame, *, decimals: int = 12) -> pd.DataFrame:
+def ranking_stability(table: pd.DataFrame, *, decimals: int = TIE_DECIMALS) -> pd.DataFrame:
     """Kendall's tau-b between the system orderings of every pair of columns of a system x setting table.
 
     ``table`` is e.g. :func:`metrics.means` (columns = measures) or mean

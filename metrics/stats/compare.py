@@ -23,6 +23,9 @@ from .common import (
 from .corrections import adjust, holm
 from .paired import effect_size, paired_pvalues, wins_ties_losses
 
+BETTER = "▲"   # significantly better than the baseline
+WORSE = "▼"    # significantly worse
+
 
 def paired_matrix(frame, measure: str, systems: list[str]):
     """(queries x systems) matrix of one measure from a tidy frame, queries aligned by qid."""
@@ -129,7 +132,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
         "diff": diff, "rel_diff": rel, "diff_ci_low": low[2 * k:], "diff_ci_high": high[2 * k:],
         "p_value": p, "p_adjusted": p_adj, "effect_size": effect_size(d),
         "wins": wins, "ties": ties, "losses": losses, "significant": significant,
-        "marker": np.where(significant, np.where(diff > 0, "▲", "▼"), ""), "test": test, "correction": correction,
+        "marker": np.where(significant, np.where(diff > 0, BETTER, WORSE), ""), "test": test, "correction": correction,
     })
     return out[COMPARE_COLUMNS]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MetricsError
-from .common import CORRECTIONS
+from .common import CORRECTIONS, scipy_stats
 
 
 def bonferroni(pvalues) -> np.ndarray:
@@ -27,17 +27,12 @@ def holm(pvalues) -> np.ndarray:
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
-    """Benjamini-Hochberg step-up adjusted p-values (false discovery rate): min over j >= i of m p_(j) / j."""
+    """Benjamini-Hochberg step-up adjusted p-values (false discovery rate): min over j >= i of m p_(j) / j,
+    capped at 1; ``scipy.stats.false_discovery_control(p, method="bh")``."""
     p = np.asarray(pvalues, dtype=np.float64)
-    m = len(p)
-    if m == 0:
+    if len(p) == 0:
         return p
-    order = np.argsort(p, kind="stable")
-    scaled = p[order] * m / np.arange(1, m + 1)
-    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
+    return np.asarray(scipy_stats().false_discovery_control(p, method="bh"), dtype=np.float64)
 
 
 def adjust(pvalues, correction: str = "holm") -> np.ndarray:

@@ -23,6 +23,8 @@ import plotly.colors
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
+from ...evaluate import TIE_DECIMALS
+from ...stats import bootstrap_ci
 
 PALETTE: tuple[str, ...] = tuple(plotly.colors.qualitative.D3)
 """Qualitative palette; system i (in the order given) gets ``PALETTE[i % len(PALETTE)]``."""
@@ -42,14 +44,10 @@ LAYOUT: dict = {
 }
 
 BAND_ALPHA = 0.18
-# Means that agree to 12 decimals rank as ties, so summation-order noise between
-# identical systems does not show up as an order change.
-_TIE_DECIMALS = 12
 # Order-change labels: rows to stagger them over, and the least gap (axis fraction) on a row.
 _LABEL_ROWS = 3
 _LABEL_GAP = 0.06
 # Largest bootstrap count matrix held at once (elements): 2**22 float64 = 32 MB.
-_CHUNK_ELEMENTS = 2**22
 
 
 def system_colors(systems: Iterable[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
@@ -127,8 +125,9 @@ def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None
 
     ``curves`` maps system -> ``metrics.curve`` frame (index qid, columns k).
     value(k) = (1/|Q|) sum_q curve[q, k]; a NaN in a column makes that mean NaN.
-    With ``n_boot`` the frame gains ``lower, upper`` from :func:`bootstrap_band`
-    (same seed for every system, so paired systems share resamples).
+    With ``n_boot`` the frame gains ``lower, upper``: the percentile bootstrap interval of each
+    mean over ``n_boot`` resamples of the queries (:func:`metrics.stats.bootstrap_ci`; the same seed
+    for every system, so paired systems share resamples).
     """
     parts = []
     for system, frame in curves.items():
@@ -137,7 +136,7 @@ def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None
         part = {"system": np.full(len(k), str(system), dtype=object), "k": k,
                 "value": values.mean(axis=0) if len(values) else np.full(len(k), np.nan)}
         if n_boot is not None:
-            part["lower"], part["upper"] = bootstrap_band(values, n_boot=n_boot, seed=seed, level=level)
+            part["lower"], part["upper"] = bootstrap_ci(values, resamples=n_boot, seed=seed, level=level)
         parts.append(pd.DataFrame(part))
     columns = ["system", "k", "value"] + (["lower", "upper"] if n_boot is not None else [])
     if not parts:
@@ -145,47 +144,6 @@ def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None
                             ).astype({"system": "string"})
     tidy = pd.concat(parts, ignore_index=True)[columns]
     return tidy.astype({"system": "string", "k": "int64"})
-
-
-def bootstrap_band(curve_frame: pd.DataFrame | np.ndarray, *, n_boot: int = 1000, seed: int = 0,
-                   level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap band of the mean curve, resampling queries (rows) with replacement.
-
-    Each resample is a vector of multinomial counts c (sum c = |Q|), so its mean
-    curve is c @ X / |Q|: one matmul per chunk of resamples, never a
-    resample-sized copy of X. Seeded with ``numpy.random.default_rng(seed)``; the
-    draw does not depend on the chunk size, so the same seed gives the same band.
-    Returns ``(lower, upper)``, arrays of length K (the columns of ``curve_frame``).
-    """
-    values = np.asarray(curve_frame, dtype=np.float64)
-    if values.ndim != 2:
-        raise MetricsError(f"bootstrap needs a queries x k matrix, got {values.ndim} dimension(s)",
-                           fix="pass the frame from metrics.curve (index qid, columns 1..K)")
-    n_queries, n_k = values.shape
-    if n_queries == 0:
-        raise MetricsError("bootstrap over zero queries", fix="evaluate at least one query")
-    if not np.isfinite(values).all():
-        raise MetricsError("curve has NaN or infinite values; the bootstrap needs finite ones",
-                           fix="drop or fill the queries without a value first")
-    if not (isinstance(n_boot, (int, np.integer)) and n_boot >= 1):
-        raise MetricsError(f"n_boot must be a positive integer, got {n_boot!r}", fix="for example n_boot=1000")
-    if not 0 < level < 1:
-        raise MetricsError(f"level must be between 0 and 1, got {level!r}", fix="for example level=0.95")
-
-    rng = np.random.default_rng(seed)
-    chunk = int(np.clip(_CHUNK_ELEMENTS // max(n_queries, n_k), 1, n_boot))
-    boot_means = np.empty((n_boot, n_k))
-    for start in range(0, n_boot, chunk):
-        size = min(chunk, n_boot - start)
-        # row i of `picks` is one resample of query indices; bincount over
-        # (row offset + index) turns it into that resample's multinomial counts
-        picks = rng.integers(0, n_queries, size=(size, n_queries))
-        picks += np.arange(size)[:, None] * n_queries
-        counts = np.bincount(picks.ravel(), minlength=size * n_queries).reshape(size, n_queries)
-        boot_means[start:start + size] = (counts.astype(np.float64) @ values) / n_queries
-    tail = (1.0 - level) / 2.0
-    lower, upper = np.quantile(boot_means, [tail, 1.0 - tail], axis=0)
-    return lower, upper
 
 
 # ---------------------------------------------------------------- order changes
@@ -206,7 +164,7 @@ def order_changes(mean_frame: pd.DataFrame) -> list[dict]:
         return []
     names = np.asarray([str(s) for s in matrix.index], dtype=object)
     ks = np.asarray(matrix.columns, dtype=np.int64)
-    values = np.round(matrix.to_numpy(dtype=np.float64), _TIE_DECIMALS)
+    values = np.round(matrix.to_numpy(dtype=np.float64), TIE_DECIMALS)
     # stable argsort of -value per column: best first, ties keep name order
     order = np.argsort(-values, axis=0, kind="stable")
     changed = np.flatnonzero((order[:, 1:] != order[:, :-1]).any(axis=0)) + 1
