@@ -7,6 +7,7 @@ other sessions reuse them.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -30,15 +31,17 @@ TESTS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "randomizatio
 CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "None"}
 
 
+def app_arguments(argv=None) -> argparse.Namespace:
+    """The app's own options, after ``--`` on the streamlit command line
+    (``streamlit run app.py -- --workspace PATH``); anything else there is left alone."""
+    parser = argparse.ArgumentParser(prog="app.py", add_help=False)
+    parser.add_argument("--workspace", type=Path, default=None, help="the workspace file (DuckDB)")
+    return parser.parse_known_args(sys.argv[1:] if argv is None else argv)[0]
+
+
 def workspace_path() -> Path:
-    """``--workspace PATH`` after ``--`` on the streamlit command line, else the store's default."""
-    argv = sys.argv
-    for i, arg in enumerate(argv):
-        if arg == "--workspace" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--workspace="):
-            return Path(arg.split("=", 1)[1])
-    return store.default_path()
+    """``--workspace PATH`` of :func:`app_arguments`, else the store's default."""
+    return app_arguments().workspace or store.default_path()
 
 
 @st.cache_resource(show_spinner=False)

@@ -7,35 +7,33 @@ import numpy as np
 import pandas as pd
 
 
-def _latex_escape(text) -> str:
-    return (str(text).replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&")
-            .replace("%", r"\%").replace("#", r"\#").replace("{", r"\{").replace("}", r"\}")
-            .replace("^", r"\^{}").replace("~", r"\~{}"))
-
-
 def to_latex(table: pd.DataFrame, marks: dict | None = None, stamp: dict | None = None, digits: int = 4) -> str:
     """A booktabs tabular of a system x measure table, the best value per column in bold.
 
-    ``marks`` maps (system, measure) to a superscript marker (significance);
-    ``stamp`` is written as leading ``%`` comment lines.
+    ``marks`` maps (system, measure) to a superscript LaTeX marker (significance);
+    ``stamp`` is written as leading ``%`` comment lines. Rendered by pandas' Styler, whose
+    LaTeX escaping covers the system and measure names: & % $ # _ { } ~ ^ and backslash.
     """
     cols = list(table.columns)
-    lines = [f"% {key}: {json.dumps(value)}" for key, value in (stamp or {}).items()]
-    lines += [r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule",
-              "System & " + " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]
-    best = {c: np.nanmax(table[c].to_numpy(dtype=float)) if len(table) else np.nan for c in cols}
-    for system, row in table.iterrows():
-        cells = []
-        for c in cols:
-            text = f"{row[c]:.{digits}f}"
-            if row[c] == best[c]:
-                text = r"\textbf{" + text + "}"
-            if marks and marks.get((system, c)):
-                text += "$^{" + marks[(system, c)] + "}$"
-            cells.append(text)
-        lines.append(_latex_escape(system) + " & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    values = table.to_numpy(dtype=float)
+    best = np.nanmax(values, axis=0) if len(table) else np.full(len(cols), np.nan)
+    cells = pd.DataFrame([[_cell(values[r, c], values[r, c] == best[c], (marks or {}).get((system, cols[c])), digits)
+                           for c in range(len(cols))] for r, system in enumerate(table.index)],
+                         index=pd.Index([str(s) for s in table.index]), columns=pd.Index([str(c) for c in cols]))
+    cells.columns.name = "System"
+    styler = cells.style.format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
+    body = styler.to_latex(hrules=True, column_format="l" + "r" * len(cols))
+    head = "".join(f"% {key}: {json.dumps(value)}\n" for key, value in (stamp or {}).items())
+    return head + body
+
+
+def _cell(value: float, best: bool, mark: str | None, digits: int) -> str:
+    text = f"{value:.{digits}f}"
+    if best:
+        text = r"\textbf{" + text + "}"
+    if mark:
+        text += "$^{" + mark + "}$"
+    return text
 
 
 def to_csv(table: pd.DataFrame, stamp: dict | None = None) -> str:
