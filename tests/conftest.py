@@ -1,16 +1,19 @@
-"""Shared test helpers: paths to bundled and shared data."""
+"""Shared test helpers: paths to bundled and shared data, and the one AppTest harness of the page
+and ui tests (``open_app``)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 TREC_EVAL_DATA = ROOT.parent / "shared" / "data" / "trec_eval"
+APP = ROOT / "app.py"
 
 
 @pytest.fixture
@@ -49,3 +52,38 @@ def legal_cli_comparison() -> dict:
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
     (row,) = json.loads(out)["comparisons"]
     return row
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, "\n".join(e.value for e in at.exception)
+
+
+@pytest.fixture
+def open_app(monkeypatch, tmp_path):
+    """open_app(page=None, *, home=None, query_params=None, run=True) -> AppTest of app.py.
+
+    ``home`` is the NDCG_LAB_HOME (default: a folder of this test's own, so its workspace is
+    private); the app runs from the repository root. With ``run=False`` the AppTest is returned
+    before its first run; otherwise it has run (and switched to ``page``) without an exception.
+    """
+    def open_(page: str | None = None, *, home: Path | None = None, query_params: dict | None = None,
+              run: bool = True) -> AppTest:
+        monkeypatch.setenv("NDCG_LAB_HOME", str(home or tmp_path / "home"))
+        monkeypatch.chdir(ROOT)
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        at.query_params.update(query_params or {})
+        if not run:
+            return at
+        at.run()
+        assert_ok(at)
+        if page:
+            at.switch_page(page).run()
+            assert_ok(at)
+        return at
+    return open_
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory) -> Path:
+    """One workspace for the tests of a module that only read it (the samples load once)."""
+    return tmp_path_factory.mktemp("ndcg-lab-shared")

@@ -41,7 +41,7 @@ def canonical_measures(texts) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(good)), errors
 
 
-@st.cache_data(show_spinner="Testing…", max_entries=64)
+@st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, systems: tuple[str, ...],
                test: str, correction: str, seed: int, permutations: int, resamples: int, tolerance: float,
                alpha: float) -> pd.DataFrame:
@@ -52,14 +52,14 @@ def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, s
                          tolerance=tolerance)
 
 
-@st.cache_data(show_spinner="Bootstrapping every cutoff…", max_entries=32)
+@st.cache_data(show_spinner="Bootstrapping every cutoff…", max_entries=32, hash_funcs=state.HASH_FUNCS)
 def profile(sel: state.Selection, family: str, baseline: str, system: str, max_k: int, seed: int,
             resamples: int) -> pd.DataFrame:
     curves = state.curves(with_systems(sel, [baseline, system]), family, max_k=max_k)
     return stats.difference_profile(curves[baseline], curves[system], resamples=resamples, seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def cutoff_means(sel: state.Selection, family: str, max_k: int) -> pd.DataFrame:
     """system x k table of mean values at the stability cutoffs up to ``max_k``."""
     curves = state.curves(sel, family, max_k=max_k)
@@ -70,7 +70,7 @@ def cutoff_means(sel: state.Selection, family: str, max_k: int) -> pd.DataFrame:
     return table
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def tukey(sel: state.Selection, measure: str, systems: tuple[str, ...]) -> pd.DataFrame:
     frame = state.evaluate(sel, [measure])
     return stats.tukey_hsd(stats.paired_matrix(frame, measure, list(systems)).to_numpy(), list(systems))
@@ -183,7 +183,7 @@ def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
     return out.astype(np.float64)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=state.HASH_FUNCS)
 def significance(sel: state.Selection, measures: tuple[str, ...], baseline: str, test: str,
                  correction: str) -> pd.DataFrame:
     """The leaderboard's markers: metrics.stats.versus_baseline over the selection (seed 0, cached)."""

@@ -77,12 +77,12 @@ def agreement_display(agreement: pd.DataFrame, labels: dict[str, str]) -> pd.Dat
     }).set_index("strategies")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def judged_means(sel: state.Selection, k: int) -> pd.Series:
     return metrics.means(state.evaluate(sel, [f"Judged@{k}"]))[f"Judged@{k}"]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def todo(sel: state.Selection, system: str, depth: int) -> pd.DataFrame:
     runs = ranked_systems(sel)
     if system == POOLED:
@@ -91,18 +91,18 @@ def todo(sel: state.Selection, system: str, depth: int) -> pd.DataFrame:
     return frame.drop(columns="system")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def hard_negatives(sel: state.Selection, depth: int, min_grade: int, include_unjudged: bool) -> pd.DataFrame:
     return judgments.hard_negatives(ranked_systems(sel), depth, include_unjudged=include_unjudged,
                                     min_grade=min_grade)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def recall_failures(sel: state.Selection, depth: int, min_grade: int) -> pd.DataFrame:
     return judgments.recall_failures(state.qrels(sel), ranked_systems(sel), depth, min_grade=min_grade)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def training(sel: state.Selection, depth: int, per_query: int, min_grade: int, include_unjudged: bool) -> dict:
     data = judgments.training_set(state.qrels(sel), ranked_systems(sel), depth=depth, per_query=per_query,
                                   min_grade=min_grade, include_unjudged=include_unjudged)
@@ -112,7 +112,7 @@ def training(sel: state.Selection, depth: int, per_query: int, min_grade: int, i
             "triples": tsv.count("\n") - 1}
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def pool(sel: state.Selection, k: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     runs = ranked_systems(sel)
     first = judgments.first_unjudged(runs)

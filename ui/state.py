@@ -122,37 +122,57 @@ class Selection:
     def system_names(self) -> list[str]:
         return [name for name, _ in self.systems]
 
+    def inputs(self) -> tuple:
+        """What results computed from this selection depend on: the workspace, the collection, the
+        content digests of qrels, proxy and runs, the gain and the collection's version. The
+        significance test, the correction and the baseline are not in it (the functions that use
+        them take them as arguments), so changing those recomputes nothing else."""
+        return (self.ws_path, self.collection, self.qrels_digest, self.proxy_digest, self.systems, self.gain,
+                self.version)
+
     def ranked(self, name: str, digest: str, *, inferred: bool = False, judged_only: bool = False) -> Ranked:
         proxy = self.proxy_digest if inferred else None
         return _cached_ranked(self.ws_path, self.collection, self.qrels_digest, name, digest, proxy, judged_only)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _evaluate(sel: Selection, measures: tuple[str, ...], inferred: bool, judged_only: bool) -> pd.DataFrame:
-    frames = []
-    for name, digest in sel.systems:
-        ranked = sel.ranked(name, digest, inferred=inferred, judged_only=judged_only)
-        values = evaluate_ranked(ranked, measures)
-        frames.append(tidy(name, ranked.qids, values, list(values)))
+HASH_FUNCS = {Selection: Selection.inputs}
+"""``hash_funcs`` for every cache keyed on a :class:`Selection`: its :meth:`Selection.inputs`."""
+
+
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _evaluate_run(ws_path: str, collection: str, qrels_digest: str, proxy_digest: str | None, name: str,
+                  digest: str, measures: tuple[str, ...], judged_only: bool) -> pd.DataFrame:
+    """One run's tidy frame. The key is what the values depend on: the run's and the qrels' content
+    digests (and the proxy's), the canonical measure strings (gain included) and judged_only; the
+    workspace and collection only say where the content is. Test, correction and baseline are not
+    in it: changing them re-evaluates nothing."""
+    ranked = _cached_ranked(ws_path, collection, qrels_digest, name, digest, proxy_digest, judged_only)
+    values = evaluate_ranked(ranked, measures)
+    return tidy(name, ranked.qids, values, list(values))
+
+
+def evaluate(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> pd.DataFrame:
+    """Tidy per-query frame for the selected systems, cached per run on content digests."""
+    canonical = tuple(dict.fromkeys(str(metrics.parse_measure(m)) for m in measures))
+    proxy = sel.proxy_digest if inferred else None
+    frames = [_evaluate_run(sel.ws_path, sel.collection, sel.qrels_digest, proxy, name, digest, canonical, judged_only)
+              for name, digest in sel.systems]
     if not frames:
         return pd.DataFrame({"system": [], "qid": [], "measure": [], "value": []})
     return pd.concat(frames, ignore_index=True)
 
 
-def evaluate(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> pd.DataFrame:
-    """Tidy per-query frame for the selected systems, cached on content digests."""
-    canonical = tuple(dict.fromkeys(str(metrics.parse_measure(m)) for m in measures))
-    return _evaluate(sel, canonical, inferred, judged_only)
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
-def _curve(sel: Selection, name: str, digest: str, family: str, max_k: int | None) -> pd.DataFrame:
-    return metrics.curve_ranked(sel.ranked(name, digest), family, max_k=max_k)
+def _curve(ws_path: str, collection: str, qrels_digest: str, name: str, digest: str, family: str,
+           max_k: int | None) -> pd.DataFrame:
+    ranked = _cached_ranked(ws_path, collection, qrels_digest, name, digest, None, False)
+    return metrics.curve_ranked(ranked, family, max_k=max_k)
 
 
 def curves(sel: Selection, family: str, max_k: int | None = None) -> dict[str, pd.DataFrame]:
     """{system: per-query curve (index qid, columns k)} for the selected systems."""
-    return {name: _curve(sel, name, digest, family, max_k) for name, digest in sel.systems}
+    return {name: _curve(sel.ws_path, sel.collection, sel.qrels_digest, name, digest, family, max_k)
+            for name, digest in sel.systems}
 
 
 # -- sidebar --------------------------------------------------------------------------

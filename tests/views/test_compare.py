@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
@@ -21,10 +20,8 @@ def array(value) -> np.ndarray:
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
-    monkeypatch.chdir(ROOT)
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+def app(open_app):
+    return open_app(run=False)
 
 
 def test_compare_bm25_ce_against_bm25(app, legal_cli_comparison):

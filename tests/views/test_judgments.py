@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.runtime import memory_media_file_storage
-from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import store
@@ -34,12 +33,8 @@ def downloads(monkeypatch):
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+def app(open_app):
+    return open_app(PAGE)
 
 
 def legal_ranked():
@@ -80,7 +75,7 @@ def test_without_proxy_the_page_says_how_to_add_one(app):
     assert "inferred (proxy labels)" not in app.table[0].value.columns
 
 
-def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch):
+def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch, open_app):
     proxy = LEGAL / "proxy.txt"
     if not proxy.exists():
         pytest.skip("sample_data/legal/proxy.txt is absent")
@@ -91,9 +86,7 @@ def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch):
         for name in state.SAMPLE_COLLECTIONS:
             state.load_sample(ws, name)
         ws.set_proxy("legal", metrics.read_qrels(proxy))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
+    at = open_app(PAGE, home=tmp_path)
     table = at.table[0].value
     column = "inferred (proxy: proxy.txt)"
     measure = "nDCG(dcg=exp-log2)@10"
@@ -107,11 +100,8 @@ def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch):
     assert not any("no proxy judgments" in i.value for i in at.info)
 
 
-def test_tsv_download_holds_the_training_triples(tmp_path, monkeypatch, downloads):
-    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception
+def test_tsv_download_holds_the_training_triples(open_app, downloads):
+    at = open_app(PAGE)
     files = {name: data for data, _mime, name in downloads}
     tsv = files["negatives-legal-top20-n10-g1.tsv"].decode()
     qrels, ranked = legal_ranked()

@@ -5,7 +5,6 @@ from math import log2
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from metrics.analysis import sandbox
 from metrics.analysis.sandbox import PRESETS
@@ -13,23 +12,9 @@ from metrics.analysis.sandbox import PRESETS
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("ndcg-lab-home")
-
-
 @pytest.fixture
-def learn(home, monkeypatch):
-    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
-
-    def open_page(query_params=None):
-        at = AppTest.from_file(APP, default_timeout=120)
-        at.query_params.update(query_params or {})
-        at.run()
-        at.switch_page("views/learn.py").run()
-        assert not at.exception, at.exception
-        return at
-    return open_page
+def learn(open_app, shared_home):
+    return lambda query_params=None: open_app("views/learn.py", home=shared_home, query_params=query_params)
 
 
 def ndcg(at) -> float:

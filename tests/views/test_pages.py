@@ -32,36 +32,20 @@ LINEAR_DEFAULT = ["nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "
 
 # --------------------------------------------------------------------------- harness
 
-@pytest.fixture(scope="module")
-def shared_home(tmp_path_factory) -> Path:
-    """One workspace for the tests that only read (the samples load once)."""
-    return tmp_path_factory.mktemp("ndcg-lab-shared")
-
-
-def open_app(monkeypatch, home: Path, page: str | None = None) -> AppTest:
-    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
-    at = AppTest.from_file(APP, default_timeout=120).run()
-    assert_ok(at)
-    if page:
-        at.switch_page(page).run()
-        assert_ok(at)
-    return at
-
-
 def assert_ok(at: AppTest) -> None:
     assert not at.exception, "\n".join(e.value for e in at.exception)
 
 
 @pytest.fixture
-def viewer(monkeypatch, shared_home):
+def viewer(open_app, shared_home):
     """open(page=None) -> AppTest on the shared, read-only workspace."""
-    return lambda page=None: open_app(monkeypatch, shared_home, page)
+    return lambda page=None: open_app(page, home=shared_home)
 
 
 @pytest.fixture
-def editor(monkeypatch, tmp_path):
+def editor(open_app):
     """open(page=None) -> AppTest on a workspace of this test's own."""
-    return lambda page=None: open_app(monkeypatch, tmp_path / "home", page)
+    return lambda page=None: open_app(page)
 
 
 # --------------------------------------------------------------------------- expectations

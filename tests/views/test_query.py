@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 import metrics
 
@@ -13,17 +12,9 @@ APP = str(ROOT / "app.py")
 LEGAL = ROOT / "sample_data" / "legal"
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("ndcg-lab-home")
-
-
 @pytest.fixture
-def app(home, monkeypatch):
-    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
-    at = AppTest.from_file(APP, default_timeout=120).run()
-    assert not at.exception, at.exception
-    return at
+def app(open_app, shared_home):
+    return open_app(home=shared_home)
 
 
 @pytest.fixture(scope="module")
