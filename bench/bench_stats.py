@@ -3,7 +3,7 @@
     python bench/bench_stats.py                       # 7,000 queries, 4 systems, 10,000 permutations
     python bench/bench_stats.py --repeats 5 --no-peers
 
-The target (issue 4): Fisher's randomisation test with 10,000 permutations over 7,000 queries
+The target: Fisher's randomisation test with 10,000 permutations over 7,000 queries
 for 4 systems against a baseline in under 2 s. Per-query values are seeded synthetic ones shaped
 like MS MARCO dev's RR@10 (most queries 0 or 1/rank; systems change about a third of the queries),
 so every comparison takes the sampled path (far more than 16 non-zero differences). Each row is

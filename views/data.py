@@ -96,9 +96,8 @@ st.subheader(f"Collection: {collection}")
 run_files = st.file_uploader("Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or JSON also read) — drop several at once",
                              accept_multiple_files=True, key=f"runs_upload::{collection}")
 fresh = ingest.new_files(run_files)
-# --- large runs (issue 7, ui/scale.py): uploads above the streaming threshold are scored bucket by bucket ---
+# uploads above the streaming threshold are scored bucket by bucket (ui/scale.py), not stored
 fresh = scale_ui.route_uploads(fresh, sel, ws)
-# --- end large runs ---
 for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "run"):
     ingest.mark_done(file)
     if error:
@@ -118,7 +117,7 @@ for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "ru
                                  f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
 if fresh:
     st.rerun()
-scale_ui.section(sel, ws)  # large runs (issue 7): threshold, server path/URL form, results with engine and time
+scale_ui.section(sel, ws)  # large runs: threshold, server path/URL form, results with engine and time
 
 with st.expander("Qrels, proxy judgments, topics and document titles"):
     c1, c2 = st.columns(2)
