@@ -236,14 +236,19 @@ def cast_grades(col, ctx: Source):
     return pa.chunked_array([pa.array(values.astype(np.int64))])
 
 
-def string_column(col, role: str, ctx: Source):
-    typ = col.type
-    if pa.types.is_dictionary(typ):
-        col = col.cast(typ.value_type)
-        typ = col.type
+def _present(col, role: str, ctx: Source):
+    """``col`` with a dictionary decoded, or an error naming the first row without a value."""
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
     if col.null_count:
         row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
         raise ctx.error(row, f"{role} is missing", f"every row needs a {role}")
+    return col
+
+
+def string_column(col, role: str, ctx: Source):
+    col = _present(col, role, ctx)
+    typ = col.type
     if pa.types.is_floating(typ):
         values = col.to_numpy()
         if np.all(np.isfinite(values) & (values == np.round(values))):
@@ -264,13 +269,8 @@ def string_column(col, role: str, ctx: Source):
 
 
 def numeric_column(col, role: str, ctx: Source, cast):
+    col = _present(col, role, ctx)
     typ = col.type
-    if pa.types.is_dictionary(typ):
-        col = col.cast(typ.value_type)
-        typ = col.type
-    if col.null_count:
-        row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ctx.error(row, f"{role} is missing", f"every row needs a {role}")
     if pa.types.is_boolean(typ):
         col = pc.cast(col, pa.int64())
     elif pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_string_view(typ):

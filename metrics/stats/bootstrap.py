@@ -100,7 +100,14 @@ class _StudentisedBootstrap:
 
 
 def bootstrap_pass(values: np.ndarray | None, diffs: np.ndarray | None, resamples: int, seed: int):
-    """One pass over the seeded resamples: (resample means of ``values`` columns, test p-values of ``diffs``)."""
+    """One pass over the seeded resamples: (resample means of ``values`` columns, test p-values of ``diffs``).
+
+    The inputs are made C-contiguous first: the BLAS kernel of ``counts @ values`` depends on the
+    memory layout (a DataFrame's values are column-major), and with it the last bit of the sums,
+    so the same numbers must always meet the same kernel.
+    """
+    values = None if values is None else np.ascontiguousarray(values, dtype=np.float64)
+    diffs = None if diffs is None else np.ascontiguousarray(diffs, dtype=np.float64)
     n = (values if values is not None else diffs).shape[0]
     means = np.empty((resamples, values.shape[1])) if values is not None else None
     test = _StudentisedBootstrap(diffs) if diffs is not None else None
