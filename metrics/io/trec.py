@@ -16,17 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
-from .validate import (
-    QRELS,
-    RUN,
-    Kind,
-    LineMap,
-    Source,
-    article,
-    cast_grades,
-    cast_ranks,
-    cast_scores,
-)
+from .validate import QRELS, RUN, Kind, LineMap, Source, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
 
