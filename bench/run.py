@@ -365,7 +365,10 @@ def write_results(sections: dict[str, str]) -> None:
         ranx=", ".join(RANX_METRICS),
         engines="\n".join(f"- **{name}**: {note}" for name, note in ENGINE_NOTES.items()))
     body = "\n\n".join(old[name] for name in DATASETS if name in old)
-    RESULTS.write_text(header + "\n" + body + "\n")
+    # Sections after the dataset blocks (other benchmarks' records) are kept as they are.
+    ends = [m.end() for m in re.finditer(r"<!-- /dataset:\w+ -->", text)]
+    rest = text[ends[-1]:].strip("\n") if ends else ""
+    RESULTS.write_text(header + "\n" + body + "\n" + (f"\n{rest}\n" if rest else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
