@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from metrics import io, store
+from metrics import io, store, store_tables
 from metrics.errors import MetricsError
 from metrics.store import Workspace
 
@@ -286,12 +286,12 @@ def test_failed_add_run_changes_nothing(ws, monkeypatch):
     ws.add_run("dl19", make_run(seed=1))
     before = (ws.stats(), ws.runs("dl19"), ws.collections())
     # Fails after the rows went in, before the object row: the whole upload rolls back.
-    monkeypatch.setattr(store, "_findings_to_json", _raise)
+    monkeypatch.setattr(store_tables, "findings_to_json", _raise)
     with pytest.raises(Boom):
         ws.add_run("dl19", make_run(seed=2, n_queries=20, depth=1000))
     monkeypatch.undo()
     # Fails at the very last step (the link to the collection).
-    monkeypatch.setattr(Workspace, "_link", _raise)
+    monkeypatch.setattr(store_tables, "link", _raise)
     with pytest.raises(Boom):
         ws.add_run("dl19", make_run(seed=3))
     monkeypatch.undo()
@@ -303,12 +303,12 @@ def test_failed_collection_changes_are_rolled_back(ws, monkeypatch):
     ws.add_run("dl19", make_run())
     ws.set_baseline("dl19", "bm25")
     before = (ws.stats(), ws.runs("dl19"), ws.collections(), ws.load_qrels("dl19").table)
-    monkeypatch.setattr(store, "_insert_extra", _raise)
+    monkeypatch.setattr(store_tables, "insert_extra", _raise)
     with pytest.raises(Boom):
         ws.create_collection("dl20", make_qrels("other"), topics=pd.DataFrame({"qid": ["1"], "text": ["t"]}))
     with pytest.raises(Boom):
         ws.set_topics("dl19", pd.DataFrame({"qid": ["1"], "text": ["t"]}))
-    monkeypatch.setattr(store, "_collect_garbage", _raise)
+    monkeypatch.setattr(store_tables, "collect_garbage", _raise)
     with pytest.raises(Boom):
         ws.set_qrels("dl19", make_qrels("new", grades=(0, 0, 0, 0)))
     with pytest.raises(Boom):
