@@ -242,38 +242,42 @@ def _schemes(text: str) -> frozenset[str]:
     return frozenset(schemes)
 
 
-def _size(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
+def _setting(env, variable: str, default, parse, *, unlimited: tuple[str, ...] = ()):
+    """``parse(variable, text)`` of a set variable; ``default`` when unset or empty; None for a
+    word in ``unlimited``."""
     text = env.get(variable, "").strip()
     if not text:
         return default
-    if unlimited and text.lower() in _UNLIMITED:
+    if text.lower() in unlimited:
         return None
-    match = _SIZE.match(text)
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _UNITS or float(match.group(1)) * _UNITS[unit] < 1:
-        expected = "a size such as 512MB or 2GiB" + (" (or unlimited)" if unlimited else "")
-        raise _bad(variable, text, expected)
-    return int(float(match.group(1)) * _UNITS[unit])
+    return parse(variable, text)
+
+
+def _size(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
+    def parse(variable, text):
+        match = _SIZE.match(text)
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _UNITS or float(match.group(1)) * _UNITS[unit] < 1:
+            raise _bad(variable, text, "a size such as 512MB or 2GiB" + (" (or unlimited)" if unlimited else ""))
+        return int(float(match.group(1)) * _UNITS[unit])
+
+    return _setting(env, variable, default, parse, unlimited=_UNLIMITED if unlimited else ())
 
 
 def _count(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
-    text = env.get(variable, "").strip()
-    if not text:
-        return default
-    if unlimited and text.lower() in _UNLIMITED:
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise _bad(variable, text, "a whole number of at least 1" + (" (or unlimited)" if unlimited else ""))
-    return int(text)
+    def parse(variable, text):
+        if not text.isdigit() or int(text) < 1:
+            raise _bad(variable, text, "a whole number of at least 1" + (" (or unlimited)" if unlimited else ""))
+        return int(text)
+
+    return _setting(env, variable, default, parse, unlimited=_UNLIMITED if unlimited else ())
 
 
 def _duration(env, variable: str, default: float | None) -> float | None:
-    text = env.get(variable, "").strip()
-    if not text:
-        return default
-    if text.lower() == "never":
-        return None
-    match = _DURATION.match(text)
-    if match is None or float(match.group(1)) <= 0:
-        raise _bad(variable, text, "a duration with a unit such as 7d, 12h or 30m (or never)")
-    return float(match.group(1)) * _SECONDS[match.group(2).lower()]
+    def parse(variable, text):
+        match = _DURATION.match(text)
+        if match is None or float(match.group(1)) <= 0:
+            raise _bad(variable, text, "a duration with a unit such as 7d, 12h or 30m (or never)")
+        return float(match.group(1)) * _SECONDS[match.group(2).lower()]
+
+    return _setting(env, variable, default, parse, unlimited=("never",))
