@@ -161,7 +161,10 @@ class Workspaces:
         self.settings = settings_module.load() if config is None else config
         self.samples = tuple(samples)
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # opening, creating and removing workspaces
+        # The bookkeeping of every operation (LRU order, last access) has a lock of its own, so
+        # that no operation waits for another visitor's workspace being opened or removed.
+        self._lru_lock = threading.Lock()
         self._root = Path(self.settings.home) / "shared"
         self._folder = self._root / "workspaces"
         self._handles: dict[str, Workspace] = {}
@@ -219,11 +222,13 @@ class Workspaces:
                                     (_hash(view_token_of(token)), workspace_id, "view")])
             except BaseException:
                 self._handles.pop(workspace_id, None)
-                self._open.pop(workspace_id, None)
+                with self._lru_lock:
+                    self._open.pop(workspace_id, None)
                 ws.close()
                 _remove_files(self._path(workspace_id))
                 raise
-            self._touched[workspace_id] = self._recorded[workspace_id] = now
+            with self._lru_lock:
+                self._touched[workspace_id] = self._recorded[workspace_id] = now
         return Access(ws, token, view_token_of(token))
 
     def open(self, token: str) -> Access:
@@ -241,7 +246,8 @@ class Workspaces:
                                         fix="check that the link was copied whole, or start a new workspace")
             workspace_id, access, last_access, removed = row
             now = self._clock()
-            last_access = max(last_access, self._touched.get(workspace_id, last_access))
+            with self._lru_lock:
+                last_access = max(last_access, self._touched.get(workspace_id, last_access))
             ttl = self.settings.ttl
             if removed is None and ttl is not None and now - last_access > ttl:
                 self._remove(workspace_id, now)
@@ -249,7 +255,8 @@ class Workspaces:
             if removed is not None:
                 raise self._expired()
             ws = self._workspace(workspace_id)
-            self._touched[workspace_id] = now
+            with self._lru_lock:
+                self._touched[workspace_id] = now
         if access == "view":
             return Access(ws.read_only_view(), text, None)
         return Access(ws, text, view_token_of(text))
@@ -268,7 +275,9 @@ class Workspaces:
                 rows = self._query_all("SELECT id FROM workspaces WHERE removed IS NULL AND last_access < ?",
                                        [now - self.settings.ttl])
                 for (workspace_id,) in rows:
-                    if self._touched.get(workspace_id, 0.0) >= now - self.settings.ttl:
+                    with self._lru_lock:
+                        recent = self._touched.get(workspace_id, 0.0) >= now - self.settings.ttl
+                    if recent:
                         continue
                     self._remove(workspace_id, now)
                     removed.append(workspace_id)
@@ -308,7 +317,8 @@ class Workspaces:
                 if ws is not None:
                     ws.close()
             self._handles.clear()
-            self._open.clear()
+            with self._lru_lock:
+                self._open.clear()
             self._personal = self._base = None
             with self._registry_lock:
                 if self._registry is not None:
@@ -347,7 +357,7 @@ class Workspaces:
         """Called at every operation on a visitor workspace: LRU order, last access, the bound."""
         workspace_id = Path(ws.path).stem
         now = self._clock()
-        with self._lock:
+        with self._lru_lock:
             self._open[workspace_id] = None
             self._open.move_to_end(workspace_id)
             self._touched[workspace_id] = now
@@ -355,22 +365,25 @@ class Workspaces:
             for victim in list(self._open)[:-1]:
                 if excess <= 0:
                     break
-                handle = self._handles.get(victim)
+                handle = self._handles.get(victim)  # a dict read: safe while another thread adds
                 if handle is None or handle.suspend() or not handle.is_open:
                     del self._open[victim]
                     excess -= 1
-        if now - self._recorded.get(workspace_id, 0.0) >= ACCESS_RESOLUTION:
-            self._recorded[workspace_id] = now
+            record = now - self._recorded.get(workspace_id, 0.0) >= ACCESS_RESOLUTION
+            if record:
+                self._recorded[workspace_id] = now
+        if record:
             with self._write_registry() as db:
                 db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", [now, workspace_id])
 
     def _flush_access(self) -> None:
-        pending = [(t, i) for i, t in self._touched.items() if t > self._recorded.get(i, 0.0)]
+        with self._lru_lock:
+            pending = [(t, i) for i, t in self._touched.items() if t > self._recorded.get(i, 0.0)]
+            for t, i in pending:
+                self._recorded[i] = t
         if pending:
             with self._write_registry() as db:
                 db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
-            for t, i in pending:
-                self._recorded[i] = t
 
     def _remove(self, workspace_id: str, now: float) -> None:
         """Mark removed, close, delete the files (under the manager lock)."""
@@ -379,9 +392,10 @@ class Workspaces:
         handle = self._handles.pop(workspace_id, None)
         if handle is not None:
             handle.close(reason=self._expired)
-        self._open.pop(workspace_id, None)
-        self._touched.pop(workspace_id, None)
-        self._recorded.pop(workspace_id, None)
+        with self._lru_lock:
+            self._open.pop(workspace_id, None)
+            self._touched.pop(workspace_id, None)
+            self._recorded.pop(workspace_id, None)
         _remove_files(self._path(workspace_id))
 
     def _shared_samples(self) -> Workspace | None:
