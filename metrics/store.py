@@ -28,8 +28,6 @@ from __future__ import annotations
 import copy
 import functools
 import os
-import re
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -42,6 +40,7 @@ import pandas as pd
 from . import io, settings
 from . import store_tables as tables
 from .errors import MetricsError
+from .store_connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
 from .store_tables import StoredInfo
 
 __all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
@@ -60,10 +59,6 @@ class ReadOnlyWorkspace(MetricsError):
 
 class QuotaExceeded(MetricsError):
     """The change would take the workspace over its quota; nothing was written."""
-
-
-class WorkspaceLocked(MetricsError):
-    """Another process holds the workspace file open (DuckDB allows one writing process)."""
 
 
 @dataclass(frozen=True)
@@ -170,8 +165,8 @@ class Workspace:
         self._key = key
         self._owner = True
         self._listing: list[CollectionInfo] | None = None
-        self._lock = _file_lock(key)
-        self._conn = _Connection(self.path, read_only=read_only, memory_limit=memory_limit,
+        self._lock = file_lock(key)
+        self._conn = Connection(self.path, read_only=read_only, memory_limit=memory_limit,
                                  on_use=None if on_use is None else (lambda: on_use(self)))
         try:
             self._schema = self._prepare()
@@ -214,7 +209,7 @@ class Workspace:
         self._conn.close(reason or (lambda: MetricsError("the workspace is closed", source=str(self.path),
                                                          fix="open it again with Workspace(path)")))
         if self._key is not None:
-            _release_file_lock(self._key)
+            release_file_lock(self._key)
             self._key = None
 
     def suspend(self) -> bool:
@@ -266,7 +261,7 @@ class Workspace:
                         pass  # a failed COMMIT has already rolled back
                     raise
             except duckdb.Error as exc:
-                raise MetricsError(f"the workspace could not be read or changed ({_first_line(exc)})",
+                raise MetricsError(f"the workspace could not be read or changed ({first_line(exc)})",
                                    source=str(self.path), fix="nothing was changed; try again") from exc
 
     @contextmanager
@@ -703,134 +698,8 @@ class Workspace:
             return tables.load_extra(cur, what, cid)
 
 
-class _Connection:
-    """The DuckDB connection of a workspace: opened on first use, closed by :meth:`suspend`
-    when idle and reopened by the next operation, closed for good by :meth:`close`.
-
-    Each operation takes a cursor of its own (``users`` counts them), so operations of
-    several threads run at once; a suspend never closes a connection under one.
-    """
-
-    def __init__(self, path, *, read_only: bool, memory_limit: int | None, on_use) -> None:
-        self.path = path
-        self.read_only = read_only
-        self.db_read_only = False  # whether DuckDB itself refuses writes (the file opened read-only)
-        self.memory_limit = memory_limit
-        self.on_use = on_use
-        self.state = threading.Lock()
-        self.con: duckdb.DuckDBPyConnection | None = None
-        self.users = 0
-        self.closed: Callable[[], MetricsError] | None = None
-        self.opened = False
-
-    @contextmanager
-    def cursor(self):
-        with self.state:
-            if self.closed is not None:
-                raise self.closed()
-            if self.con is None:
-                self.con = self._connect()
-            self.users += 1
-            try:
-                cur = self.con.cursor()
-            except BaseException:
-                self.users -= 1
-                raise
-        try:
-            if self.on_use is not None:
-                self.on_use()
-            yield cur
-        finally:
-            cur.close()
-            with self.state:
-                self.users -= 1
-                if self.closed is not None and self.users == 0 and self.con is not None:
-                    self.con.close()
-                    self.con = None
-
-    def suspend(self) -> bool:
-        with self.state:
-            if self.users or self.con is None or self.path == ":memory:":
-                return False
-            self.con.close()
-            self.con = None
-            return True
-
-    def close(self, reason: Callable[[], MetricsError]) -> None:
-        with self.state:
-            self.closed = reason
-            if self.users == 0 and self.con is not None:
-                self.con.close()
-                self.con = None
-
-    def _connect(self) -> duckdb.DuckDBPyConnection:
-        path = str(self.path)
-        if self.opened and path != ":memory:" and not os.path.exists(path):
-            raise MetricsError("the workspace file is gone", source=path,
-                               fix="it was removed while closed; open another workspace")
-        try:
-            try:
-                con = duckdb.connect(path, read_only=self.read_only and path != ":memory:")
-                self.db_read_only = self.read_only and path != ":memory:"
-            except duckdb.ConnectionException as exc:
-                if not (self.read_only and "different configuration" in str(exc)):
-                    raise
-                # This process has the file open for writing: share that instance; the
-                # Workspace itself refuses every change.
-                con = duckdb.connect(path)
-                self.db_read_only = False
-            if self.memory_limit is not None:
-                con.execute(f"SET memory_limit = '{int(self.memory_limit)}B'")
-        except duckdb.Error as exc:
-            raise _open_error(exc, path) from None
-        self.opened = True
-        return con
-
-
-def _open_error(exc: duckdb.Error, path: str) -> MetricsError:
-    text = _first_line(exc)
-    if "lock" in text.lower():
-        pid = re.search(r"\(PID (\d+)\)", text)
-        return WorkspaceLocked(f"the workspace is open in another process{f' (PID {pid.group(1)})' if pid else ''}",
-                               source=path, fix="close that nDCG Lab app or command first, or pass --workspace "
-                                                "with another file")
-    if "different configuration" in text:
-        return MetricsError("the workspace is open in this process already, read-only", source=path,
-                            fix="open it read-only here too, or close the read-only one first")
-    return MetricsError(f"cannot open the workspace ({text})", source=path,
-                        fix="if another nDCG Lab process has it open, close that one or pass "
-                            "--workspace with another file; if the file is not a DuckDB database, move it away")
-
-
-# One lock per database file: writers in this process (any Workspace object on the file) take
-# turns, so DuckDB never sees two write transactions collide. Counted, so that it goes with
-# the last Workspace on its file.
-_LOCKS: dict[str, list] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def _file_lock(key: str) -> threading.RLock:
-    with _LOCKS_GUARD:
-        entry = _LOCKS.setdefault(key, [threading.RLock(), 0])
-        entry[1] += 1
-        return entry[0]
-
-
-def _release_file_lock(key: str) -> None:
-    with _LOCKS_GUARD:
-        entry = _LOCKS.get(key)
-        if entry is not None:
-            entry[1] -= 1
-            if entry[1] <= 0:
-                del _LOCKS[key]
-
-
 def _size(n: int) -> str:
     for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{n} bytes"
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
