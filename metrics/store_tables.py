@@ -9,16 +9,21 @@ size, so that a quota is exact and can be checked before anything is written:
 
     run line:   len(qid) + len(docno) + len(tag) + 16   (score and rank, 8 bytes each)
     qrels line: len(qid) + len(docno) + 8               (grade)
-    topic/doc:  len(key) + len(text)
+    topic/doc:  len(key) + len(text) + 8                (position)
+    link:       len(name) + len(source) + 64            (a run or qrels as a collection names it)
+    collection: len(name) + 64
 
 with lengths in UTF-8 bytes. An object stored once and linked from several
-collections counts once.
+collections counts its lines once and each link; so linking one stored qrels into
+a thousand collections is not free either. Names are at most 200 characters,
+without control characters or bidirectional overrides.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -75,6 +80,11 @@ UPDATE objects SET n_bytes = (SELECT coalesce(sum(strlen(qid) + strlen(docno) + 
 LINES = {"run": ("run_lines", io.RUN_SCHEMA), "qrels": ("qrels_lines", io.QRELS_SCHEMA)}
 EXTRAS = {"topics": ("qid", "text", ("text", "query", "title")), "docs": ("docno", "title", ("title",))}
 _FIXED_BYTES = {"run": 16, "qrels": 8}
+LINK_BYTES = 64
+MAX_NAME = 200
+# C0/C1 controls, line separators, and the bidirectional overrides that make a name read
+# otherwise than it is stored ("Trojan Source").
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _TEXT_COLUMNS = {"run": ("qid", "docno", "tag"), "qrels": ("qid", "docno")}
 
 
@@ -142,18 +152,16 @@ def data_bytes(kind: str, table: pa.Table) -> int:
     return int(text + _FIXED_BYTES[kind] * table.num_rows)
 
 
-def extra_bytes(table: pa.Table) -> int:
-    """Data bytes of a topics or docs table: the UTF-8 length of both columns."""
-    return int(sum(pc.sum(pc.binary_length(table.column(i))).as_py() or 0 for i in range(2)))
-
-
 def usage(cur) -> tuple[int, int]:
     """(data bytes, number of runs) that the workspace holds."""
-    stored = one(cur, "SELECT coalesce(sum(n_bytes), 0) FROM objects")[0]
-    extras = sum(one(cur, f"SELECT coalesce(sum(strlen({key}) + coalesce(strlen({value}), 0)), 0) FROM {what}")[0]
-                 for what, (key, value, _) in EXTRAS.items())
+    parts = ["SELECT coalesce(sum(n_bytes), 0) FROM objects",
+             f"SELECT coalesce(sum(strlen(name) + strlen(source) + {LINK_BYTES}), 0) FROM links",
+             f"SELECT coalesce(sum(strlen(name) + {LINK_BYTES}), 0) FROM collections"]
+    parts += [f"SELECT coalesce(sum(strlen({key}) + coalesce(strlen({value}), 0) + 8), 0) FROM {what}"
+              for what, (key, value, _) in EXTRAS.items()]
+    total = sum(one(cur, sql)[0] for sql in parts)
     runs = one(cur, "SELECT count(*) FROM links WHERE role = 'run'")[0]
-    return int(stored + extras), int(runs)
+    return int(total), int(runs)
 
 
 def collect_garbage(cur, object_ids) -> None:
@@ -333,9 +341,16 @@ def unique_name(name: str, taken: set[str]) -> str:
 
 
 def clean_name(name, what: str) -> str:
+    """The name without surrounding blanks; MetricsError if empty, too long or with a control character."""
     text = "" if name is None else str(name).strip()
     if not text:
         raise MetricsError(f"the {what} name is empty", fix=f"give the {what} a name")
+    if len(text) > MAX_NAME:
+        raise MetricsError(f"the {what} name is {len(text):,} characters long", fix=f"keep it to {MAX_NAME}")
+    bad = _CONTROL.search(text)
+    if bad:
+        raise MetricsError(f"the {what} name holds a control character (U+{ord(bad.group()):04X})",
+                           fix="use printable characters only")
     return text
 
 

@@ -187,6 +187,18 @@ def test_a_taken_name_gets_a_number(ws):
     assert [r.name for r in ws.runs("dl19")] == names
 
 
+@pytest.mark.parametrize("bad, match", [("x" * 201, "201 characters long"), ("two\nlines", "U\\+000A"),
+                                        ("nul\x00", "U\\+0000"), ("line\u2028separator", "U\\+2028"),
+                                        ("bm25\u202eevil", "U\\+202E")])
+def test_names_are_bounded_and_printable(ws, bad, match):
+    before = ws.stats()
+    for attempt in (lambda: ws.create_collection(bad, make_qrels()), lambda: ws.add_run("dl19", make_run(), name=bad),
+                    lambda: ws.rename_collection("dl19", bad)):
+        with pytest.raises(MetricsError, match=match):
+            attempt()
+    assert ws.stats() == before and ws.add_run("dl19", make_run(), name="x" * 200).name == "x" * 200
+
+
 def test_collection_names_are_unique(ws):
     with pytest.raises(MetricsError, match="already exists"):
         ws.create_collection("dl19", make_qrels())
@@ -441,7 +453,8 @@ def test_usage_is_the_data_bytes_formula(ws):
     rows = run.table.to_pylist()
     run_bytes = sum(len(r["qid"].encode()) + len(r["docno"].encode()) + len(r["tag"].encode()) + 16 for r in rows)
     qrels_bytes = sum(len(r["qid"]) + len(r["docno"]) + 8 for r in make_qrels().table.to_pylist())
-    assert ws.usage() == store.Usage(bytes=run_bytes + qrels_bytes, runs=1)
+    names = (len("dl19") + 64) + (len("qrels") + len("qrels.txt") + 64) + (len("bm25") + len("bm25.run") + 64)
+    assert ws.usage() == store.Usage(bytes=run_bytes + qrels_bytes + names, runs=1)
 
 
 def test_over_quota_nothing_is_written(tmp_path, monkeypatch):
@@ -496,7 +509,8 @@ def test_a_schema_1_workspace_is_upgraded_in_place(tmp_path):
         assert [r.name for r in ws.runs("old")] == ["bm25"]
         qrels_bytes = len("q1") + len("d1") + 8
         run_bytes = (2 + 2 + 4 + 16) + (2 + 5 + 4 + 16)
-        assert ws.usage() == store.Usage(bytes=qrels_bytes + run_bytes, runs=1)
+        names = (len("old") + 64) + (len("qrels") + len("qrels.txt") + 64) + (len("bm25") + len("bm25.run") + 64)
+        assert ws.usage() == store.Usage(bytes=qrels_bytes + run_bytes + names, runs=1)
         ws.add_run("old", make_run())
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]

@@ -13,11 +13,12 @@ import secrets
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from metrics import settings
 from metrics.errors import MetricsError
-from metrics.store import QuotaExceeded, ReadOnlyWorkspace, Workspace
+from metrics.store import QuotaExceeded, ReadOnlyWorkspace, Usage, Workspace
 from metrics.workspaces import Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -294,26 +295,33 @@ def _line_bytes(qid: str, docno: str, tag: str) -> int:
 
 
 def test_quota_counts_data_bytes_and_refuses_before_writing(manager, tmp_path):
-    qrels_bytes = sum(len(q) + len(d) + 8 for q, d in (("q1", "d1"), ("q1", "d2"), ("q2", "d3")))
-    run_bytes = sum(_line_bytes("q1", d, "bm25") for d in ("d1", "d2", "d3"))
-    m = manager(samples=False, NDCG_LAB_QUOTA_BYTES=str(qrels_bytes + run_bytes + 10))
+    lines = sum(len(q) + len(d) + 8 for q, d in (("q1", "d1"), ("q1", "d2"), ("q2", "d3")))
+    collection = len("c") + 64 + len("qrels") + len("<bytes>") + 64  # the collection and its qrels link
+    run_lines = sum(_line_bytes("q1", d, "bm25") for d in ("d1", "d2", "d3"))
+    run_link = len("bm25") + len("bm25.run") + 64
+    m = manager(samples=False, NDCG_LAB_QUOTA_BYTES=str(lines + collection + run_lines + run_link + 10))
     ws = m.create().workspace
     ws.create_collection("c", QRELS.encode())
-    assert ws.usage().bytes == qrels_bytes
+    assert ws.usage().bytes == lines + collection
     ws.add_run("c", write_run(tmp_path / "bm25.run", "bm25"))
-    assert ws.usage().bytes == qrels_bytes + run_bytes and ws.usage().runs == 1
+    assert ws.usage() == Usage(lines + collection + run_lines + run_link, 1)
     before = (ws.stats(), ws.collections())
     with pytest.raises(QuotaExceeded) as caught:
         ws.add_run("c", write_run(tmp_path / "other.run", "other"))
     message = str(caught.value)
     assert message.startswith("other.run: the workspace would hold") and "quota" in message and "\n" not in message
     assert (ws.stats(), ws.collections()) == before
-    # the same content linked again costs a run, not bytes
-    ws.create_collection("c2", QRELS.encode())
-    ws.add_run("c2", tmp_path / "bm25.run")
-    assert ws.usage().bytes == qrels_bytes + run_bytes and ws.usage().runs == 2
-    ws.set_topics("c", __import__("pandas").DataFrame({"qid": ["q1"], "text": ["abc"]}))
-    assert ws.usage().bytes == qrels_bytes + run_bytes + len("q1") + len("abc")
+    with pytest.raises(QuotaExceeded):  # linking stored content again costs its links, not its lines
+        ws.create_collection("c2", QRELS.encode())
+    big = manager(samples=False).open(m.create().token).workspace  # no quota: see what linking costs
+    big.create_collection("c", QRELS.encode())
+    big.add_run("c", tmp_path / "bm25.run")
+    big.create_collection("c2", QRELS.encode())
+    big.add_run("c2", tmp_path / "bm25.run")
+    big.set_topics("c", pd.DataFrame({"qid": ["q1"], "text": ["abc"]}))
+    second = len("c2") + 64 + len("qrels") + len("<bytes>") + 64 + run_link
+    topics = len("q1") + len("abc") + 8
+    assert big.usage() == Usage(lines + collection + run_lines + run_link + second + topics, 2)
 
 
 def test_quota_counts_runs(manager, tmp_path):
