@@ -171,7 +171,7 @@ class Workspaces:
         self._open: OrderedDict[str, None] = OrderedDict()  # ids whose connection may be open, oldest first
         self._touched: dict[str, float] = {}
         self._recorded: dict[str, float] = {}
-        self._personal: Workspace | None = None
+        self._personal: dict[str, Workspace] = {}
         self._base: Workspace | None = None
         self._registry: sqlite3.Connection | None = None
         self._registry_lock = threading.Lock()
@@ -183,15 +183,17 @@ class Workspaces:
 
     # -- personal mode ---------------------------------------------------------------------
 
-    def personal(self) -> Workspace:
-        """The one workspace of personal mode, holding the samples from its first opening."""
+    def personal(self, path: str | os.PathLike | None = None) -> Workspace:
+        """The workspace of personal mode (``path``, default ``$NDCG_LAB_HOME/workspace.duckdb``),
+        holding the samples from its first opening; one Workspace per file for all sessions."""
         if self.settings.shared:
             raise MetricsError("this server is in shared mode: every visitor has a workspace of their own",
                                fix="open a workspace with its link (Workspaces.open) or make one (create)")
+        path = Path(self.settings.home) / FILE_NAME if path is None else Path(path).expanduser()
+        key = str((path / FILE_NAME if path.is_dir() else path).resolve())
         with self._lock:
-            if self._personal is None:
-                ws = Workspace(Path(self.settings.home) / FILE_NAME, quota=self.quota,
-                               memory_limit=self.settings.workspace_memory)
+            if key not in self._personal:
+                ws = Workspace(path, quota=self.quota, memory_limit=self.settings.workspace_memory)
                 try:
                     if not ws.collections():
                         for sample in self.samples:
@@ -199,8 +201,8 @@ class Workspaces:
                 except BaseException:
                     ws.close()
                     raise
-                self._personal = ws
-            return self._personal
+                self._personal[key] = ws
+            return self._personal[key]
 
     # -- shared mode -----------------------------------------------------------------------
 
@@ -313,13 +315,14 @@ class Workspaces:
         """Close every workspace this manager opened and the registry."""
         with self._lock:
             self._flush_access()
-            for ws in [*self._handles.values(), self._personal, self._base]:
+            for ws in [*self._handles.values(), *self._personal.values(), self._base]:
                 if ws is not None:
                     ws.close()
             self._handles.clear()
+            self._personal.clear()
             with self._lru_lock:
                 self._open.clear()
-            self._personal = self._base = None
+            self._base = None
             with self._registry_lock:
                 if self._registry is not None:
                     self._registry.close()

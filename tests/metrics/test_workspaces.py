@@ -282,6 +282,9 @@ def test_personal_mode_is_one_workspace_holding_the_samples(tmp_path, sample_fol
     with pytest.raises(MetricsError, match="no sample named 'trec'"):
         m.reload_sample(ws, "trec")
     ws.delete_collection("web")
+    assert m.personal(tmp_path / "p") is ws  # the folder names the same file
+    other = m.personal(tmp_path / "elsewhere.duckdb")  # `--workspace PATH`
+    assert other is not ws and names(other) == ["legal", "web"]
     m.close()
     again = Workspaces(config, samples=sample_folders)  # not empty: the samples are not loaded again
     assert names(again.personal()) == ["legal"]
