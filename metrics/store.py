@@ -7,8 +7,16 @@ columnar tables (one row per input line), and once per content digest: adding
 the same run again, to the same or another collection, only links the stored
 copy. An object's rows are deleted when no collection links it any more.
 
-Every change is one DuckDB transaction, so a failed upload leaves the workspace
-as it was. Everything lives in the file, so it survives a restart of the app.
+Every change is one DuckDB transaction on one file, so a failed upload, a
+refused quota or a killed process leaves the workspace as it was, and other
+threads see the state before the change or after it, never between (a sample
+reload is :meth:`Workspace.replace_collection`, one transaction). Everything
+lives in the file, so it survives a restart of the app.
+
+A workspace may have a *base*: a read-only workspace (the shared sample
+collections) whose collections it shows beside its own. A change to a base
+collection first copies it into this workspace, in the same transaction
+(copy on write); deleting or renaming one hides it here. The base never changes.
 
 Loading is a single scan fetched as Arrow (no per-row Python); file order is
 kept by DuckDB's insertion-order guarantee (``preserve_insertion_order``, on by
@@ -17,100 +25,65 @@ with an explicit ``pos`` column to ORDER BY should that setting be off.
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
+import copy
+import functools
 import os
-import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 import duckdb
-import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from . import io
+from . import io, settings
+from . import store_tables as tables
 from .errors import MetricsError
+from .store_connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
+from .store_tables import StoredInfo
 
-__all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "default_path"]
+__all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
+           "ReadOnlyWorkspace", "QuotaExceeded", "WorkspaceLocked", "default_path", "FILE_NAME"]
 
 FILE_NAME = "workspace.duckdb"
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
-CREATE SEQUENCE IF NOT EXISTS object_ids START 1;
-CREATE SEQUENCE IF NOT EXISTS collection_ids START 1;
-CREATE SEQUENCE IF NOT EXISTS link_ids START 1;
--- One row per stored run or qrels, unique per (kind, digest).
-CREATE TABLE IF NOT EXISTS objects (
-    id BIGINT PRIMARY KEY, kind VARCHAR NOT NULL, digest VARCHAR NOT NULL,
-    n_lines BIGINT NOT NULL, n_queries BIGINT NOT NULL, findings VARCHAR NOT NULL,
-    stored TIMESTAMP NOT NULL);
-CREATE TABLE IF NOT EXISTS collections (
-    id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, baseline VARCHAR, created TIMESTAMP NOT NULL);
--- An object as a collection sees it: its role there, the name and source file it was given.
-CREATE TABLE IF NOT EXISTS links (
-    id BIGINT PRIMARY KEY, collection_id BIGINT NOT NULL, object_id BIGINT NOT NULL,
-    role VARCHAR NOT NULL, name VARCHAR NOT NULL, source VARCHAR NOT NULL, added TIMESTAMP NOT NULL);
-CREATE TABLE IF NOT EXISTS run_lines (
-    object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, docno VARCHAR NOT NULL,
-    score DOUBLE NOT NULL, rank BIGINT NOT NULL, tag VARCHAR NOT NULL);
-CREATE TABLE IF NOT EXISTS qrels_lines (
-    object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, docno VARCHAR NOT NULL,
-    rel BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS topics (
-    collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, text VARCHAR);
-CREATE TABLE IF NOT EXISTS docs (
-    collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, docno VARCHAR NOT NULL, title VARCHAR);
-"""
-
-_LINES = {"run": ("run_lines", io.RUN_SCHEMA), "qrels": ("qrels_lines", io.QRELS_SCHEMA)}
-_EXTRAS = {"topics": ("qid", "text", ("text", "query", "title")), "docs": ("docno", "title", ("title",))}
-
-# One lock per database file: writers in this process (any Workspace object on
-# the file) take turns, so DuckDB never sees two write transactions collide.
-_LOCKS: dict[str, threading.RLock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def default_path() -> Path:
-    """``$NDCG_LAB_HOME/workspace.duckdb``, else the per-user data folder (XDG)."""
-    home = os.environ.get("NDCG_LAB_HOME")
-    if home:
-        return Path(home).expanduser() / FILE_NAME
-    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(data).expanduser() / "ndcg-lab" / FILE_NAME
-
-
-@dataclass(frozen=True)
-class StoredInfo:
-    """A stored run or qrels as one collection sees it.
-
-    ``id`` names the stored content (equal ids, equal rows); ``uploaded`` is
-    when it was added to the collection, in UTC.
-    """
-
-    id: int
-    name: str
-    source: str
-    digest: str
-    uploaded: datetime
-    n_lines: int
-    n_queries: int
-    findings: list = field(default_factory=list, compare=False)
-
+SCHEMA_VERSION = tables.SCHEMA_VERSION
 
 RunInfo = StoredInfo
 QrelsInfo = StoredInfo
 
 
+class ReadOnlyWorkspace(MetricsError):
+    """A change was asked of a workspace opened read-only; nothing was changed."""
+
+
+class QuotaExceeded(MetricsError):
+    """The change would take the workspace over its quota; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Quota:
+    """Upper bounds of one workspace: data bytes (see :mod:`metrics.store_tables`) and runs; None: no bound."""
+
+    bytes: int | None = None
+    runs: int | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.bytes is not None or self.runs is not None
+
+
+@dataclass(frozen=True)
+class Usage:
+    bytes: int
+    runs: int
+
+
 @dataclass(frozen=True)
 class CollectionInfo:
+    """A collection as listed: its judgments, runs and counts. ``shared`` marks a collection
+    seen through the base (the shared samples) that this workspace has not changed."""
+
     name: str
     qrels: StoredInfo
     proxy: StoredInfo | None
@@ -119,6 +92,8 @@ class CollectionInfo:
     created: datetime
     n_topics: int = 0
     n_docs: int = 0
+    runs: tuple[StoredInfo, ...] = ()
+    shared: bool = False
 
     @property
     def qrels_digest(self) -> str:
@@ -129,15 +104,43 @@ class CollectionInfo:
         return None if self.proxy is None else self.proxy.digest
 
 
+def default_path() -> Path:
+    """``workspace.duckdb`` in :func:`metrics.settings.home` (``$NDCG_LAB_HOME``, else XDG)."""
+    return settings.home() / FILE_NAME
+
+
+def _writes(method):
+    """Mark a method that changes the workspace: on a read-only one it raises before doing anything."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        if self.read_only:
+            raise ReadOnlyWorkspace("this workspace is open read-only; nothing was changed",
+                                    source=str(self.path), fix="open it with its edit link to change it")
+        return method(self, *args, **kwargs)
+
+    guarded.changes_workspace = True
+    return guarded
+
+
 class Workspace:
     """The workspace database; safe to share between threads (Streamlit sessions).
 
     ``path`` is a file, a folder (which then holds ``workspace.duckdb``),
     ``":memory:"``, or None for :func:`default_path`. Each operation runs on
     its own DuckDB cursor inside one transaction; writes take a per-file lock.
+
+    ``read_only``: every change raises :class:`ReadOnlyWorkspace` (the file is opened
+    read-only too, unless this process already has it open for writing). ``base``: a
+    read-only workspace whose collections this one shows and copies on write. ``quota``:
+    a change that would exceed it raises :class:`QuotaExceeded`. ``memory_limit``: bytes of
+    DuckDB's buffer pool for this file. ``on_use(workspace)`` is called at every operation
+    (a manager keeps its least recently used list with it). :meth:`suspend` closes the
+    connection until the next operation reopens it.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None) -> None:
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False,
+                 base: "Workspace | None" = None, quota: Quota | None = None, memory_limit: int | None = None,
+                 on_use: Callable[["Workspace"], None] | None = None) -> None:
         path = default_path() if path is None else path
         if str(path) == ":memory:":
             self.path: Path | str = ":memory:"
@@ -148,44 +151,83 @@ class Workspace:
                 path = path / FILE_NAME
             self.path = path.resolve()
             key = str(self.path)
+            if read_only and not self.path.exists():
+                raise MetricsError("there is no workspace file here", source=str(self.path),
+                                   fix="check the path, or open it for writing once to create it")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise MetricsError(f"cannot create the folder {str(self.path.parent)!r} ({exc.strerror or exc})",
                                    source=str(self.path), fix="pass --workspace with a writable path") from None
-        with _LOCKS_GUARD:
-            self._lock = _LOCKS.setdefault(key, threading.RLock())
-        self._cursor_lock = threading.Lock()
+        self.read_only = read_only
+        self.quota = quota or Quota()
+        self._base = base
+        self._key = key
+        self._owner = True
+        self._listing: list[CollectionInfo] | None = None
+        self._lock = file_lock(key)
+        self._conn = Connection(self.path, read_only=read_only, memory_limit=memory_limit,
+                                 on_use=None if on_use is None else (lambda: on_use(self)))
         try:
-            self._con: duckdb.DuckDBPyConnection | None = duckdb.connect(str(self.path))
-        except duckdb.Error as exc:
-            raise MetricsError(f"cannot open the workspace ({_first_line(exc)})", source=str(self.path),
-                               fix="if another nDCG Lab process has it open, close that one or pass "
-                                   "--workspace with another file; if the file is not a DuckDB "
-                                   "database, move it away") from None
-        try:
-            self._create_schema()
+            self._schema = self._prepare()
         except BaseException:
             self.close()
             raise
 
-    def _create_schema(self) -> None:
-        with self._write() as cur:
-            cur.execute(_SCHEMA)
-            row = _one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
-            if row is None:
-                cur.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise MetricsError(f"the workspace was written by a newer nDCG Lab (schema {row[0]})",
+    def _prepare(self) -> int:
+        """Create or upgrade the tables (read-only: check them); the file's schema version."""
+        with self._lock, self._transaction() as cur:
+            if self.read_only:
+                present = tables.one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
+                row = tables.one(cur, "SELECT value FROM meta WHERE key = 'schema_version'") if present[0] else None
+                if row is None:
+                    raise MetricsError("the file is not an nDCG Lab workspace", source=str(self.path),
+                                       fix="give the path of a workspace.duckdb")
+                version = int(row[0])
+            else:
+                cur.execute(tables.SCHEMA)
+                row = tables.one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
+                version = SCHEMA_VERSION if row is None else int(row[0])
+                if row is None:
+                    cur.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+                elif version < SCHEMA_VERSION:
+                    cur.execute(tables.MIGRATE_1)
+                    cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+                    version = SCHEMA_VERSION
+            if version > SCHEMA_VERSION:
+                raise MetricsError(f"the workspace was written by a newer nDCG Lab (schema {version})",
                                    source=str(self.path), fix="upgrade nDCG Lab or use another workspace file")
+            return version
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    def close(self) -> None:
-        with self._lock, self._cursor_lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+    def close(self, reason: Callable[[], MetricsError] | None = None) -> None:
+        """Close the file; later operations raise ``reason()`` (default: "the workspace is closed").
+        Closing a :meth:`read_only_view` leaves the workspace open."""
+        if not self._owner:
+            return
+        self._conn.close(reason or (lambda: MetricsError("the workspace is closed", source=str(self.path),
+                                                         fix="open it again with Workspace(path)")))
+        if self._key is not None:
+            release_file_lock(self._key)
+            self._key = None
+
+    def suspend(self) -> bool:
+        """Close the DuckDB connection if no operation is running (the next one reopens it)."""
+        self._listing = None
+        return self._conn.suspend()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the DuckDB connection is open now (False after :meth:`suspend` and :meth:`close`)."""
+        return self._conn.con is not None
+
+    def read_only_view(self) -> "Workspace":
+        """The same workspace, every change refused (:class:`ReadOnlyWorkspace`); shares the connection."""
+        view = copy.copy(self)
+        view.read_only = True
+        view._owner = False
+        return view
 
     def __enter__(self) -> "Workspace":
         return self
@@ -194,140 +236,325 @@ class Workspace:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Workspace({str(self.path)!r})"
+        return f"Workspace({str(self.path)!r}{', read_only=True' if self.read_only else ''})"
+
+    @property
+    def _con(self) -> duckdb.DuckDBPyConnection:
+        """The live DuckDB connection (tests set DuckDB options through it)."""
+        with self._conn.cursor():
+            return self._conn.con
 
     # -- transactions ------------------------------------------------------------------
 
-    def _cursor(self) -> duckdb.DuckDBPyConnection:
-        with self._cursor_lock:
-            if self._con is None:
-                raise MetricsError("the workspace is closed", source=str(self.path),
-                                   fix="open it again with Workspace(path)")
-            return self._con.cursor()
-
     @contextmanager
     def _transaction(self):
-        cur = self._cursor()
-        try:
-            cur.execute("BEGIN TRANSACTION")
+        with self._conn.cursor() as cur:
             try:
-                yield cur
-                cur.execute("COMMIT")
-            except BaseException:
+                cur.execute("BEGIN TRANSACTION")
                 try:
-                    cur.execute("ROLLBACK")
-                except duckdb.Error:
-                    pass  # a failed COMMIT has already rolled back
-                raise
-        except duckdb.Error as exc:
-            raise MetricsError(f"the workspace could not be read or changed ({_first_line(exc)})",
-                               source=str(self.path), fix="nothing was changed; try again") from exc
-        finally:
-            cur.close()
+                    yield cur
+                    cur.execute("COMMIT")
+                except BaseException:
+                    try:
+                        cur.execute("ROLLBACK")
+                    except duckdb.Error:
+                        pass  # a failed COMMIT has already rolled back
+                    raise
+            except duckdb.Error as exc:
+                raise MetricsError(f"the workspace could not be read or changed ({first_line(exc)})",
+                                   source=str(self.path), fix="nothing was changed; try again") from exc
 
     @contextmanager
-    def _write(self):
-        """One write transaction: all of it or nothing; writers take turns."""
+    def _write(self, source: str | None = None):
+        """One write transaction: all of it or nothing; writers take turns; the quota holds at the end."""
         with self._lock, self._transaction() as cur:
+            before = self._usage(cur) if self.quota.limited else None
             yield cur
+            if before is not None:
+                self._check_quota(before, self._usage(cur), source)
 
     def _read(self):
         """One read transaction: a consistent snapshot, concurrent with writers."""
         return self._transaction()
 
+    # -- the base (shared collections) -------------------------------------------------
+
+    def _base_listing(self) -> list[CollectionInfo]:
+        return [] if self._base is None else self._base.collections()
+
+    def _base_info(self, name: str) -> CollectionInfo | None:
+        return next((c for c in self._base_listing() if c.name == name), None)
+
+    def _hidden(self, cur) -> set[str]:
+        return tables.hidden(cur) if self._base is not None and self._schema >= 2 else set()
+
+    def _is_shared(self, cur, name: str) -> bool:
+        """Whether ``name`` is a base collection shown here as it is (not hidden, not copied)."""
+        return (self._base_info(name) is not None and name not in self._hidden(cur)
+                and tables.collection_id(cur, name) is None)
+
+    def _exists(self, cur, name: str) -> bool:
+        return tables.collection_id(cur, name) is not None or self._is_shared(cur, name)
+
+    def _find(self, cur, name: str) -> int | None:
+        """The collection's id in this file; None for a shared one; MetricsError if there is none."""
+        cid = tables.collection_id(cur, name)
+        if cid is None and not self._is_shared(cur, name):
+            hidden = self._hidden(cur)
+            known = [c.name for c in self._base_listing() if c.name not in hidden]
+            known += [n for n in tables.collection_names(cur) if n not in known]
+            raise MetricsError(f"no collection named {name!r}",
+                               fix=f"known collections: {', '.join(map(repr, known))}" if known
+                               else "the workspace is empty; create a collection first")
+        return cid
+
+    def _own(self, cur, name: str) -> int:
+        """The id of the collection in this file, copying a shared one here first (copy on write)."""
+        cid = self._find(cur, name)
+        return self._copy_shared(cur, name) if cid is None else cid
+
+    def _copy_shared(self, cur, name: str, as_name: str | None = None) -> int:
+        base, info = self._base, self._base_info(name)
+        topics, docs = base.load_topics(name), base.load_docs(name)
+        cid = tables.create_collection(
+            cur, as_name or name, base.load_qrels(name), base.load_proxy(name),
+            tables.extra_table("topics", topics) if len(topics) else None,
+            tables.extra_table("docs", docs) if len(docs) else None, created=tables.naive(info.created))
+        for run in info.runs:
+            stored = tables.store_object(cur, "run", base.load_run(name, run.name))
+            tables.link(cur, cid, "run", stored, run.name, run.source, added=tables.naive(run.uploaded))
+        cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [info.baseline, cid])
+        return cid
+
+    # -- quota -------------------------------------------------------------------------
+
+    def usage(self) -> Usage:
+        """Data bytes and runs this workspace's file holds (what its quota bounds)."""
+        with self._read() as cur:
+            return self._usage(cur)
+
+    def _usage(self, cur) -> Usage:
+        return Usage(*tables.usage(cur))
+
+    def _check_quota(self, before: Usage, after: Usage, source: str | None) -> None:
+        """Refuse a change that takes the workspace over a bound it did not already exceed."""
+        limit = self.quota
+        if limit.runs is not None and after.runs > limit.runs and after.runs > before.runs:
+            raise QuotaExceeded(f"the workspace would hold {after.runs} runs, over its quota of {limit.runs}",
+                                source=source, fix="delete runs you no longer need (nothing was stored), "
+                                                   "or ask the operator to raise NDCG_LAB_QUOTA_RUNS")
+        if limit.bytes is not None and after.bytes > limit.bytes and after.bytes > before.bytes:
+            raise QuotaExceeded(f"the workspace would hold {_size(after.bytes)} of data, over its quota of "
+                                f"{_size(limit.bytes)} ({_size(max(limit.bytes - before.bytes, 0))} free)",
+                                source=source, fix="delete runs or collections you no longer need (nothing "
+                                                   "was stored), or ask the operator to raise NDCG_LAB_QUOTA_BYTES")
+
     # -- collections -------------------------------------------------------------------
 
     def has_collection(self, name: str) -> bool:
         with self._read() as cur:
-            return _collection_id(cur, name, must_exist=False) is not None
+            return self._exists(cur, name)
 
     def collections(self) -> list[CollectionInfo]:
-        """Every collection, oldest first."""
+        """Every collection with its runs, read in one snapshot: the shared ones first (in their
+        order, this workspace's copy in place of the original), then this workspace's, oldest first."""
+        if self._listing is not None:
+            return list(self._listing)
         with self._read() as cur:
-            rows = cur.execute("""
-                SELECT c.id, c.name, c.baseline, c.created,
-                       (SELECT count(*) FROM links l WHERE l.collection_id = c.id AND l.role = 'run'),
-                       (SELECT count(*) FROM topics t WHERE t.collection_id = c.id),
-                       (SELECT count(*) FROM docs d WHERE d.collection_id = c.id)
-                FROM collections c ORDER BY c.id""").fetchall()
-            judgments = {}
-            for role in ("qrels", "proxy"):
-                for info, cid in _infos(cur, role=role):
-                    judgments[cid, role] = info
-        return [CollectionInfo(name=name, qrels=judgments[cid, "qrels"], proxy=judgments.get((cid, "proxy")),
-                               n_runs=n_runs, baseline=baseline, created=_utc(created), n_topics=n_topics,
-                               n_docs=n_docs)
-                for cid, name, baseline, created, n_runs, n_topics, n_docs in rows]
+            own = self._own_infos(cur)
+            hidden = self._hidden(cur)
+        by_name = {c.name: c for c in own}
+        listed = []
+        for info in self._base_listing():
+            if info.name in by_name:
+                listed.append(by_name.pop(info.name))
+            elif info.name not in hidden:
+                listed.append(replace(info, shared=True))
+        listed += [c for c in own if c.name in by_name]
+        if self._conn.db_read_only and self._base is None:
+            self._listing = listed  # a read-only file: nothing in this process can change it
+        return list(listed)
 
+    def _own_infos(self, cur) -> list[CollectionInfo]:
+        rows = cur.execute("""
+            SELECT c.id, c.name, c.baseline, c.created,
+                   (SELECT count(*) FROM topics t WHERE t.collection_id = c.id),
+                   (SELECT count(*) FROM docs d WHERE d.collection_id = c.id)
+            FROM collections c ORDER BY c.id""").fetchall()
+        stored = {}
+        for role in ("qrels", "proxy", "run"):
+            for info, cid in tables.infos(cur, role=role):
+                stored.setdefault((cid, role), []).append(info)
+        return [CollectionInfo(name=name, qrels=stored[cid, "qrels"][0], proxy=stored.get((cid, "proxy"), [None])[0],
+                               n_runs=len(stored.get((cid, "run"), ())), baseline=baseline, created=tables.utc(created),
+                               n_topics=n_topics, n_docs=n_docs, runs=tuple(stored.get((cid, "run"), ())))
+                for cid, name, baseline, created, n_topics, n_docs in rows]
+
+    @_writes
     def create_collection(self, name: str, qrels, *, proxy=None, topics: pd.DataFrame | None = None,
                           docs: pd.DataFrame | None = None) -> str:
         """Create a collection around its qrels; MetricsError if the name is taken."""
-        name = _clean_name(name, "collection")
-        qrels = _as_qrels(qrels)
-        proxy = None if proxy is None else _as_qrels(proxy)
-        topics_table = None if topics is None else _extra_table("topics", topics)
-        docs_table = None if docs is None else _extra_table("docs", docs)
-        with self._write() as cur:
-            if _collection_id(cur, name, must_exist=False) is not None:
+        name = tables.clean_name(name, "collection")
+        qrels = tables.as_qrels(qrels)
+        proxy = None if proxy is None else tables.as_qrels(proxy)
+        topics_table = None if topics is None else tables.extra_table("topics", topics)
+        docs_table = None if docs is None else tables.extra_table("docs", docs)
+        with self._write(qrels.source) as cur:
+            if self._exists(cur, name):
                 raise MetricsError(f"a collection named {name!r} already exists",
                                    fix="choose another name, or delete that collection first")
-            cid = _one(cur, "SELECT nextval('collection_ids')")[0]
-            cur.execute("INSERT INTO collections VALUES (?, ?, NULL, ?)", [cid, name, _now()])
-            self._link(cur, cid, "qrels", _store_object(cur, "qrels", qrels), qrels.name, qrels.source)
-            if proxy is not None:
-                self._link(cur, cid, "proxy", _store_object(cur, "qrels", proxy), proxy.name, proxy.source)
-            if topics_table is not None:
-                _insert_extra(cur, "topics", cid, topics_table)
-            if docs_table is not None:
-                _insert_extra(cur, "docs", cid, docs_table)
+            tables.create_collection(cur, name, qrels, proxy, topics_table, docs_table)
         return name
 
+    @_writes
+    def replace_collection(self, name: str, qrels, *, proxy=None, topics: pd.DataFrame | None = None,
+                           docs: pd.DataFrame | None = None, runs=(), baseline: str | None = None,
+                           keep_added: bool = True) -> list[RunInfo]:
+        """Delete and recreate collection ``name`` (created if absent) in one transaction.
+
+        The new collection holds ``qrels``, ``proxy``, ``topics``, ``docs`` and ``runs`` (named
+        as they are; a taken name gets " (2)"). With ``keep_added``, the runs of the old
+        collection whose content is not among ``runs`` are linked again under their names, and
+        the old proxy judgments, if any, stay in place of ``proxy``. The baseline is
+        ``baseline``, else the old one if its run is still there. Other threads see the old
+        collection or the new one, never neither. Returns the runs kept from the old collection.
+        """
+        name = tables.clean_name(name, "collection")
+        qrels = tables.as_qrels(qrels)
+        proxy = None if proxy is None else tables.as_qrels(proxy)
+        runs = [tables.as_run(r) for r in runs]
+        topics_table = None if topics is None else tables.extra_table("topics", topics)
+        docs_table = None if docs is None else tables.extra_table("docs", docs)
+        with self._write(qrels.source) as cur:
+            return self._replace(cur, name, qrels, proxy, topics_table, docs_table, runs, baseline, keep_added)
+
+    @_writes
+    def restore_shared(self, name: str) -> list[RunInfo]:
+        """Show the shared collection ``name`` as it is again (undo a delete, rename or change here).
+
+        Runs this workspace added to its copy, and proxy judgments it set there, are kept: the
+        copy then holds the shared content plus those. Without any, the copy goes and the shared
+        collection shows through. One transaction. Returns the runs kept.
+        """
+        info = self._base_info(name)
+        if info is None:
+            raise MetricsError(f"no shared collection named {name!r}",
+                               fix=f"shared collections: {', '.join(repr(c.name) for c in self._base_listing())}"
+                               if self._base_listing() else "this workspace has no shared collections")
+        with self._write() as cur:
+            cid = tables.collection_id(cur, name)
+            shared_digests = {r.digest for r in info.runs}
+            if cid is not None:
+                added = [link for link in tables.links(cur, cid, "run") if link[4] not in shared_digests]
+                proxy = tables.links(cur, cid, "proxy")
+                if added or (proxy and proxy[0][4] != info.proxy_digest):
+                    base = self._base
+                    topics, docs = base.load_topics(name), base.load_docs(name)
+                    return self._replace(
+                        cur, name, base.load_qrels(name), base.load_proxy(name),
+                        tables.extra_table("topics", topics) if len(topics) else None,
+                        tables.extra_table("docs", docs) if len(docs) else None,
+                        [base.load_run(name, r.name) for r in info.runs], info.baseline, True)
+                tables.collect_garbage(cur, tables.drop_collection(cur, cid))
+            tables.unhide(cur, name)
+            return []
+
+    def _replace(self, cur, name, qrels, proxy, topics_table, docs_table, runs, baseline, keep_added):
+        old_cid = tables.collection_id(cur, name)
+        old_runs, old_proxy, old_baseline, released = [], [], None, []
+        if old_cid is not None:
+            old_runs, old_proxy = tables.links(cur, old_cid, "run"), tables.links(cur, old_cid, "proxy")
+            old_baseline = tables.one(cur, "SELECT baseline FROM collections WHERE id = ?", [old_cid])[0]
+            released = tables.drop_collection(cur, old_cid)
+        keep_proxy = keep_added and bool(old_proxy)
+        cid = tables.create_collection(cur, name, qrels, None if keep_proxy else proxy, topics_table, docs_table)
+        if keep_proxy:
+            object_id, proxy_name, source, added, _ = old_proxy[0]
+            tables.link(cur, cid, "proxy", object_id, proxy_name, source, added=added)
+        names, digests, kept = set(), set(), []
+        for run in runs:
+            if tables.digest(run) in digests:
+                continue
+            run_name = tables.unique_name(tables.clean_name(run.name, "run"), names)
+            tables.link(cur, cid, "run", tables.store_object(cur, "run", run), run_name, run.source)
+            names.add(run_name)
+            digests.add(tables.digest(run))
+        for object_id, run_name, source, added, digest in old_runs if keep_added else ():
+            if digest in digests:
+                continue
+            run_name = tables.unique_name(run_name, names)
+            tables.link(cur, cid, "run", object_id, run_name, source, added=added)
+            names.add(run_name)
+            digests.add(digest)
+            kept.append(run_name)
+        if baseline is not None and baseline not in names:
+            raise tables.no_run(name, baseline)
+        chosen = baseline if baseline is not None else (old_baseline if old_baseline in names else None)
+        cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [chosen, cid])
+        if self._schema >= 2:
+            tables.unhide(cur, name)
+        tables.collect_garbage(cur, released)
+        return [info for info, _ in tables.infos(cur, role="run", collection_id=cid) if info.name in kept]
+
+    @_writes
     def rename_collection(self, old: str, new: str) -> None:
-        new = _clean_name(new, "collection")
+        new = tables.clean_name(new, "collection")
         with self._write() as cur:
-            cid = _collection_id(cur, old)
-            if new != old and _collection_id(cur, new, must_exist=False) is not None:
+            cid = self._find(cur, old)
+            if new == old:
+                return
+            if self._exists(cur, new):
                 raise MetricsError(f"a collection named {new!r} already exists", fix="choose another name")
-            cur.execute("UPDATE collections SET name = ? WHERE id = ?", [new, cid])
+            if cid is None:
+                self._copy_shared(cur, old, as_name=new)
+            else:
+                cur.execute("UPDATE collections SET name = ? WHERE id = ?", [new, cid])
+            if self._base_info(old) is not None:
+                tables.hide(cur, old)
 
+    @_writes
     def delete_collection(self, name: str) -> None:
-        """Delete a collection, its topics and docs, and every run or qrels no other collection links."""
+        """Delete a collection, its topics and docs, and every run or qrels no other collection links.
+        A shared collection is hidden from this workspace (:meth:`restore_shared` shows it again)."""
         with self._write() as cur:
-            cid = _collection_id(cur, name)
-            objects = [r[0] for r in cur.execute("SELECT object_id FROM links WHERE collection_id = ?",
-                                                 [cid]).fetchall()]
-            cur.execute("DELETE FROM links WHERE collection_id = ?", [cid])
-            cur.execute("DELETE FROM topics WHERE collection_id = ?", [cid])
-            cur.execute("DELETE FROM docs WHERE collection_id = ?", [cid])
-            cur.execute("DELETE FROM collections WHERE id = ?", [cid])
-            _collect_garbage(cur, objects)
+            cid = self._find(cur, name)
+            if cid is not None:
+                tables.collect_garbage(cur, tables.drop_collection(cur, cid))
+            if self._base_info(name) is not None:
+                tables.hide(cur, name)
 
+    @_writes
     def set_qrels(self, collection: str, qrels) -> None:
-        qrels = _as_qrels(qrels)
-        with self._write() as cur:
-            self._replace_judgments(cur, _collection_id(cur, collection), "qrels", qrels)
+        qrels = tables.as_qrels(qrels)
+        with self._write(qrels.source) as cur:
+            self._replace_judgments(cur, self._own(cur, collection), "qrels", qrels)
 
+    @_writes
     def set_proxy(self, collection: str, proxy) -> None:
         """Set (or with None, remove) the collection's proxy judgments, used for ``inferred``."""
-        proxy = None if proxy is None else _as_qrels(proxy)
-        with self._write() as cur:
-            self._replace_judgments(cur, _collection_id(cur, collection), "proxy", proxy)
+        proxy = None if proxy is None else tables.as_qrels(proxy)
+        with self._write(None if proxy is None else proxy.source) as cur:
+            self._replace_judgments(cur, self._own(cur, collection), "proxy", proxy)
 
+    @_writes
     def set_topics(self, collection: str, topics: pd.DataFrame | None) -> None:
         """Replace the topics (columns qid and text, or PyTerrier's qid and query); None clears them."""
         self._replace_extra("topics", collection, topics)
 
+    @_writes
     def set_docs(self, collection: str, docs: pd.DataFrame | None) -> None:
         """Replace the document metadata (columns docno and title); None clears it."""
         self._replace_extra("docs", collection, docs)
 
     def load_qrels(self, collection: str) -> io.Qrels:
         with self._read() as cur:
-            return _load_judgments(cur, _collection_id(cur, collection), "qrels")
+            cid = self._find(cur, collection)
+            return self._base.load_qrels(collection) if cid is None else tables.load_judgments(cur, cid, "qrels")
 
     def load_proxy(self, collection: str) -> io.Qrels | None:
         with self._read() as cur:
-            return _load_judgments(cur, _collection_id(cur, collection), "proxy")
+            cid = self._find(cur, collection)
+            return self._base.load_proxy(collection) if cid is None else tables.load_judgments(cur, cid, "proxy")
 
     def load_topics(self, collection: str) -> pd.DataFrame:
         """Topics in upload order: columns qid, text (empty when none were given)."""
@@ -342,368 +569,137 @@ class Workspace:
     def runs(self, collection: str) -> list[RunInfo]:
         """The collection's runs in the order they were added."""
         with self._read() as cur:
-            return [info for info, _ in _infos(cur, role="run", collection_id=_collection_id(cur, collection))]
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.runs(collection)
+            return [info for info, _ in tables.infos(cur, role="run", collection_id=cid)]
 
+    @_writes
     def add_run(self, collection: str, run, name: str | None = None) -> RunInfo:
         """Store a run (a parsed Run, or anything ``metrics.io.read_run`` reads) in a collection.
 
         The name defaults to the run's; a name already taken gets " (2)", " (3)", ...
         A run whose content (digest) the collection already holds is not added
-        again: its existing entry is returned.
+        again: its existing entry is returned. Over the quota, :class:`QuotaExceeded`
+        is raised before a line is written.
         """
-        run = run if isinstance(run, io.Run) else io.read_run(run)
-        name = _clean_name(run.name if name is None else name, "run")
-        with self._write() as cur:
-            cid = _collection_id(cur, collection)
-            existing = _linked(cur, cid, "run", "run", _digest(run))
+        run = tables.as_run(run)
+        name = tables.clean_name(run.name if name is None else name, "run")
+        with self._write(run.source) as cur:
+            cid = self._own(cur, collection)
+            existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
             if existing is not None:
                 return existing
-            taken = {r[0] for r in cur.execute(
-                "SELECT name FROM links WHERE collection_id = ? AND role = 'run'", [cid]).fetchall()}
-            name = _unique_name(name, taken)
-            self._link(cur, cid, "run", _store_object(cur, "run", run), name, run.source)
-            return _infos(cur, role="run", collection_id=cid, name=name)[0][0]
+            if self.quota.limited:
+                used = self._usage(cur)
+                new = tables.stored_id(cur, "run", tables.digest(run)) is None
+                size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
+                self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
+            name = tables.unique_name(name, tables.run_names(cur, cid))
+            tables.link(cur, cid, "run", tables.store_object(cur, "run", run), name, run.source)
+            return tables.infos(cur, role="run", collection_id=cid, name=name)[0][0]
 
-    def load_run(self, collection: str, name: str) -> io.Run:
-        """The stored run, rows in file order, as an Arrow-backed Run (no per-row Python)."""
+    def load_run(self, collection: str, name: str, *, digest: str | None = None) -> io.Run:
+        """The stored run, rows in file order, as an Arrow-backed Run (no per-row Python).
+
+        With ``digest``, the run must still hold that content (a page that listed it may be
+        reading after another tab replaced it): MetricsError otherwise, never other rows.
+        """
         with self._read() as cur:
-            cid = _collection_id(cur, collection)
-            row = _one(cur, """
-                SELECT l.object_id, l.name, l.source, o.digest, o.findings
-                FROM links l JOIN objects o ON o.id = l.object_id
-                WHERE l.collection_id = ? AND l.role = 'run' AND l.name = ?""", [cid, name])
-            if row is None:
-                raise _no_run(collection, name)
-            object_id, name, source, digest, findings = row
-            table = _fetch_lines(cur, "run", object_id)
-        return io.Run(table, name, source, digest, _findings_from_json(findings))
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.load_run(collection, name, digest=digest)
+            info = tables.infos(cur, role="run", collection_id=cid, name=name)
+            if not info:
+                raise tables.no_run(collection, name)
+            if digest is not None and info[0][0].digest != digest:
+                raise MetricsError(f"run {name!r} of {collection!r} changed while it was being read",
+                                   fix="reload the page to see its new content")
+            return tables.load_run(cur, cid, name)
 
+    @_writes
     def rename_run(self, collection: str, old: str, new: str) -> None:
-        new = _clean_name(new, "run")
+        new = tables.clean_name(new, "run")
         with self._write() as cur:
-            cid = _collection_id(cur, collection)
-            link = _run_link(cur, cid, collection, old)
+            cid = self._own(cur, collection)
+            link = tables.run_link(cur, cid, collection, old)
             if new == old:
                 return
-            if _one(cur, "SELECT 1 FROM links WHERE collection_id = ? AND role = 'run' AND name = ?", [cid, new]):
+            if new in tables.run_names(cur, cid):
                 raise MetricsError(f"collection {collection!r} already has a run named {new!r}",
                                    fix="choose another name, or delete or rename that run first")
             cur.execute("UPDATE links SET name = ? WHERE id = ?", [new, link])
             cur.execute("UPDATE collections SET baseline = ? WHERE id = ? AND baseline = ?", [new, cid, old])
 
+    @_writes
     def delete_run(self, collection: str, name: str) -> None:
         """Remove a run from a collection (its rows too, once no collection links them)."""
         with self._write() as cur:
-            cid = _collection_id(cur, collection)
-            link = _run_link(cur, cid, collection, name)
-            object_id = _one(cur, "SELECT object_id FROM links WHERE id = ?", [link])[0]
+            cid = self._own(cur, collection)
+            link = tables.run_link(cur, cid, collection, name)
+            object_id = tables.one(cur, "SELECT object_id FROM links WHERE id = ?", [link])[0]
             cur.execute("DELETE FROM links WHERE id = ?", [link])
             cur.execute("UPDATE collections SET baseline = NULL WHERE id = ? AND baseline = ?", [cid, name])
-            _collect_garbage(cur, [object_id])
+            tables.collect_garbage(cur, [object_id])
 
+    @_writes
     def set_baseline(self, collection: str, name: str | None) -> None:
         """Mark one run of the collection as the baseline of its comparisons (None: no baseline)."""
         with self._write() as cur:
-            cid = _collection_id(cur, collection)
+            cid = self._find(cur, collection)
+            if cid is None:
+                if name is not None and name not in {r.name for r in self._base_info(collection).runs}:
+                    raise tables.no_run(collection, name)
+                if name == self._base_info(collection).baseline:
+                    return  # the shared collection already says so: no copy needed
+                cid = self._own(cur, collection)
             if name is not None:
-                _run_link(cur, cid, collection, name)
+                tables.run_link(cur, cid, collection, name)
             cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [name, cid])
 
     def baseline(self, collection: str) -> str | None:
         with self._read() as cur:
-            cid = _collection_id(cur, collection)
-            return _one(cur, "SELECT baseline FROM collections WHERE id = ?", [cid])[0]
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.baseline(collection)
+            return tables.one(cur, "SELECT baseline FROM collections WHERE id = ?", [cid])[0]
 
     def stats(self) -> dict[str, int]:
-        """Row counts of the stored tables (what the workspace holds, for display and tests)."""
+        """Row counts of this file's tables (what the workspace holds, for display and tests)."""
         with self._read() as cur:
-            return {t: _one(cur, f"SELECT count(*) FROM {t}")[0]
+            return {t: tables.one(cur, f"SELECT count(*) FROM {t}")[0]
                     for t in ("collections", "links", "objects", "run_lines", "qrels_lines", "topics", "docs")}
 
     # -- steps inside a write transaction ----------------------------------------------
 
-    def _link(self, cur, collection_id: int, role: str, object_id: int, name: str, source: str) -> None:
-        cur.execute("INSERT INTO links VALUES (nextval('link_ids'), ?, ?, ?, ?, ?, ?)",
-                    [collection_id, object_id, role, name, source or "", _now()])
-
     def _replace_judgments(self, cur, cid: int, role: str, qrels) -> None:
-        if qrels is not None and _linked(cur, cid, role, "qrels", _digest(qrels)) is not None:
+        if qrels is not None and tables.linked(cur, cid, role, "qrels", tables.digest(qrels)) is not None:
             return
         old = [r[0] for r in cur.execute("SELECT object_id FROM links WHERE collection_id = ? AND role = ?",
                                          [cid, role]).fetchall()]
         cur.execute("DELETE FROM links WHERE collection_id = ? AND role = ?", [cid, role])
         if qrels is not None:
-            self._link(cur, cid, role, _store_object(cur, "qrels", qrels), qrels.name, qrels.source)
-        _collect_garbage(cur, old)
+            tables.link(cur, cid, role, tables.store_object(cur, "qrels", qrels), qrels.name, qrels.source)
+        tables.collect_garbage(cur, old)
 
     def _replace_extra(self, what: str, collection: str, frame: pd.DataFrame | None) -> None:
-        table = None if frame is None else _extra_table(what, frame)
+        table = None if frame is None else tables.extra_table(what, frame)
         with self._write() as cur:
-            cid = _collection_id(cur, collection)
+            cid = self._own(cur, collection)
             cur.execute(f"DELETE FROM {what} WHERE collection_id = ?", [cid])
             if table is not None:
-                _insert_extra(cur, what, cid, table)
+                tables.insert_extra(cur, what, cid, table)
 
     def _load_extra(self, what: str, collection: str) -> pd.DataFrame:
-        key, value, _ = _EXTRAS[what]
         with self._read() as cur:
-            cid = _collection_id(cur, collection)
-            rel = cur.sql(f"SELECT {key}, {value} FROM {what} WHERE collection_id = $id{_order(cur)}",
-                          params={"id": cid})
-            return _arrow(rel).to_pandas()
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base._load_extra(what, collection)
+            return tables.load_extra(cur, what, cid)
 
 
-# -- helpers (module level so that tests can force a failure at any step) ---------------
-
-
-def _store_object(cur, kind: str, obj) -> int:
-    """Id of the stored copy of a run or qrels (``kind``), inserting its rows if new."""
-    digest = _digest(obj)
-    row = _one(cur, "SELECT id FROM objects WHERE kind = ? AND digest = ?", [kind, digest])
-    if row is not None:
-        return row[0]
-    lines, schema = _LINES[kind]
-    table = _conform(obj.table, schema, obj.source)
-    object_id = _one(cur, "SELECT nextval('object_ids')")[0]
-    n = table.num_rows
-    incoming = table.append_column("pos", pa.array(np.arange(n, dtype=np.int64)))
-    view = f"incoming_{kind}"
-    cur.register(view, incoming)
-    try:
-        columns = ", ".join(schema.names)
-        cur.execute(f"INSERT INTO {lines} SELECT $id, pos, {columns} FROM {view}", {"id": object_id})
-    finally:
-        cur.unregister(view)
-    n_queries = pc.count_distinct(table.column("qid")).as_py()
-    cur.execute("INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [object_id, kind, digest, n, n_queries, _findings_to_json(obj.findings), _now()])
-    return object_id
-
-
-def _one(cur, sql: str, params=None) -> tuple | None:
-    """The first row of a query, or None; the result is read to the end (DuckDB >= 2 refuses
-    other work on a cursor while a result is pending)."""
-    rows = cur.execute(sql, params).fetchall()
-    return rows[0] if rows else None
-
-
-def _collect_garbage(cur, object_ids) -> None:
-    """Delete the rows of those objects that no collection links any more."""
-    if not object_ids:
-        return
-    ids = sorted(set(int(i) for i in object_ids))
-    marks = ", ".join("?" * len(ids))
-    orphans = [r[0] for r in cur.execute(
-        f"SELECT id FROM objects WHERE id IN ({marks}) AND id NOT IN (SELECT object_id FROM links)",
-        ids).fetchall()]
-    if not orphans:
-        return
-    marks = ", ".join("?" * len(orphans))
-    for table in ("run_lines", "qrels_lines", "objects"):
-        column = "id" if table == "objects" else "object_id"
-        cur.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", orphans)
-
-
-def _fetch_lines(cur, kind: str, object_id: int) -> pa.Table:
-    lines, schema = _LINES[kind]
-    rel = cur.sql(f"SELECT {', '.join(schema.names)} FROM {lines} WHERE object_id = $id{_order(cur)}",
-                  params={"id": object_id})
-    table = _arrow(rel)
-    return table if table.schema.equals(schema) else table.cast(schema)
-
-
-def _order(cur) -> str:
-    """Rows come back in insertion order unless DuckDB was told it need not keep it."""
-    keep = _one(cur, "SELECT current_setting('preserve_insertion_order')")[0]
-    return "" if keep in (True, "true") else " ORDER BY pos"
-
-
-def _arrow(rel) -> pa.Table:
-    fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
-    return fetch()
-
-
-def _load_judgments(cur, cid: int, role: str) -> io.Qrels | None:
-    row = _one(cur, """
-        SELECT l.object_id, l.name, l.source, o.digest, o.findings
-        FROM links l JOIN objects o ON o.id = l.object_id
-        WHERE l.collection_id = ? AND l.role = ?""", [cid, role])
-    if row is None:
-        return None
-    object_id, name, source, digest, findings = row
-    return io.Qrels(_fetch_lines(cur, "qrels", object_id), name, source, digest, _findings_from_json(findings))
-
-
-def _infos(cur, *, role: str, collection_id: int | None = None,
-           name: str | None = None) -> list[tuple[StoredInfo, int]]:
-    """(info, collection id) of the links in ``role``, optionally of one collection / one name."""
-    where, params = ["l.role = ?"], [role]
-    if collection_id is not None:
-        where.append("l.collection_id = ?")
-        params.append(collection_id)
-    if name is not None:
-        where.append("l.name = ?")
-        params.append(name)
-    rows = cur.execute(f"""
-        SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id
-        FROM links l JOIN objects o ON o.id = l.object_id
-        WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
-    return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=_utc(added), n_lines=lines,
-                        n_queries=queries, findings=_findings_from_json(findings)), cid)
-            for oid, n, src, dg, added, lines, queries, findings, cid in rows]
-
-
-def _linked(cur, cid: int, role: str, kind: str, digest: str) -> StoredInfo | None:
-    """The collection's entry in ``role`` holding content ``digest``, if any."""
-    row = _one(cur, """
-        SELECT l.name FROM links l JOIN objects o ON o.id = l.object_id
-        WHERE l.collection_id = ? AND l.role = ? AND o.kind = ? AND o.digest = ?""", [cid, role, kind, digest])
-    if row is None:
-        return None
-    return _infos(cur, role=role, collection_id=cid, name=row[0])[0][0]
-
-
-def _collection_id(cur, name: str, *, must_exist: bool = True) -> int | None:
-    row = _one(cur, "SELECT id FROM collections WHERE name = ?", [name])
-    if row is None and must_exist:
-        known = [r[0] for r in cur.execute("SELECT name FROM collections ORDER BY id").fetchall()]
-        raise MetricsError(f"no collection named {name!r}",
-                           fix=f"known collections: {', '.join(map(repr, known))}" if known
-                           else "the workspace is empty; create a collection first")
-    return None if row is None else row[0]
-
-
-def _run_link(cur, cid: int, collection: str, name: str) -> int:
-    row = _one(cur, "SELECT id FROM links WHERE collection_id = ? AND role = 'run' AND name = ?", [cid, name])
-    if row is None:
-        raise _no_run(collection, name)
-    return row[0]
-
-
-def _no_run(collection: str, name: str) -> MetricsError:
-    return MetricsError(f"collection {collection!r} has no run named {name!r}",
-                        fix="pick one of the collection's runs (Workspace.runs lists them)")
-
-
-def _unique_name(name: str, taken: set[str]) -> str:
-    if name not in taken:
-        return name
-    i = 2
-    while f"{name} ({i})" in taken:
-        i += 1
-    return f"{name} ({i})"
-
-
-def _clean_name(name, what: str) -> str:
-    text = "" if name is None else str(name).strip()
-    if not text:
-        raise MetricsError(f"the {what} name is empty", fix=f"give the {what} a name")
-    return text
-
-
-def _as_qrels(qrels):
-    return qrels if isinstance(qrels, io.Qrels) else io.read_qrels(qrels)
-
-
-def _digest(obj) -> str:
-    """The object's content digest; in-memory objects built without one get sha256 of their Arrow bytes."""
-    if obj.digest:
-        return obj.digest
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, obj.table.schema) as writer:
-        writer.write_table(obj.table)
-    return hashlib.sha256(sink.getvalue()).hexdigest()
-
-
-def _conform(table: pa.Table, schema: pa.Schema, source: str) -> pa.Table:
-    missing = [n for n in schema.names if n not in table.column_names]
-    if missing:
-        raise MetricsError(f"the table has no {', '.join(missing)} column", source=source or None,
-                           fix="parse the file with metrics.io.read_run / read_qrels before storing it")
-    table = table.select(schema.names)
-    if table.schema.equals(schema):
-        return table
-    try:
-        return table.cast(schema)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise MetricsError(f"the table does not fit the schema {schema} ({exc})", source=source or None,
-                           fix="parse the file with metrics.io.read_run / read_qrels before storing it") from None
-
-
-def _extra_table(what: str, frame: pd.DataFrame) -> pa.Table:
-    """Topics or docs as a two-column Arrow table of strings (the key column may not be empty)."""
-    key, value, value_aliases = _EXTRAS[what]
-    if not isinstance(frame, pd.DataFrame):
-        raise MetricsError(f"{what} must be a pandas DataFrame, not {type(frame).__name__}",
-                           fix=f"give a DataFrame with columns {key} and {value}")
-    lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}
-    key_col = next((lowered[a] for a in io.ALIASES[key] if a in lowered), None)
-    value_col = next((lowered[a] for a in value_aliases if a in lowered), None)
-    if key_col is None or value_col is None:
-        raise MetricsError(f"the {what} table needs columns {key} and {value}; found "
-                           f"{', '.join(map(str, frame.columns)) or 'none'}",
-                           fix=f"name the columns {key} and {value}")
-    columns = {}
-    for out, col in ((key, key_col), (value, value_col)):
-        columns[out] = _text_column(frame[col], what, col)
-    if columns[key].null_count:
-        row = int(np.flatnonzero(columns[key].is_null().to_numpy(zero_copy_only=False))[0])
-        raise MetricsError(f"row {row + 1} of the {what} table has no {key}", fix=f"every row needs a {key}")
-    return pa.table(columns)
-
-
-def _text_column(series: pd.Series, what: str, col) -> pa.Array:
-    errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)
-    try:
-        return pa.array(series, from_pandas=True).cast(pa.string())
-    except errors:
-        pass
-    # Mixed Python objects (ints and strings): as text, keeping missing values missing.
-    series = series.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-    try:
-        return pa.array(series, from_pandas=True, type=pa.string())
-    except errors as exc:
-        raise MetricsError(f"the {what} column {col!r} cannot be read as text ({exc})",
-                           fix="give plain text or integer values") from None
-
-
-def _insert_extra(cur, what: str, cid: int, table: pa.Table) -> None:
-    key, value, _ = _EXTRAS[what]
-    incoming = table.append_column("pos", pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    view = f"incoming_{what}"
-    cur.register(view, incoming)
-    try:
-        cur.execute(f"INSERT INTO {what} SELECT $id, pos, {key}, {value} FROM {view}", {"id": cid})
-    finally:
-        cur.unregister(view)
-
-
-def _findings_to_json(findings) -> str:
-    items = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) else dict(f) for f in findings or []]
-    return json.dumps(items, default=_json_value)
-
-
-def _json_value(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (set, tuple, np.ndarray)):
-        return list(value)
-    return str(value)
-
-
-def _findings_from_json(text: str) -> list:
-    known = {f.name for f in dataclasses.fields(io.Finding)}
-    return [io.Finding(**{k: v for k, v in item.items() if k in known}) for item in json.loads(text or "[]")]
-
-
-def _now() -> datetime:
-    """Now in UTC, naive (DuckDB TIMESTAMP); :func:`_utc` marks it UTC again on the way out."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"

@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from metrics import io, store
+from metrics import io, store, store_tables
 from metrics.errors import MetricsError
 from metrics.store import Workspace
 
@@ -187,6 +187,18 @@ def test_a_taken_name_gets_a_number(ws):
     assert [r.name for r in ws.runs("dl19")] == names
 
 
+@pytest.mark.parametrize("bad, match", [("x" * 201, "201 characters long"), ("two\nlines", "U\\+000A"),
+                                        ("nul\x00", "U\\+0000"), ("line\u2028separator", "U\\+2028"),
+                                        ("bm25\u202eevil", "U\\+202E")])
+def test_names_are_bounded_and_printable(ws, bad, match):
+    before = ws.stats()
+    for attempt in (lambda: ws.create_collection(bad, make_qrels()), lambda: ws.add_run("dl19", make_run(), name=bad),
+                    lambda: ws.rename_collection("dl19", bad)):
+        with pytest.raises(MetricsError, match=match):
+            attempt()
+    assert ws.stats() == before and ws.add_run("dl19", make_run(), name="x" * 200).name == "x" * 200
+
+
 def test_collection_names_are_unique(ws):
     with pytest.raises(MetricsError, match="already exists"):
         ws.create_collection("dl19", make_qrels())
@@ -286,12 +298,12 @@ def test_failed_add_run_changes_nothing(ws, monkeypatch):
     ws.add_run("dl19", make_run(seed=1))
     before = (ws.stats(), ws.runs("dl19"), ws.collections())
     # Fails after the rows went in, before the object row: the whole upload rolls back.
-    monkeypatch.setattr(store, "_findings_to_json", _raise)
+    monkeypatch.setattr(store_tables, "findings_to_json", _raise)
     with pytest.raises(Boom):
         ws.add_run("dl19", make_run(seed=2, n_queries=20, depth=1000))
     monkeypatch.undo()
     # Fails at the very last step (the link to the collection).
-    monkeypatch.setattr(Workspace, "_link", _raise)
+    monkeypatch.setattr(store_tables, "link", _raise)
     with pytest.raises(Boom):
         ws.add_run("dl19", make_run(seed=3))
     monkeypatch.undo()
@@ -303,12 +315,12 @@ def test_failed_collection_changes_are_rolled_back(ws, monkeypatch):
     ws.add_run("dl19", make_run())
     ws.set_baseline("dl19", "bm25")
     before = (ws.stats(), ws.runs("dl19"), ws.collections(), ws.load_qrels("dl19").table)
-    monkeypatch.setattr(store, "_insert_extra", _raise)
+    monkeypatch.setattr(store_tables, "insert_extra", _raise)
     with pytest.raises(Boom):
         ws.create_collection("dl20", make_qrels("other"), topics=pd.DataFrame({"qid": ["1"], "text": ["t"]}))
     with pytest.raises(Boom):
         ws.set_topics("dl19", pd.DataFrame({"qid": ["1"], "text": ["t"]}))
-    monkeypatch.setattr(store, "_collect_garbage", _raise)
+    monkeypatch.setattr(store_tables, "collect_garbage", _raise)
     with pytest.raises(Boom):
         ws.set_qrels("dl19", make_qrels("new", grades=(0, 0, 0, 0)))
     with pytest.raises(Boom):
@@ -375,3 +387,221 @@ def test_a_workspace_from_a_newer_version_is_refused(tmp_path):
     con.close()
     with Workspace(path) as again:
         assert again.collections() == []
+
+
+# -- replace_collection: the sample reload in one transaction --------------------------
+
+def test_replace_collection_keeps_added_runs_and_proxy(ws):
+    sample = [make_run(seed=1, name="bm25"), make_run(seed=2, name="dense")]
+    ws.replace_collection("dl19", make_qrels(), runs=sample, baseline="bm25")
+    mine = ws.add_run("dl19", make_run(seed=3, name="mine"))
+    clash = ws.add_run("dl19", make_run(seed=4, name="x"), name="splade")
+    ws.set_proxy("dl19", make_qrels("my-labels", grades=(1, 1, 1, 1)))
+    ws.delete_run("dl19", "dense")
+    ws.set_baseline("dl19", "mine")
+    new_sample = [make_run(seed=1, name="bm25"), make_run(seed=2, name="dense"), make_run(seed=5, name="splade")]
+    kept = ws.replace_collection("dl19", make_qrels("v2", grades=(3, 0, 0, 0)), runs=new_sample,
+                                 proxy=make_qrels("sample-labels", grades=(0, 0, 0, 0)))
+    assert [k.name for k in kept] == ["mine", "splade (2)"] and kept[0].digest == mine.digest
+    assert kept[0].uploaded == mine.uploaded and kept[1].digest == clash.digest
+    assert [r.name for r in ws.runs("dl19")] == ["bm25", "dense", "splade", "mine", "splade (2)"]
+    assert ws.baseline("dl19") == "mine"  # the old baseline's run is still there
+    assert ws.load_proxy("dl19").name == "my-labels"  # the user's proxy judgments stay
+    assert ws.load_qrels("dl19").name == "v2"
+    assert ws.load_run("dl19", "mine").table.equals(make_run(seed=3, name="mine").table)
+    rows = sum(len(r) for r in new_sample) + len(make_run(seed=3)) + len(make_run(seed=4))
+    assert ws.stats()["run_lines"] == rows  # nothing orphaned, nothing lost
+    assert ws.replace_collection("dl19", make_qrels(), runs=new_sample, keep_added=False) == []
+    assert [r.name for r in ws.runs("dl19")] == ["bm25", "dense", "splade"] and ws.load_proxy("dl19") is None
+    assert ws.baseline("dl19") is None
+
+
+def test_replace_collection_creates_and_fails_whole(ws, monkeypatch):
+    ws.replace_collection("new", make_qrels(), runs=[make_run()], baseline="bm25")
+    assert ws.baseline("new") == "bm25"
+    before = (ws.stats(), ws.collections())
+    with pytest.raises(MetricsError, match="no run named 'nope'"):
+        ws.replace_collection("new", make_qrels(), runs=[make_run(seed=9)], baseline="nope")
+    monkeypatch.setattr(store_tables, "collect_garbage", _raise)  # the very last step
+    with pytest.raises(Boom):
+        ws.replace_collection("new", make_qrels("other"), runs=[make_run(seed=8)])
+    monkeypatch.undo()
+    assert (ws.stats(), ws.collections()) == before
+
+
+def test_collections_lists_runs_in_the_same_snapshot(ws):
+    ws.add_run("dl19", make_run(seed=1, name="a"))
+    ws.add_run("dl19", make_run(seed=2, name="b"))
+    (info,) = ws.collections()
+    assert info.runs == tuple(ws.runs("dl19")) and info.n_runs == 2 and not info.shared
+
+
+def test_load_run_by_digest_refuses_changed_content(ws):
+    old = ws.add_run("dl19", make_run(seed=1, name="a"))
+    assert ws.load_run("dl19", "a", digest=old.digest).digest == old.digest
+    ws.delete_run("dl19", "a")
+    ws.add_run("dl19", make_run(seed=2, name="a"))  # another tab replaced it under the same name
+    with pytest.raises(MetricsError, match="changed while it was being read"):
+        ws.load_run("dl19", "a", digest=old.digest)
+
+
+# -- quotas and data bytes ------------------------------------------------------------
+
+def test_usage_is_the_data_bytes_formula(ws):
+    run = make_run(n_queries=5, depth=40)
+    ws.add_run("dl19", run)
+    rows = run.table.to_pylist()
+    run_bytes = sum(len(r["qid"].encode()) + len(r["docno"].encode()) + len(r["tag"].encode()) + 16 for r in rows)
+    qrels_bytes = sum(len(r["qid"]) + len(r["docno"]) + 8 for r in make_qrels().table.to_pylist())
+    names = (len("dl19") + 64) + (len("qrels") + len("qrels.txt") + 64) + (len("bm25") + len("bm25.run") + 64)
+    assert ws.usage() == store.Usage(bytes=run_bytes + qrels_bytes + names, runs=1)
+
+
+def test_over_quota_nothing_is_written(tmp_path, monkeypatch):
+    run = make_run(n_queries=5, depth=40)
+    with Workspace(tmp_path / "q.duckdb", quota=store.Quota(bytes=500)) as ws:
+        ws.create_collection("dl19", make_qrels())
+        before = ws.stats()
+        monkeypatch.setattr(store_tables, "store_object", _raise)  # would show any write attempt
+        with pytest.raises(store.QuotaExceeded, match=r"bm25.run: the workspace would hold .* over its quota"):
+            ws.add_run("dl19", run)
+        monkeypatch.undo()
+        assert ws.stats() == before
+        with pytest.raises(store.QuotaExceeded):  # the final check covers every change
+            ws.set_qrels("dl19", io.Qrels(make_run(n_queries=50, depth=10).table.select(["qid", "docno"]).append_column(
+                "rel", pa.array(np.ones(500, dtype=np.int64))), "big", "big.txt", "digest-big-qrels", []))
+        assert ws.stats() == before
+
+
+# -- opening: schema upgrade, read-only, locks ---------------------------------------
+
+SCHEMA_1 = """
+CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE SEQUENCE object_ids START 1; CREATE SEQUENCE collection_ids START 1; CREATE SEQUENCE link_ids START 1;
+CREATE TABLE objects (id BIGINT PRIMARY KEY, kind VARCHAR NOT NULL, digest VARCHAR NOT NULL, n_lines BIGINT NOT NULL,
+    n_queries BIGINT NOT NULL, findings VARCHAR NOT NULL, stored TIMESTAMP NOT NULL);
+CREATE TABLE collections (id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, baseline VARCHAR, created TIMESTAMP NOT NULL);
+CREATE TABLE links (id BIGINT PRIMARY KEY, collection_id BIGINT NOT NULL, object_id BIGINT NOT NULL,
+    role VARCHAR NOT NULL, name VARCHAR NOT NULL, source VARCHAR NOT NULL, added TIMESTAMP NOT NULL);
+CREATE TABLE run_lines (object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, docno VARCHAR NOT NULL,
+    score DOUBLE NOT NULL, rank BIGINT NOT NULL, tag VARCHAR NOT NULL);
+CREATE TABLE qrels_lines (object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL,
+    docno VARCHAR NOT NULL, rel BIGINT NOT NULL);
+CREATE TABLE topics (collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, text VARCHAR);
+CREATE TABLE docs (collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, docno VARCHAR NOT NULL, title VARCHAR);
+INSERT INTO meta VALUES ('schema_version', '1');
+INSERT INTO objects VALUES (nextval('object_ids'), 'qrels', 'dq', 1, 1, '[]', now());
+INSERT INTO objects VALUES (nextval('object_ids'), 'run', 'dr', 2, 1, '[]', now());
+INSERT INTO collections VALUES (nextval('collection_ids'), 'old', NULL, now());
+INSERT INTO links VALUES (nextval('link_ids'), 1, 1, 'qrels', 'qrels', 'qrels.txt', now());
+INSERT INTO links VALUES (nextval('link_ids'), 1, 2, 'run', 'bm25', 'bm25.run', now());
+INSERT INTO qrels_lines VALUES (1, 0, 'q1', 'd1', 2);
+INSERT INTO run_lines VALUES (2, 0, 'q1', 'd1', 2.5, 1, 'bm25'), (2, 1, 'q1', 'doc22', 1.5, 2, 'bm25');
+"""
+
+
+def test_a_schema_1_workspace_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(SCHEMA_1)
+    con.close()
+    with Workspace(path) as ws:
+        assert [r.name for r in ws.runs("old")] == ["bm25"]
+        qrels_bytes = len("q1") + len("d1") + 8
+        run_bytes = (2 + 2 + 4 + 16) + (2 + 5 + 4 + 16)
+        names = (len("old") + 64) + (len("qrels") + len("qrels.txt") + 64) + (len("bm25") + len("bm25.run") + 64)
+        assert ws.usage() == store.Usage(bytes=qrels_bytes + run_bytes + names, runs=1)
+        ws.add_run("old", make_run())
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
+    con.close()
+
+
+def test_read_only_opening(tmp_path):
+    path = tmp_path / "ws.duckdb"
+    with pytest.raises(MetricsError, match="no workspace file here"):
+        Workspace(path, read_only=True)
+    duckdb.connect(str(path)).close()  # a DuckDB file, but not a workspace
+    with pytest.raises(MetricsError, match="not an nDCG Lab workspace"):
+        Workspace(path, read_only=True)
+    path.unlink()
+    with Workspace(path) as writer:
+        writer.create_collection("dl19", make_qrels())
+        with Workspace(path, read_only=True) as reader:  # this process has it open for writing: shared
+            assert reader.collections() == writer.collections()
+            with pytest.raises(store.ReadOnlyWorkspace):
+                reader.add_run("dl19", make_run())
+    with Workspace(path, read_only=True) as reader:
+        assert [c.name for c in reader.collections()] == ["dl19"]
+        with pytest.raises(store.ReadOnlyWorkspace):
+            reader.delete_collection("dl19")
+
+
+HOLD = """
+import sys, time
+from metrics.store import Workspace
+ws = Workspace(sys.argv[1], read_only=sys.argv[2] == "ro")
+ws.collections()
+print("holding", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture
+def held(tmp_path):
+    """Start a process that holds a workspace open (read-write or read-only) until the test ends."""
+    import subprocess
+    import sys
+
+    procs = []
+
+    def hold(path, mode: str):
+        proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path), mode], stdout=subprocess.PIPE,
+                                cwd=store.__file__.rsplit("/metrics/", 1)[0], text=True)
+        procs.append(proc)
+        assert proc.stdout.readline().strip() == "holding"
+        return proc
+
+    yield hold
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_workspace_held_by_another_process_is_a_one_line_error(tmp_path, held):
+    path = tmp_path / "ws.duckdb"
+    with Workspace(path) as ws:
+        ws.create_collection("dl19", make_qrels())
+    proc = held(path, "rw")
+    for read_only in (False, True):
+        with pytest.raises(store.WorkspaceLocked) as caught:
+            Workspace(path, read_only=read_only)
+        message = str(caught.value)
+        assert f"open in another process (PID {proc.pid})" in message and "\n" not in message
+        assert message.startswith(str(path.resolve()))
+
+
+def test_a_workspace_another_process_reads_can_be_read_here(tmp_path, held):
+    path = tmp_path / "ws.duckdb"
+    with Workspace(path) as ws:
+        ws.create_collection("dl19", make_qrels())
+    held(path, "ro")
+    with Workspace(path, read_only=True) as reader:
+        assert [c.name for c in reader.collections()] == ["dl19"]
+    with pytest.raises(store.WorkspaceLocked):
+        Workspace(path)
+
+
+# -- suspend and close ------------------------------------------------------------------
+
+def test_a_suspended_workspace_reopens_and_a_closed_one_says_why(tmp_path):
+    ws = Workspace(tmp_path / "ws.duckdb")
+    ws.create_collection("dl19", make_qrels())
+    assert ws.is_open and ws.suspend() and not ws.is_open
+    assert [c.name for c in ws.collections()] == ["dl19"] and ws.is_open
+    ws.close(reason=lambda: MetricsError("gone for the test"))
+    with pytest.raises(MetricsError, match="gone for the test"):
+        ws.runs("dl19")
+    memory = Workspace(":memory:")
+    assert not memory.suspend()  # an in-memory workspace would lose everything
+    memory.close()

@@ -1,0 +1,479 @@
+"""The workspace's tables: their schema, and the steps that read and write them.
+
+Every function here runs on a DuckDB cursor inside a transaction that
+:class:`metrics.store.Workspace` opened; none commits. They are module-level so
+that a test can make any single step fail and check that nothing was changed.
+
+The size of stored data is counted in *data bytes*, a formula rather than a file
+size, so that a quota is exact and can be checked before anything is written:
+
+    run line:   len(qid) + len(docno) + len(tag) + 16   (score and rank, 8 bytes each)
+    qrels line: len(qid) + len(docno) + 8               (grade)
+    topic/doc:  len(key) + len(text) + 8                (position)
+    link:       len(name) + len(source) + 64            (a run or qrels as a collection names it)
+    collection: len(name) + 64
+
+with lengths in UTF-8 bytes. An object stored once and linked from several
+collections counts its lines once and each link; so linking one stored qrels into
+a thousand collections is not free either. Names are at most 200 characters,
+without control characters or bidirectional overrides.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import io
+from .errors import MetricsError
+
+SCHEMA_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE SEQUENCE IF NOT EXISTS object_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS collection_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS link_ids START 1;
+-- One row per stored run or qrels, unique per (kind, digest).
+CREATE TABLE IF NOT EXISTS objects (
+    id BIGINT PRIMARY KEY, kind VARCHAR NOT NULL, digest VARCHAR NOT NULL,
+    n_lines BIGINT NOT NULL, n_queries BIGINT NOT NULL, findings VARCHAR NOT NULL,
+    stored TIMESTAMP NOT NULL, n_bytes BIGINT);
+CREATE TABLE IF NOT EXISTS collections (
+    id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, baseline VARCHAR, created TIMESTAMP NOT NULL);
+-- An object as a collection sees it: its role there, the name and source file it was given.
+CREATE TABLE IF NOT EXISTS links (
+    id BIGINT PRIMARY KEY, collection_id BIGINT NOT NULL, object_id BIGINT NOT NULL,
+    role VARCHAR NOT NULL, name VARCHAR NOT NULL, source VARCHAR NOT NULL, added TIMESTAMP NOT NULL);
+CREATE TABLE IF NOT EXISTS run_lines (
+    object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, docno VARCHAR NOT NULL,
+    score DOUBLE NOT NULL, rank BIGINT NOT NULL, tag VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS qrels_lines (
+    object_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, docno VARCHAR NOT NULL,
+    rel BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS topics (
+    collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, qid VARCHAR NOT NULL, text VARCHAR);
+CREATE TABLE IF NOT EXISTS docs (
+    collection_id BIGINT NOT NULL, pos BIGINT NOT NULL, docno VARCHAR NOT NULL, title VARCHAR);
+-- Names of shared (base) collections that this workspace hides: deleted, or renamed into its own copy.
+CREATE TABLE IF NOT EXISTS hidden (name VARCHAR PRIMARY KEY);
+"""
+
+# Schema 1 lacked objects.n_bytes and the hidden table; the table statements above add the
+# latter, these fill the former from the stored lines (the data-bytes formula in SQL).
+MIGRATE_1 = """
+ALTER TABLE objects ADD COLUMN IF NOT EXISTS n_bytes BIGINT;
+UPDATE objects SET n_bytes = (SELECT coalesce(sum(strlen(qid) + strlen(docno) + strlen(tag) + 16), 0)
+                              FROM run_lines WHERE object_id = objects.id) WHERE kind = 'run' AND n_bytes IS NULL;
+UPDATE objects SET n_bytes = (SELECT coalesce(sum(strlen(qid) + strlen(docno) + 8), 0)
+                              FROM qrels_lines WHERE object_id = objects.id) WHERE kind = 'qrels' AND n_bytes IS NULL;
+"""
+
+LINES = {"run": ("run_lines", io.RUN_SCHEMA), "qrels": ("qrels_lines", io.QRELS_SCHEMA)}
+EXTRAS = {"topics": ("qid", "text", ("text", "query", "title")), "docs": ("docno", "title", ("title",))}
+_FIXED_BYTES = {"run": 16, "qrels": 8}
+LINK_BYTES = 64
+MAX_NAME = 200
+# C0/C1 controls, line separators, and the bidirectional overrides that make a name read
+# otherwise than it is stored ("Trojan Source").
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_TEXT_COLUMNS = {"run": ("qid", "docno", "tag"), "qrels": ("qid", "docno")}
+
+
+@dataclass(frozen=True)
+class StoredInfo:
+    """A stored run or qrels as one collection sees it.
+
+    ``id`` names the stored content within one workspace file (equal ids, equal rows);
+    ``digest`` names it everywhere. ``uploaded`` is when it was added to the collection, in UTC.
+    """
+
+    id: int
+    name: str
+    source: str
+    digest: str
+    uploaded: datetime
+    n_lines: int
+    n_queries: int
+    findings: list = field(default_factory=list, compare=False)
+
+
+def one(cur, sql: str, params=None) -> tuple | None:
+    """The first row of a query, or None; the result is read to the end (DuckDB >= 2 refuses
+    other work on a cursor while a result is pending)."""
+    rows = cur.execute(sql, params).fetchall()
+    return rows[0] if rows else None
+
+
+# -- objects (stored runs and qrels) ---------------------------------------------------
+
+
+def stored_id(cur, kind: str, digest: str) -> int | None:
+    row = one(cur, "SELECT id FROM objects WHERE kind = ? AND digest = ?", [kind, digest])
+    return None if row is None else row[0]
+
+
+def store_object(cur, kind: str, obj) -> int:
+    """Id of the stored copy of a run or qrels (``kind``), inserting its rows if new."""
+    found = stored_id(cur, kind, digest(obj))
+    if found is not None:
+        return found
+    lines, schema = LINES[kind]
+    table = conform(obj.table, schema, obj.source)
+    object_id = one(cur, "SELECT nextval('object_ids')")[0]
+    n = table.num_rows
+    incoming = table.append_column("pos", pa.array(np.arange(n, dtype=np.int64)))
+    view = f"incoming_{kind}"
+    cur.register(view, incoming)
+    try:
+        columns = ", ".join(schema.names)
+        cur.execute(f"INSERT INTO {lines} SELECT $id, pos, {columns} FROM {view}", {"id": object_id})
+    finally:
+        cur.unregister(view)
+    n_queries = pc.count_distinct(table.column("qid")).as_py()
+    cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [object_id, kind, digest(obj), n, n_queries, findings_to_json(obj.findings), now(),
+                 data_bytes(kind, table)])
+    return object_id
+
+
+def data_bytes(kind: str, table: pa.Table) -> int:
+    """Data bytes of a run or qrels table (the formula in the module docstring)."""
+    text = sum(pc.sum(pc.binary_length(table.column(c))).as_py() or 0 for c in _TEXT_COLUMNS[kind])
+    return int(text + _FIXED_BYTES[kind] * table.num_rows)
+
+
+def usage(cur) -> tuple[int, int]:
+    """(data bytes, number of runs) that the workspace holds."""
+    parts = ["SELECT coalesce(sum(n_bytes), 0) FROM objects",
+             f"SELECT coalesce(sum(strlen(name) + strlen(source) + {LINK_BYTES}), 0) FROM links",
+             f"SELECT coalesce(sum(strlen(name) + {LINK_BYTES}), 0) FROM collections"]
+    parts += [f"SELECT coalesce(sum(strlen({key}) + coalesce(strlen({value}), 0) + 8), 0) FROM {what}"
+              for what, (key, value, _) in EXTRAS.items()]
+    total = sum(one(cur, sql)[0] for sql in parts)
+    runs = one(cur, "SELECT count(*) FROM links WHERE role = 'run'")[0]
+    return int(total), int(runs)
+
+
+def collect_garbage(cur, object_ids) -> None:
+    """Delete the rows of those objects that no collection links any more."""
+    if not object_ids:
+        return
+    ids = sorted(set(int(i) for i in object_ids))
+    marks = ", ".join("?" * len(ids))
+    orphans = [r[0] for r in cur.execute(
+        f"SELECT id FROM objects WHERE id IN ({marks}) AND id NOT IN (SELECT object_id FROM links)",
+        ids).fetchall()]
+    if not orphans:
+        return
+    marks = ", ".join("?" * len(orphans))
+    for table in ("run_lines", "qrels_lines", "objects"):
+        column = "id" if table == "objects" else "object_id"
+        cur.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", orphans)
+
+
+def fetch_lines(cur, kind: str, object_id: int) -> pa.Table:
+    lines, schema = LINES[kind]
+    rel = cur.sql(f"SELECT {', '.join(schema.names)} FROM {lines} WHERE object_id = $id{order(cur)}",
+                  params={"id": object_id})
+    table = arrow(rel)
+    return table if table.schema.equals(schema) else table.cast(schema)
+
+
+def order(cur) -> str:
+    """Rows come back in insertion order unless DuckDB was told it need not keep it."""
+    keep = one(cur, "SELECT current_setting('preserve_insertion_order')")[0]
+    return "" if keep in (True, "true") else " ORDER BY pos"
+
+
+def arrow(rel) -> pa.Table:
+    fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
+    return fetch()
+
+
+# -- links and collections -------------------------------------------------------------
+
+
+def link(cur, collection_id: int, role: str, object_id: int, name: str, source: str,
+         added: datetime | None = None) -> None:
+    cur.execute("INSERT INTO links VALUES (nextval('link_ids'), ?, ?, ?, ?, ?, ?)",
+                [collection_id, object_id, role, name, source or "", added or now()])
+
+
+def links(cur, cid: int, role: str) -> list[tuple]:
+    """(object id, name, source, added, digest) of the collection's links in ``role``, oldest first."""
+    return cur.execute("""
+        SELECT l.object_id, l.name, l.source, l.added, o.digest FROM links l JOIN objects o ON o.id = l.object_id
+        WHERE l.collection_id = ? AND l.role = ? ORDER BY l.id""", [cid, role]).fetchall()
+
+
+def load_judgments(cur, cid: int, role: str) -> io.Qrels | None:
+    row = one(cur, """
+        SELECT l.object_id, l.name, l.source, o.digest, o.findings
+        FROM links l JOIN objects o ON o.id = l.object_id
+        WHERE l.collection_id = ? AND l.role = ?""", [cid, role])
+    if row is None:
+        return None
+    object_id, name, source, digest_, findings = row
+    return io.Qrels(fetch_lines(cur, "qrels", object_id), name, source, digest_, findings_from_json(findings))
+
+
+def load_run(cur, cid: int, name: str) -> io.Run | None:
+    row = one(cur, """
+        SELECT l.object_id, l.name, l.source, o.digest, o.findings
+        FROM links l JOIN objects o ON o.id = l.object_id
+        WHERE l.collection_id = ? AND l.role = 'run' AND l.name = ?""", [cid, name])
+    if row is None:
+        return None
+    object_id, name, source, digest_, findings = row
+    return io.Run(fetch_lines(cur, "run", object_id), name, source, digest_, findings_from_json(findings))
+
+
+def infos(cur, *, role: str, collection_id: int | None = None,
+          name: str | None = None) -> list[tuple[StoredInfo, int]]:
+    """(info, collection id) of the links in ``role``, optionally of one collection / one name."""
+    where, params = ["l.role = ?"], [role]
+    if collection_id is not None:
+        where.append("l.collection_id = ?")
+        params.append(collection_id)
+    if name is not None:
+        where.append("l.name = ?")
+        params.append(name)
+    rows = cur.execute(f"""
+        SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id
+        FROM links l JOIN objects o ON o.id = l.object_id
+        WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
+    return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=utc(added), n_lines=lines,
+                        n_queries=queries, findings=findings_from_json(findings)), cid)
+            for oid, n, src, dg, added, lines, queries, findings, cid in rows]
+
+
+def linked(cur, cid: int, role: str, kind: str, digest_: str) -> StoredInfo | None:
+    """The collection's entry in ``role`` holding content ``digest_``, if any."""
+    row = one(cur, """
+        SELECT l.name FROM links l JOIN objects o ON o.id = l.object_id
+        WHERE l.collection_id = ? AND l.role = ? AND o.kind = ? AND o.digest = ?""", [cid, role, kind, digest_])
+    if row is None:
+        return None
+    return infos(cur, role=role, collection_id=cid, name=row[0])[0][0]
+
+
+def collection_id(cur, name: str) -> int | None:
+    row = one(cur, "SELECT id FROM collections WHERE name = ?", [name])
+    return None if row is None else row[0]
+
+
+def collection_names(cur) -> list[str]:
+    return [r[0] for r in cur.execute("SELECT name FROM collections ORDER BY id").fetchall()]
+
+
+def create_collection(cur, name: str, qrels, proxy, topics: pa.Table | None, docs: pa.Table | None,
+                      created: datetime | None = None) -> int:
+    """Insert a collection around its judgments, topics and docs; its id."""
+    cid = one(cur, "SELECT nextval('collection_ids')")[0]
+    cur.execute("INSERT INTO collections VALUES (?, ?, NULL, ?)", [cid, name, created or now()])
+    link(cur, cid, "qrels", store_object(cur, "qrels", qrels), qrels.name, qrels.source)
+    if proxy is not None:
+        link(cur, cid, "proxy", store_object(cur, "qrels", proxy), proxy.name, proxy.source)
+    if topics is not None:
+        insert_extra(cur, "topics", cid, topics)
+    if docs is not None:
+        insert_extra(cur, "docs", cid, docs)
+    return cid
+
+
+def drop_collection(cur, cid: int) -> list[int]:
+    """Delete a collection, its links, topics and docs; the ids of the objects it linked
+    (for :func:`collect_garbage` once nothing else may link them again)."""
+    objects = [r[0] for r in cur.execute("SELECT object_id FROM links WHERE collection_id = ?", [cid]).fetchall()]
+    cur.execute("DELETE FROM links WHERE collection_id = ?", [cid])
+    cur.execute("DELETE FROM topics WHERE collection_id = ?", [cid])
+    cur.execute("DELETE FROM docs WHERE collection_id = ?", [cid])
+    cur.execute("DELETE FROM collections WHERE id = ?", [cid])
+    return objects
+
+
+def hidden(cur) -> set[str]:
+    return {r[0] for r in cur.execute("SELECT name FROM hidden").fetchall()}
+
+
+def hide(cur, name: str) -> None:
+    cur.execute("INSERT INTO hidden VALUES (?) ON CONFLICT DO NOTHING", [name])
+
+
+def unhide(cur, name: str) -> None:
+    cur.execute("DELETE FROM hidden WHERE name = ?", [name])
+
+
+def run_link(cur, cid: int, collection: str, name: str) -> int:
+    row = one(cur, "SELECT id FROM links WHERE collection_id = ? AND role = 'run' AND name = ?", [cid, name])
+    if row is None:
+        raise no_run(collection, name)
+    return row[0]
+
+
+def run_names(cur, cid: int) -> set[str]:
+    return {r[0] for r in cur.execute(
+        "SELECT name FROM links WHERE collection_id = ? AND role = 'run'", [cid]).fetchall()}
+
+
+def no_run(collection: str, name: str) -> MetricsError:
+    return MetricsError(f"collection {collection!r} has no run named {name!r}",
+                        fix="pick one of the collection's runs (Workspace.runs lists them)")
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    if name not in taken:
+        return name
+    i = 2
+    while f"{name} ({i})" in taken:
+        i += 1
+    return f"{name} ({i})"
+
+
+def clean_name(name, what: str) -> str:
+    """The name without surrounding blanks; MetricsError if empty, too long or with a control character."""
+    text = "" if name is None else str(name).strip()
+    if not text:
+        raise MetricsError(f"the {what} name is empty", fix=f"give the {what} a name")
+    if len(text) > MAX_NAME:
+        raise MetricsError(f"the {what} name is {len(text):,} characters long", fix=f"keep it to {MAX_NAME}")
+    bad = _CONTROL.search(text)
+    if bad:
+        raise MetricsError(f"the {what} name holds a control character (U+{ord(bad.group()):04X})",
+                           fix="use printable characters only")
+    return text
+
+
+# -- topics and docs -------------------------------------------------------------------
+
+
+def extra_table(what: str, frame: pd.DataFrame) -> pa.Table:
+    """Topics or docs as a two-column Arrow table of strings (the key column may not be empty)."""
+    key, value, value_aliases = EXTRAS[what]
+    if not isinstance(frame, pd.DataFrame):
+        raise MetricsError(f"{what} must be a pandas DataFrame, not {type(frame).__name__}",
+                           fix=f"give a DataFrame with columns {key} and {value}")
+    lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}
+    key_col = next((lowered[a] for a in io.ALIASES[key] if a in lowered), None)
+    value_col = next((lowered[a] for a in value_aliases if a in lowered), None)
+    if key_col is None or value_col is None:
+        raise MetricsError(f"the {what} table needs columns {key} and {value}; found "
+                           f"{', '.join(map(str, frame.columns)) or 'none'}",
+                           fix=f"name the columns {key} and {value}")
+    columns = {}
+    for out, col in ((key, key_col), (value, value_col)):
+        columns[out] = _text_column(frame[col], what, col)
+    if columns[key].null_count:
+        row = int(np.flatnonzero(columns[key].is_null().to_numpy(zero_copy_only=False))[0])
+        raise MetricsError(f"row {row + 1} of the {what} table has no {key}", fix=f"every row needs a {key}")
+    return pa.table(columns)
+
+
+def _text_column(series: pd.Series, what: str, col) -> pa.Array:
+    errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)
+    try:
+        return pa.array(series, from_pandas=True).cast(pa.string())
+    except errors:
+        pass
+    # Mixed Python objects (ints and strings): as text, keeping missing values missing.
+    series = series.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
+    try:
+        return pa.array(series, from_pandas=True, type=pa.string())
+    except errors as exc:
+        raise MetricsError(f"the {what} column {col!r} cannot be read as text ({exc})",
+                           fix="give plain text or integer values") from None
+
+
+def insert_extra(cur, what: str, cid: int, table: pa.Table) -> None:
+    key, value, _ = EXTRAS[what]
+    incoming = table.append_column("pos", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    view = f"incoming_{what}"
+    cur.register(view, incoming)
+    try:
+        cur.execute(f"INSERT INTO {what} SELECT $id, pos, {key}, {value} FROM {view}", {"id": cid})
+    finally:
+        cur.unregister(view)
+
+
+def load_extra(cur, what: str, cid: int) -> pd.DataFrame:
+    key, value, _ = EXTRAS[what]
+    rel = cur.sql(f"SELECT {key}, {value} FROM {what} WHERE collection_id = $id{order(cur)}", params={"id": cid})
+    return arrow(rel).to_pandas()
+
+
+# -- values ----------------------------------------------------------------------------
+
+
+def as_qrels(qrels):
+    return qrels if isinstance(qrels, io.Qrels) else io.read_qrels(qrels)
+
+
+def as_run(run):
+    return run if isinstance(run, io.Run) else io.read_run(run)
+
+
+def digest(obj) -> str:
+    """The object's content digest; in-memory objects built without one get sha256 of their Arrow bytes."""
+    if obj.digest:
+        return obj.digest
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, obj.table.schema) as writer:
+        writer.write_table(obj.table)
+    return hashlib.sha256(sink.getvalue()).hexdigest()
+
+
+def conform(table: pa.Table, schema: pa.Schema, source: str) -> pa.Table:
+    missing = [n for n in schema.names if n not in table.column_names]
+    if missing:
+        raise MetricsError(f"the table has no {', '.join(missing)} column", source=source or None,
+                           fix="parse the file with metrics.io.read_run / read_qrels before storing it")
+    table = table.select(schema.names)
+    if table.schema.equals(schema):
+        return table
+    try:
+        return table.cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise MetricsError(f"the table does not fit the schema {schema} ({exc})", source=source or None,
+                           fix="parse the file with metrics.io.read_run / read_qrels before storing it") from None
+
+
+def findings_to_json(findings) -> str:
+    items = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) else dict(f) for f in findings or []]
+    return json.dumps(items, default=_json_value)
+
+
+def _json_value(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (set, tuple, np.ndarray)):
+        return list(value)
+    return str(value)
+
+
+def findings_from_json(text: str) -> list:
+    known = {f.name for f in dataclasses.fields(io.Finding)}
+    return [io.Finding(**{k: v for k, v in item.items() if k in known}) for item in json.loads(text or "[]")]
+
+
+def now() -> datetime:
+    """Now in UTC, naive (DuckDB TIMESTAMP); :func:`utc` marks it UTC again on the way out."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def naive(value: datetime) -> datetime:
+    """A UTC datetime as DuckDB's naive TIMESTAMP."""
+    return utc(value).replace(tzinfo=None)

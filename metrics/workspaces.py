@@ -1,0 +1,465 @@
+"""Workspaces for the visitors of one server: private, reached by an unguessable link, bounded.
+
+``personal`` mode has one workspace, ``$NDCG_LAB_HOME/workspace.duckdb``, holding the
+sample collections like any other. ``shared`` mode gives every visitor a workspace of
+their own, reached by a token, with the samples shared read-only beneath it.
+
+Storage: one DuckDB file per visitor workspace (``shared/workspaces/<id>.duckdb``).
+- Isolation by construction: a session holds a :class:`~metrics.store.Workspace` bound to
+  one file, and no query it runs can name rows of another visitor, because they are in
+  another database. With one database for all, every query (and every future one) would
+  need a workspace filter, and one forgotten ``WHERE`` would leak.
+- Removing an idle workspace is deleting its file; a quota is a sum over one file.
+- DuckDB serialises writers per database: one visitor's 7M-line upload never stalls
+  another's, and a damaged file touches one visitor.
+- The cost, one DuckDB instance per active visitor, is bounded: at most
+  ``NDCG_LAB_OPEN_WORKSPACES`` stay open (least recently used closed first, reopened on
+  the next use), each with ``NDCG_LAB_WORKSPACE_MEMORY`` of buffer pool.
+
+Tokens: ``secrets.token_urlsafe(24)``, 192 bits. The registry
+(``shared/registry.sqlite3``, SQLite: the app and a command may open it at once, which a
+DuckDB file would refuse) keeps only sha256(token) and random workspace ids unrelated to
+the token; no file name holds a token. The read-only link's token is
+HMAC-SHA256(token, "read-only") cut to 192 bits, so the owner's page can show it again at
+any visit, while it reveals nothing of the edit token.
+
+Samples: built once into ``shared/samples-<digest>.duckdb`` (digest of the sample files;
+a changed sample gets a new file), opened read-only, the base of every visitor workspace
+(:mod:`metrics.store` copies a sample into the visitor's file when they change it).
+
+Idle workspaces: the last access is kept in memory at every operation and written to the
+registry at most once a minute; :meth:`Workspaces.sweep` removes those idle longer than
+the TTL and keeps a tombstone for 30 days, so that an old link says "expired" rather
+than "unknown".
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import shutil
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from . import io, settings as settings_module
+from .errors import MetricsError
+from .settings import Settings
+from .store import FILE_NAME, Quota, RunInfo, Workspace
+
+__all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
+
+TOKEN_BYTES = 24
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
+ACCESS_RESOLUTION = 60.0       # seconds between two registry writes of one workspace's last access
+SWEEP_EVERY = 3600.0           # create() sweeps at most this often
+TOMBSTONE_SECONDS = 30 * 86400.0
+ORPHAN_SECONDS = 3600.0        # a workspace file without a registry row older than this is removed
+
+_REGISTRY = """
+CREATE TABLE IF NOT EXISTS workspaces (
+    id TEXT PRIMARY KEY, created REAL NOT NULL, last_access REAL NOT NULL, removed REAL);
+CREATE TABLE IF NOT EXISTS tokens (
+    hash TEXT PRIMARY KEY, workspace TEXT NOT NULL, access TEXT NOT NULL CHECK (access IN ('edit', 'view')));
+"""
+
+
+class WorkspaceNotFound(MetricsError):
+    """No workspace has this token (mistyped, forged, or never issued)."""
+
+
+class WorkspaceExpired(WorkspaceNotFound):
+    """The token's workspace was removed after the time to live without a visit."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """A workspace as one token opens it: ``read_only`` for a view link; ``view_token`` is the
+    read-only link's token of an edit link (None for a view link)."""
+
+    workspace: Workspace
+    token: str
+    view_token: str | None
+
+    @property
+    def read_only(self) -> bool:
+        return self.workspace.read_only
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A bundled sample collection: ``folder`` holds qrels.txt, *.run, and optionally proxy.txt,
+    topics.tsv (qid, text) and docs.tsv (docno, title)."""
+
+    name: str
+    folder: Path
+    baseline: str | None = None
+
+    def files(self) -> list[Path]:
+        folder = Path(self.folder)
+        names = ("qrels.txt", "proxy.txt", "topics.tsv", "docs.tsv")
+        return [folder / n for n in names if (folder / n).exists()] + sorted(folder.glob("*.run"))
+
+    def read(self) -> dict:
+        """The keyword arguments of :meth:`Workspace.replace_collection` for this sample."""
+        folder = Path(self.folder)
+        if not (folder / "qrels.txt").exists():
+            raise MetricsError("the sample has no qrels.txt", source=str(folder), fix="check the sample folder")
+
+        def table(name):
+            path = folder / name
+            return pd.read_csv(path, sep="\t", dtype=str) if path.exists() else None
+
+        proxy = folder / "proxy.txt"
+        return {"qrels": io.read_qrels(folder / "qrels.txt"),
+                "proxy": io.read_qrels(proxy) if proxy.exists() else None,
+                "topics": table("topics.tsv"), "docs": table("docs.tsv"),
+                "runs": [io.read_run(path) for path in sorted(folder.glob("*.run"))], "baseline": self.baseline}
+
+
+def view_token_of(token: str) -> str:
+    """The read-only link's token of an edit token: HMAC-SHA256(token, "read-only"), 192 bits."""
+    mac = hmac.new(token.encode(), b"ndcg-lab read-only", hashlib.sha256).digest()[:TOKEN_BYTES]
+    return base64.urlsafe_b64encode(mac).decode()
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def samples_digest(samples: Sequence[Sample]) -> str:
+    """sha256 over the samples' names, baselines and files (names and bytes)."""
+    digest = hashlib.sha256()
+    for sample in samples:
+        digest.update(f"{sample.name}\0{sample.baseline}\0".encode())
+        for path in sample.files():
+            digest.update(f"{path.name}\0".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class Workspaces:
+    """Opens the workspaces of a server; one per process, shared by its sessions (threads).
+
+    Personal mode: :meth:`personal`. Shared mode: :meth:`create` for a new visitor,
+    :meth:`open` for a token, :meth:`sweep` for idle workspaces. Either mode:
+    :meth:`reload_sample`. ``clock`` gives the time in seconds (tests move it).
+    """
+
+    def __init__(self, config: Settings | None = None, *, samples: Sequence[Sample] = (),
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings = settings_module.load() if config is None else config
+        self.samples = tuple(samples)
+        self._clock = clock
+        self._lock = threading.RLock()  # opening, creating and removing workspaces
+        # The bookkeeping of every operation (LRU order, last access) has a lock of its own, so
+        # that no operation waits for another visitor's workspace being opened or removed.
+        self._lru_lock = threading.Lock()
+        self._root = Path(self.settings.home) / "shared"
+        self._folder = self._root / "workspaces"
+        self._handles: dict[str, Workspace] = {}
+        self._open: OrderedDict[str, None] = OrderedDict()  # ids whose connection may be open, oldest first
+        self._touched: dict[str, float] = {}
+        self._recorded: dict[str, float] = {}
+        self._personal: dict[str, Workspace] = {}
+        self._base: Workspace | None = None
+        self._registry: sqlite3.Connection | None = None
+        self._registry_lock = threading.Lock()
+        self._last_sweep = self._clock()
+
+    @property
+    def quota(self) -> Quota:
+        return Quota(bytes=self.settings.quota_bytes, runs=self.settings.quota_runs)
+
+    # -- personal mode ---------------------------------------------------------------------
+
+    def personal(self, path: str | os.PathLike | None = None) -> Workspace:
+        """The workspace of personal mode (``path``, default ``$NDCG_LAB_HOME/workspace.duckdb``),
+        holding the samples from its first opening; one Workspace per file for all sessions."""
+        if self.settings.shared:
+            raise MetricsError("this server is in shared mode: every visitor has a workspace of their own",
+                               fix="open a workspace with its link (Workspaces.open) or make one (create)")
+        path = Path(self.settings.home) / FILE_NAME if path is None else Path(path).expanduser()
+        key = str((path / FILE_NAME if path.is_dir() else path).resolve())
+        with self._lock:
+            if key not in self._personal:
+                ws = Workspace(path, quota=self.quota, memory_limit=self.settings.workspace_memory)
+                try:
+                    if not ws.collections():
+                        for sample in self.samples:
+                            ws.replace_collection(sample.name, **sample.read())
+                except BaseException:
+                    ws.close()
+                    raise
+                self._personal[key] = ws
+            return self._personal[key]
+
+    # -- shared mode -----------------------------------------------------------------------
+
+    def create(self) -> Access:
+        """A new, empty private workspace (the samples show through) and its two tokens."""
+        self._require_shared()
+        token, workspace_id = secrets.token_urlsafe(TOKEN_BYTES), secrets.token_hex(16)
+        now = self._clock()
+        if now - self._last_sweep > SWEEP_EVERY:
+            self.sweep(now)
+        with self._lock:
+            self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            ws = self._workspace(workspace_id, create=True)
+            try:
+                with self._write_registry() as db:
+                    db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
+                    db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                                   [(_hash(token), workspace_id, "edit"),
+                                    (_hash(view_token_of(token)), workspace_id, "view")])
+            except BaseException:
+                self._handles.pop(workspace_id, None)
+                with self._lru_lock:
+                    self._open.pop(workspace_id, None)
+                ws.close()
+                _remove_files(self._path(workspace_id))
+                raise
+            with self._lru_lock:
+                self._touched[workspace_id] = self._recorded[workspace_id] = now
+        return Access(ws, token, view_token_of(token))
+
+    def open(self, token: str) -> Access:
+        """The workspace of ``token``: WorkspaceNotFound for a token no workspace has,
+        WorkspaceExpired for one removed after the TTL; a view token opens it read-only."""
+        self._require_shared()
+        text = token if isinstance(token, str) else ""
+        with self._lock:
+            row = None
+            if _TOKEN.match(text):
+                row = self._query("SELECT t.workspace, t.access, w.last_access, w.removed FROM tokens t "
+                                  "JOIN workspaces w ON w.id = t.workspace WHERE t.hash = ?", [_hash(text)])
+            if row is None:
+                raise WorkspaceNotFound("no workspace has this link",
+                                        fix="check that the link was copied whole, or start a new workspace")
+            workspace_id, access, last_access, removed = row
+            now = self._clock()
+            with self._lru_lock:
+                last_access = max(last_access, self._touched.get(workspace_id, last_access))
+            ttl = self.settings.ttl
+            if removed is None and ttl is not None and now - last_access > ttl:
+                self._remove(workspace_id, now)
+                removed = now
+            if removed is not None:
+                raise self._expired()
+            ws = self._workspace(workspace_id)
+            with self._lru_lock:
+                self._touched[workspace_id] = now
+        if access == "view":
+            return Access(ws.read_only_view(), text, None)
+        return Access(ws, text, view_token_of(text))
+
+    def sweep(self, now: float | None = None) -> list[str]:
+        """Remove the workspaces idle longer than the TTL (their files and open connections);
+        forget tombstones older than 30 days and files the registry does not know. The ids removed."""
+        if not self.settings.shared:
+            return []
+        now = self._clock() if now is None else now
+        self._last_sweep = now
+        removed = []
+        with self._lock:
+            self._flush_access()
+            if self.settings.ttl is not None:
+                rows = self._query_all("SELECT id FROM workspaces WHERE removed IS NULL AND last_access < ?",
+                                       [now - self.settings.ttl])
+                for (workspace_id,) in rows:
+                    with self._lru_lock:
+                        recent = self._touched.get(workspace_id, 0.0) >= now - self.settings.ttl
+                    if recent:
+                        continue
+                    self._remove(workspace_id, now)
+                    removed.append(workspace_id)
+            with self._write_registry() as db:
+                old = now - TOMBSTONE_SECONDS
+                db.execute("DELETE FROM tokens WHERE workspace IN (SELECT id FROM workspaces WHERE removed < ?)",
+                           [old])
+                db.execute("DELETE FROM workspaces WHERE removed < ?", [old])
+            known = {r[0] for r in self._query_all("SELECT id FROM workspaces WHERE removed IS NULL", [])}
+            for path in self._folder.glob("*.duckdb") if self._folder.exists() else ():
+                if path.stem not in known and path.stem not in self._handles:
+                    try:
+                        if now - path.stat().st_mtime > ORPHAN_SECONDS:
+                            _remove_files(path)
+                    except FileNotFoundError:
+                        pass
+        return removed
+
+    # -- either mode -----------------------------------------------------------------------
+
+    def reload_sample(self, workspace: Workspace, name: str) -> list[RunInfo]:
+        """Restore the sample ``name`` in ``workspace``, keeping the runs (and proxy judgments)
+        added to it there; one transaction. Returns the runs kept."""
+        sample = next((s for s in self.samples if s.name == name), None)
+        if sample is None:
+            raise MetricsError(f"no sample named {name!r}",
+                               fix=f"samples: {', '.join(repr(s.name) for s in self.samples) or 'none'}")
+        if self.settings.shared:
+            return workspace.restore_shared(name)
+        return workspace.replace_collection(name, **sample.read())
+
+    def close(self) -> None:
+        """Close every workspace this manager opened and the registry."""
+        with self._lock:
+            self._flush_access()
+            for ws in [*self._handles.values(), *self._personal.values(), self._base]:
+                if ws is not None:
+                    ws.close()
+            self._handles.clear()
+            self._personal.clear()
+            with self._lru_lock:
+                self._open.clear()
+            self._base = None
+            with self._registry_lock:
+                if self._registry is not None:
+                    self._registry.close()
+                    self._registry = None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _require_shared(self) -> None:
+        if not self.settings.shared:
+            raise MetricsError("workspace links exist only in shared mode", source="NDCG_LAB_MODE",
+                               fix="set NDCG_LAB_MODE=shared, or use Workspaces.personal()")
+
+    def _expired(self) -> WorkspaceExpired:
+        days = (self.settings.ttl or 0) / 86400
+        return WorkspaceExpired(f"this workspace was removed after {days:g} days without a visit",
+                                fix="start a new workspace and upload the files again")
+
+    def _path(self, workspace_id: str) -> Path:
+        return self._folder / f"{workspace_id}.duckdb"
+
+    def _workspace(self, workspace_id: str, *, create: bool = False) -> Workspace:
+        """The open Workspace of an id (under the manager lock)."""
+        ws = self._handles.get(workspace_id)
+        if ws is not None:
+            return ws
+        path = self._path(workspace_id)
+        if not create and not path.exists():
+            raise self._expired()
+        ws = Workspace(path, base=self._shared_samples(), quota=self.quota,
+                       memory_limit=self.settings.workspace_memory, on_use=self._used)
+        self._handles[workspace_id] = ws  # opening it called _used already
+        return ws
+
+    def _used(self, ws: Workspace) -> None:
+        """Called at every operation on a visitor workspace: LRU order, last access, the bound."""
+        workspace_id = Path(ws.path).stem
+        now = self._clock()
+        with self._lru_lock:
+            self._open[workspace_id] = None
+            self._open.move_to_end(workspace_id)
+            self._touched[workspace_id] = now
+            excess = len(self._open) - self.settings.open_workspaces
+            for victim in list(self._open)[:-1]:
+                if excess <= 0:
+                    break
+                handle = self._handles.get(victim)  # a dict read: safe while another thread adds
+                if handle is None or handle.suspend() or not handle.is_open:
+                    del self._open[victim]
+                    excess -= 1
+            record = now - self._recorded.get(workspace_id, 0.0) >= ACCESS_RESOLUTION
+            if record:
+                self._recorded[workspace_id] = now
+        if record:
+            with self._write_registry() as db:
+                db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", [now, workspace_id])
+
+    def _flush_access(self) -> None:
+        with self._lru_lock:
+            pending = [(t, i) for i, t in self._touched.items() if t > self._recorded.get(i, 0.0)]
+            for t, i in pending:
+                self._recorded[i] = t
+        if pending:
+            with self._write_registry() as db:
+                db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
+
+    def _remove(self, workspace_id: str, now: float) -> None:
+        """Mark removed, close, delete the files (under the manager lock)."""
+        with self._write_registry() as db:
+            db.execute("UPDATE workspaces SET removed = ? WHERE id = ?", [now, workspace_id])
+        handle = self._handles.pop(workspace_id, None)
+        if handle is not None:
+            handle.close(reason=self._expired)
+        with self._lru_lock:
+            self._open.pop(workspace_id, None)
+            self._touched.pop(workspace_id, None)
+            self._recorded.pop(workspace_id, None)
+        _remove_files(self._path(workspace_id))
+
+    def _shared_samples(self) -> Workspace | None:
+        """The read-only workspace of the samples, built on first use (under the manager lock)."""
+        if not self.samples:
+            return None
+        if self._base is None:
+            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = self._root / f"samples-{samples_digest(self.samples)[:16]}.duckdb"
+            if not path.exists():
+                building = self._root / f".building-{secrets.token_hex(8)}.duckdb"
+                try:
+                    with Workspace(building) as ws:
+                        for sample in self.samples:
+                            ws.replace_collection(sample.name, **sample.read())
+                    os.replace(building, path)
+                finally:
+                    _remove_files(building)
+                for old in self._root.glob("samples-*.duckdb"):
+                    if old != path:
+                        _remove_files(old)
+            self._base = Workspace(path, read_only=True)
+        return self._base
+
+    def _connect_registry(self) -> sqlite3.Connection:
+        if self._registry is None:
+            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            db = sqlite3.connect(self._root / "registry.sqlite3", timeout=30, isolation_level=None,
+                                 check_same_thread=False)
+            db.execute("PRAGMA journal_mode = WAL")
+            db.executescript(_REGISTRY)
+            self._registry = db
+        return self._registry
+
+    def _query(self, sql: str, params) -> tuple | None:
+        rows = self._query_all(sql, params)
+        return rows[0] if rows else None
+
+    def _query_all(self, sql: str, params) -> list[tuple]:
+        with self._registry_lock:
+            return self._connect_registry().execute(sql, params).fetchall()
+
+    @contextmanager
+    def _write_registry(self):
+        """One SQLite write transaction (BEGIN IMMEDIATE: writers of other processes wait)."""
+        with self._registry_lock:
+            db = self._connect_registry()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+
+def _remove_files(path: Path) -> None:
+    """A DuckDB file with its write-ahead log and spill folder."""
+    for extra in (path, Path(f"{path}.wal")):
+        try:
+            extra.unlink()
+        except FileNotFoundError:
+            pass
+    shutil.rmtree(f"{path}.tmp", ignore_errors=True)
