@@ -224,7 +224,6 @@ def test_csv_without_header_and_blank_separated_text():
     (b"1\ta\n2\tb\textra\n", 2, "expected 2 columns (qid, query), found 3"),
     (b"qid\tquery\n1\ta\n\n2\n", 4, "expected 2 columns (qid, query), found 1"),
     (b"1 a\n2\n", 2, "expected a query id and its text, found one word"),
-    (b"qid\tquery\n1\ta\n\n2\n", 4, "expected 2 columns (qid, query), found 1"),
     (b"1\ta\n1\tb\n", 2, "query id '1' is given twice (lines 1 and 2)"),
     (b"qid,query\n1,\"unclosed\n", 2, "cannot read the CSV"),
     (b"\ta\n", 1, "the query id is empty"),
