@@ -74,6 +74,13 @@ EXPECTED_ROBUST = {
 }
 
 
+@pytest.fixture
+def ir_datasets_formats(tmp_path, monkeypatch):
+    """ir_datasets' readers as an independent oracle; its home (created on import) in a temp folder."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "ir_datasets"))
+    return pytest.importorskip("ir_datasets.formats")
+
+
 def records(frame: pd.DataFrame) -> dict:
     return {c: [None if pd.isna(v) else v for v in frame[c]] for c in frame.columns}
 
@@ -96,8 +103,8 @@ def test_classic_trec_topics(tmp_path):
     assert all(str(t) == "string" for t in frame.dtypes)
 
 
-def test_classic_topics_agree_with_ir_datasets_reader(tmp_path):
-    formats = pytest.importorskip("ir_datasets.formats")
+def test_classic_topics_agree_with_ir_datasets_reader(tmp_path, ir_datasets_formats):
+    formats = ir_datasets_formats
     from ir_datasets.util import LocalDownload
 
     path = tmp_path / "topics.txt"
@@ -161,8 +168,8 @@ def test_xml_topics_with_child_fields():
     assert text_fields(frame) == ["query", "question", "narrative"]
 
 
-def test_xml_topics_agree_with_ir_datasets_reader(tmp_path):
-    formats = pytest.importorskip("ir_datasets.formats")
+def test_xml_topics_agree_with_ir_datasets_reader(tmp_path, ir_datasets_formats):
+    formats = ir_datasets_formats
     from ir_datasets.util import LocalDownload
 
     path = tmp_path / "topics.xml"
