@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +30,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_stats import timed  # noqa: E402  (median of repeats after a warm-up)
 from metrics import read_run  # noqa: E402
 from metrics.analysis.fusion import fuse  # noqa: E402
 
@@ -58,16 +57,6 @@ def make_runs(queries: int, depth: int, seed: int = 20241) -> tuple[pd.DataFrame
         scores = np.concatenate([top[:, None], top[:, None] - np.cumsum(gaps, axis=1)], axis=1).ravel()
         frames.append(pd.DataFrame({"qid": np.repeat(qids, depth), "docno": docno.astype(str), "score": scores}))
     return frames[0], frames[1]
-
-
-def timed(fn, repeats: int):
-    result = fn()   # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main(argv=None) -> int:

@@ -26,8 +26,7 @@ def is_irds(value) -> bool:
 
 def dataset_id(value: str) -> str:
     """``irds:msmarco-passage/dev/small`` -> ``msmarco-passage/dev/small`` (a bare id is returned as is)."""
-    text = str(value).strip()
-    return text[len(PREFIX):] if text.startswith(PREFIX) else text
+    return str(value).strip().removeprefix(PREFIX)
 
 
 def load_qrels(dataset) -> io.Qrels:

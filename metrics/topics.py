@@ -59,7 +59,7 @@ PREFERRED = ("title", "query", "text", "question", "description", "narrative")
 _SGML_FIELDS = {"num": "qid", "title": "title", "desc": "description", "narr": "narrative", "smry": "summary",
                 "con": "concepts", "def": "definitions", "fac": "factors", "dom": "domain", "nat": "nationality"}
 _LABEL = re.compile(r"^\s*(number|topic|title|description|narrative|summary|concepts?(\(s\))?|"
-                    r"definitions?(\(s\))?|domain|factors?(\(s\))?|nationality)\s*:\s*", re.I)
+                    r"definitions?(\(s\))?|domain|factors?(\(s\))?|nationality)\s*:\s*", re.IGNORECASE)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)[^<>]*>")
 _XML_ID_ATTRS = ("number", "id", "qid", "num", "topic_id", "query_id")
 _DELIMITER_NAMES = {"\t": "tab", ",": "comma"}
@@ -197,7 +197,7 @@ def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
 def _sniff(text: str) -> str:
     head = text.lstrip()[:4096]
     if head.startswith("<"):
-        return "trec" if re.search(r"</?top\s*>", text, re.I) else "trec-xml"
+        return "trec" if re.search(r"</?top\s*>", text, re.IGNORECASE) else "trec-xml"
     if head.startswith("["):
         return "json"
     if head.startswith("{"):

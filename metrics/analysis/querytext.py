@@ -11,6 +11,7 @@ or digit (``covid-19`` and ``what's`` are one term each, a lone ``-`` none).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 
@@ -77,11 +78,11 @@ def by_length_bucket(frame: pd.DataFrame, topics: pd.DataFrame, measure: str, *,
     7-9 and 10+ terms. Queries shorter than the first edge form a bucket of their own.
     """
     edges = [int(e) for e in edges]
-    if not edges or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
+    if not edges or any(b <= a for a, b in itertools.pairwise(edges)) or edges[0] < 0:
         raise MetricsError(f"bucket edges must be ascending whole numbers >= 0, got {list(edges)}",
                            fix="e.g. edges=(1, 2, 3, 5, 10)")
     bounds = ([0] if edges[0] > 0 else []) + edges + [np.inf]
-    labels = [_bucket_label(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+    labels = [_bucket_label(lo, hi) for lo, hi in itertools.pairwise(bounds)]
     points = length_vs_score(frame, topics, measure, field=field, systems=systems)
     points["bucket"] = pd.cut(points["length"], bins=bounds, right=False, labels=labels)
     out = points.groupby(["system", "bucket"], sort=False, observed=True)["value"].agg(["size", "mean"])

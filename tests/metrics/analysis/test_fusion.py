@@ -12,7 +12,7 @@ import pytest
 
 import metrics
 from metrics import MetricsError, read_run
-from metrics.analysis import fusion
+from metrics.analysis import fusion, fusion_kernels
 from metrics.analysis.fusion import Recipe, fuse
 
 ranx = pytest.importorskip("ranx")
@@ -214,7 +214,7 @@ def test_condorcet_cycle_and_abstention_by_hand():
 def test_condorcet_chunks_give_the_same_scores(monkeypatch):
     runs = tie_free_runs(seed=5, n_runs=3, n_queries=9)
     whole = ours(runs, "condorcet")
-    monkeypatch.setattr(fusion, "_PAIR_BUDGET", 7)       # a chunk per query, or less
+    monkeypatch.setattr(fusion_kernels, "PAIR_BUDGET", 7)   # a chunk per query, or less
     assert ours(runs, "condorcet") == whole
 
 
