@@ -28,7 +28,6 @@ twice, an empty file, binary data, invalid UTF-8, a row with the wrong number of
 """
 from __future__ import annotations
 
-import bisect
 import bz2
 import csv
 import gzip
@@ -39,12 +38,12 @@ import re
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from xml.parsers import expat
 
 import pandas as pd
 import pyarrow as pa
 
 from .errors import MetricsError
+from .topics_markup import read_sgml, read_xml
 
 __all__ = ["read_topics", "text_fields", "default_field", "query_text", "FORMATS"]
 
@@ -56,15 +55,7 @@ QID_NAMES = ("qid", "query_id", "queryid", "q_id", "topic_id", "topicid", "topic
 # Fields offered as the query text first, in this order; any other field follows.
 PREFERRED = ("title", "query", "text", "question", "description", "narrative")
 
-_SGML_FIELDS = {"num": "qid", "title": "title", "desc": "description", "narr": "narrative", "smry": "summary",
-                "con": "concepts", "def": "definitions", "fac": "factors", "dom": "domain", "nat": "nationality"}
-_LABEL = re.compile(r"^\s*(number|topic|title|description|narrative|summary|concepts?(\(s\))?|"
-                    r"definitions?(\(s\))?|domain|factors?(\(s\))?|nationality)\s*:\s*", re.IGNORECASE)
-_TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)[^<>]*>")
-_XML_ID_ATTRS = ("number", "id", "qid", "num", "topic_id", "query_id")
 _DELIMITER_NAMES = {"\t": "tab", ",": "comma"}
-_XML_ID_CHILDREN = ("number", "num", "qid", "query_id", "topic_id", "id", "identifier")
-
 
 # --------------------------------------------------------------------------- public API
 
@@ -186,9 +177,14 @@ def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
                            fix="save the file as UTF-8 (for example: iconv -f latin1 -t utf-8)") from None
     format = format or _sniff(text)
     if format == "trec":
-        return _finish(_read_sgml(text, source), source, format)
+        return _finish(read_sgml(text, source), source, format)
     if format == "trec-xml":
-        return _finish(_read_xml(text, source), source, format)
+        return _finish(read_xml(text, source), source, format)
+    bulk = _bulk_delimited(text, format) if format in ("tsv", "csv") else _bulk_jsonl(data) if format == "jsonl" \
+        else None
+    if bulk is not None:
+        bulk.attrs.update(source=source, format=format)
+        return bulk
     if format in ("jsonl", "json"):
         return _read_json_text(text, source, format)
     return _finish(_read_delimited(text, source, format), source, format)
@@ -210,131 +206,88 @@ def _sniff(text: str) -> str:
     return "tsv" if "\t" in first else "csv" if "," in first else "text"
 
 
-class _Lines:
-    """1-based line of a character offset (bisection over the newline positions)."""
+# --------------------------------------------------------------------------- bulk paths
 
-    def __init__(self, text: str):
-        self.newlines = [m.start() for m in re.finditer("\n", text)]
-
-    def __call__(self, offset: int) -> int:
-        return bisect.bisect_left(self.newlines, offset) + 1
+# Clean TSV/CSV and JSONL files (most of them) are read in bulk by pyarrow. The line-by-line
+# readers below run when a bulk check fails, and they name the line of the problem; both give
+# the same frame for the same file (tests/metrics/io/test_topics.py reads every fixture both ways).
 
 
-# --------------------------------------------------------------------------- TREC SGML
+def _bulk_delimited(text: str, format: str) -> pd.DataFrame | None:
+    """TSV/CSV through pyarrow's reader; None when the file needs the line-by-line reader."""
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
 
-
-def _read_sgml(text: str, source: str) -> list:
-    """Topics of ``<top>`` blocks: every tag starts a field that runs to the next tag."""
-    line_of = _Lines(text)
-    topics, fields, top_at, field, field_start = [], None, None, None, 0
-
-    def close(end: int) -> None:
-        if fields is not None and field is not None:
-            value = " ".join(text[field_start:end].split())
-            fields.setdefault(field, []).append(value)
-
-    for m in _TAG.finditer(text):
-        closing, tag = m.group(1) == "/", m.group(2).lower()
-        if tag == "top":
-            if not closing:
-                if fields is not None:
-                    raise MetricsError(f"a new <top> begins before the topic of line {line_of(top_at)} is closed "
-                                       "with </top>", source=source, line=line_of(m.start()),
-                                       fix="end every topic with </top>")
-                fields, top_at, field = {}, m.start(), None
-                continue
-            if fields is None:
-                raise MetricsError("</top> without a <top> before it", source=source, line=line_of(m.start()),
-                                   fix="every topic is <top> ... </top>")
-            close(m.start())
-            topics.append(_sgml_topic(fields, line_of(top_at), source))
-            fields, field = None, None
-            continue
-        if fields is None:
-            continue                     # markup around the topics (<topics>, a DOCTYPE, ...)
-        close(m.start())
-        field, field_start = (None, 0) if closing else (_SGML_FIELDS.get(tag, tag), m.end())
-    if fields is not None:
-        raise MetricsError("the topic that starts here is not closed (</top> is missing)", source=source,
-                           line=line_of(top_at), fix="end every topic with </top>")
-    if not topics:
-        raise MetricsError("no <top> ... </top> topics found", source=source, line=1,
-                           fix="TREC topics look like <top> <num> Number: 301 <title> ... </top>")
-    return topics
-
-
-def _sgml_topic(fields: dict, line: int, source: str) -> tuple:
-    values = {name: _LABEL.sub("", " ".join(v for v in parts if v)).strip() for name, parts in fields.items()}
-    qid = values.pop("qid", "").split()
-    if not qid:
-        raise MetricsError("topic without a number (<num>)", source=source, line=line,
-                           fix="give every topic a <num> Number: ... line")
-    return qid[0], values, line
-
-
-# --------------------------------------------------------------------------- TREC XML
-
-
-def _read_xml(text: str, source: str) -> list:
-    """``<topic>`` elements anywhere in the document, read with expat (which knows its line)."""
-    parser = expat.ParserCreate()
-    topics, stack, current = [], [], None   # current: [line, attrs, {field: [text]}, own text, depth]
-    field: list | None = None
-
-    def start(tag, attrs):
-        nonlocal current, field
-        stack.append(tag)
-        if current is None and tag.lower() == "topic":
-            current = [parser.CurrentLineNumber, {k.lower(): v for k, v in attrs.items()}, {}, [], len(stack)]
-        elif current is not None and len(stack) == current[4] + 1:
-            field = current[2].setdefault(tag.lower(), [])
-            field.append("")
-
-    def end(tag):
-        nonlocal current, field
-        if current is not None and len(stack) == current[4] + 1:
-            field = None
-        elif current is not None and len(stack) == current[4]:
-            topics.append(_xml_topic(current, source))
-            current = None
-        stack.pop()
-
-    def chars(data):
-        if current is None:
-            return
-        if field is not None:
-            field[-1] += data
-        elif len(stack) == current[4]:
-            current[3].append(data)
-
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    delimiter = "\t" if format == "tsv" else ","
+    start = len(text) - len(text.lstrip())
+    start = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    first = text[start:end].rstrip("\r")
+    if first.lstrip().startswith("#") or '"' in first and format == "csv":
+        return None
+    cells = [c.strip() for c in first.split(delimiter)]
+    header = _header(cells)
+    names = header or ["qid", "query"] + [f"column_{i + 1}" for i in range(2, len(cells))]
+    if len(cells) < 2 or len(set(names)) != len(names):
+        return None
+    body = text[end + 1:] if header is not None else text[start:]
+    if format == "csv" and body.count('"') % 2:
+        return None                           # an unclosed quote: let the csv module say where
     try:
-        parser.Parse(text, True)
-    except expat.ExpatError as exc:
-        raise MetricsError(f"malformed XML: {expat.errors.messages[exc.code]} (column {exc.offset + 1})",
-                           source=source, line=exc.lineno,
-                           fix="check the tags near this line (every <topic> closed, & written as &amp;)") from None
-    if not topics:
-        raise MetricsError("no <topic> elements found", source=source, line=1,
-                           fix='TREC XML topics look like <topics><topic number="1">...</topic></topics>')
-    return topics
+        table = pacsv.read_csv(
+            pa.py_buffer(body.encode("utf-8")),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=16 << 20),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False if format == "tsv" else '"',
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=[],
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_rows == 0:
+        return None
+    columns = {n: pc.utf8_trim_whitespace(table[n]) for n in names}
+    qid = columns["qid"]
+    if pc.any(pc.equal(pc.binary_length(qid), 0)).as_py() or pc.any(pc.starts_with(qid, "#")).as_py():
+        return None
+    return _bulk_frame(columns)
 
 
-def _xml_topic(current: list, source: str) -> tuple:
-    line, attrs, children, own, _ = current
-    values = {name: "\n".join(" ".join(p.split()) for p in parts) for name, parts in children.items()}
-    qid = next((attrs.pop(a) for a in _XML_ID_ATTRS if a in attrs), None)
-    if qid is None:
-        qid = next((values.pop(c) for c in _XML_ID_CHILDREN if c in values), None)
-    qid = (qid or "").strip()
-    if not qid:
-        raise MetricsError("topic without a number", source=source, line=line,
-                           fix='give it a number attribute (<topic number="1">) or a <number> child')
-    body = " ".join("".join(own).split())
-    if body:
-        values = {"query": body, **values}
-    values.update({k: v for k, v in attrs.items() if k not in values})
-    return qid, values, line
+def _bulk_jsonl(data: bytes) -> pd.DataFrame | None:
+    """JSON lines through pyarrow's reader; None when the file needs the line-by-line reader."""
+    import pyarrow.compute as pc
+    import pyarrow.json as pajson
+
+    try:
+        table = pajson.read_json(pa.py_buffer(data))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    lowered = [c.lower() for c in table.column_names]
+    if len(set(lowered)) != len(lowered) or table.num_rows == 0:
+        return None
+    id_name = next((n for n in QID_NAMES if n in lowered), None)
+    if id_name is None:
+        return None
+    columns = {}
+    for name, col in zip(lowered, table.columns):
+        typ = col.type
+        if name == id_name:
+            if not (pa.types.is_string(typ) or pa.types.is_integer(typ)) or col.null_count:
+                return None
+            qid = pc.utf8_trim_whitespace(col.cast(pa.string()))
+            if pc.any(pc.equal(pc.binary_length(qid), 0)).as_py():
+                return None
+            columns = {"qid": qid, **columns}
+        elif pa.types.is_string(typ) or pa.types.is_integer(typ):
+            columns[name] = col.cast(pa.string())
+        elif pa.types.is_floating(typ):
+            return None                       # str() of Python floats and pyarrow's casts differ
+    return _bulk_frame(columns)
+
+
+def _bulk_frame(columns: dict) -> pd.DataFrame | None:
+    frame = pd.DataFrame({n: col.to_pandas().astype("string") for n, col in columns.items()})
+    return None if frame["qid"].duplicated().any() else frame
 
 
 # --------------------------------------------------------------------------- delimited text

@@ -358,3 +358,30 @@ def test_the_path_of_a_real_file_is_its_name(tmp_path):
     path = Path(tmp_path) / "q.jsonl"
     path.write_bytes(b'{"qid": "1", "query": "a"}\n{"qid": "1", "query": "b"}\n')
     assert str(error(path)).startswith("q.jsonl line 2: query id '1' is given twice")
+
+
+BULK_FIXTURES = [
+    b"1048585\twhat is paula deen's brother\n2\t\"quoted\" query\n",
+    b"query_id\ttext\tnarrative\n1\tfirst\tlong one\n\n2\tsecond\t\n",
+    b"qid,query\n1,a\n2,b\n",
+    b'topic,title,description\n301,"crime, organized",who\n302,polio,"is it, ""controlled"""\n',
+    b"1,hello world\n2,bye\n",
+    b'{"qid": 1, "query": "a"}\n{"qid": 2, "query": "b"}\n',
+    b'{"_id": "PLAIN-1", "text": "why", "metadata": {"url": "x"}}\n\n{"_id": "PLAIN-2", "text": "how"}\n',
+    b'{"query_id": "7", "Text": "t", "title": "ti", "year": 2020}\n{"query_id": "8", "Text": "u"}\n',
+]
+
+
+@pytest.mark.parametrize("data", BULK_FIXTURES)
+def test_bulk_and_line_by_line_readers_agree(data, monkeypatch):
+    from metrics import topics
+
+    kind = "jsonl" if data.startswith(b"{") else "tsv" if b"\t" in data.split(b"\n")[0] else "csv"
+    bulk = topics._bulk_jsonl(data) if kind == "jsonl" else topics._bulk_delimited(data.decode(), kind)
+    assert bulk is not None                                 # the fixture takes the bulk path
+    fast = read_topics(data)
+    monkeypatch.setattr(topics, "_bulk_delimited", lambda *a: None)
+    monkeypatch.setattr(topics, "_bulk_jsonl", lambda *a: None)
+    slow = read_topics(data)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
