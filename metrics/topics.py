@@ -169,7 +169,7 @@ def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
                            line=data.count(b"\n", 0, nul) + 1,
                            fix="give a text file (gzip, bz2, xz and zstd are unpacked automatically) or parquet")
     try:
-        text = data.decode("utf-8")
+        text = data.decode(_declared_encoding(data) or "utf-8")
     except UnicodeDecodeError as exc:
         start = data.rfind(b"\n", 0, exc.start) + 1
         raise MetricsError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start - start + 1})",
@@ -188,6 +188,19 @@ def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
     if format in ("jsonl", "json"):
         return _read_json_text(text, source, format)
     return _finish(_read_delimited(text, source, format), source, format)
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """The encoding an XML declaration names (``<?xml ... encoding="ISO-8859-1"?>``), if Python knows it."""
+    import codecs
+
+    m = re.match(rb"\s*<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", data)
+    if m is None:
+        return None
+    try:
+        return codecs.lookup(m.group(1).decode("ascii")).name
+    except LookupError:
+        return None
 
 
 def _sniff(text: str) -> str:

@@ -52,6 +52,9 @@ def sweep(qrels, runs, *, method_name: str = "rrf", k=None, weights=None, measur
     if (k is None) == (weights is None):
         raise MetricsError("give one grid to sweep: k=[...] or weights=[...]", fix="e.g. k=[10, 60, 100]")
     qrels = io.read_qrels(qrels)
+    if isinstance(runs, Pool) and depth is not None and depth != runs.depth:
+        raise MetricsError(f"the pool was prepared with depth={runs.depth}, not {depth}",
+                           fix="prepare the pool with the depth wanted, or leave depth out")
     pool = runs if isinstance(runs, Pool) else prepare(runs, depth=depth)
     m = method(method_name)
     if k is not None and m.name != "rrf":

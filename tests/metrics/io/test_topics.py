@@ -189,6 +189,12 @@ def test_xml_topics_with_plain_text_and_other_id_forms():
                               "subtopic": [None, "s1\ns2"]}
 
 
+def test_xml_in_the_encoding_it_declares():
+    text = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<topics><topic number="1">café crème</topic></topics>'
+    assert read_topics(text.encode("latin-1"))["query"].tolist() == ["café crème"]
+    assert read_topics(text.encode("utf-8").replace(b"ISO-8859-1", b"UTF-8"))["query"].tolist() == ["café crème"]
+
+
 @pytest.mark.parametrize("text, line, message", [
     (b'<topics>\n<topic number="1">a</topic>\n<topic number="2">b</topc>\n</topics>\n', 3, "malformed XML: mismatched tag"),
     (b'<topics>\n<topic number="1">a & b</topic>\n</topics>\n', 2, "malformed XML: not well-formed"),
