@@ -25,7 +25,8 @@ def _meminfo_total() -> int:
 
 def test_personal_defaults(tmp_path):
     s = load({"HOME": str(tmp_path)})
-    assert (s.mode, s.shared, s.data_roots, s.url_schemes, s.server_files) == ("personal", False, (), frozenset(), False)
+    assert (s.mode, s.shared, s.data_roots, s.url_schemes, s.server_files) == (
+        "personal", False, (), frozenset(), False)
     assert (s.upload_files, s.upload_bytes, s.quota_bytes, s.quota_runs) == (64, 4 * 10**9, None, None)
     assert s.ttl == 7 * 24 * 3600 and s.open_workspaces == 32 and s.workspace_memory is None
     assert s.home == tmp_path / ".local" / "share" / "ndcg-lab"

@@ -10,9 +10,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from metrics import io, store, store_tables
+from metrics import io, store
 from metrics.errors import MetricsError
 from metrics.store import Workspace
+from metrics.store import tables as store_tables
 
 QRELS_TEXT = b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d9 1\nq2 0 d10 -1\n"
 RUN_TEXT = b"q1 Q0 d3 1 12.5 bm25\nq1 Q0 d1 2 12.5 bm25\nq1 Q0 d7 3 -0.25 bm25\nq2 Q0 d10 1 3 bm25\n"

@@ -27,7 +27,8 @@ DEPTH = 1000
 
 CHILD = """
 import sys, time
-from metrics import io, store_tables
+from metrics import io
+from metrics.store import tables as store_tables
 from metrics.store import Workspace
 
 path, run_path, mode = sys.argv[1:4]
@@ -49,7 +50,9 @@ time.sleep(600)
 def big_run(tmp_path_factory) -> Path:
     """A TREC run of 3M lines: 3,000 queries of 1,000 documents."""
     i = np.arange(N_LINES)
-    text = lambda prefix, values: pc.binary_join_element_wise(prefix, pc.cast(pa.array(values), pa.string()), "")
+    def text(prefix, values):
+        return pc.binary_join_element_wise(prefix, pc.cast(pa.array(values), pa.string()), "")
+
     table = pa.table({"qid": text("q", i // DEPTH), "q0": pa.array(["Q0"] * N_LINES),
                       "docno": text("doc", (i * 7919) % 10_000_000), "rank": pa.array(i % DEPTH + 1),
                       "score": pa.array(1000.0 - (i % DEPTH) * 0.5), "tag": pa.array(["big"] * N_LINES)})
@@ -59,7 +62,8 @@ def big_run(tmp_path_factory) -> Path:
 
 
 def _small_run(tag: str, first: int) -> io.Run:
-    text = "".join(f"q{q} Q0 doc{d} {r + 1} {9 - r} {tag}\n" for q in (1, 2) for r, d in enumerate(range(first, first + 5)))
+    text = "".join(f"q{q} Q0 doc{d} {r + 1} {9 - r} {tag}\n"
+                   for q in (1, 2) for r, d in enumerate(range(first, first + 5)))
     return io.read_run(text.encode(), name=tag, source=f"{tag}.run")
 
 

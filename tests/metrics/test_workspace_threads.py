@@ -10,8 +10,7 @@ import pytest
 
 from metrics import settings
 from metrics.errors import MetricsError
-from metrics.store import ReadOnlyWorkspace
-from metrics.workspaces import Sample, WorkspaceNotFound, Workspaces
+from metrics.store import ReadOnlyWorkspace, Sample, WorkspaceNotFound, Workspaces
 
 QRELS = "q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n"
 

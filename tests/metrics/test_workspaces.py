@@ -18,8 +18,17 @@ import pytest
 
 from metrics import settings
 from metrics.errors import MetricsError
-from metrics.store import QuotaExceeded, ReadOnlyWorkspace, Usage, Workspace
-from metrics.workspaces import Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
+from metrics.store import (
+    QuotaExceeded,
+    ReadOnlyWorkspace,
+    Sample,
+    Usage,
+    Workspace,
+    WorkspaceExpired,
+    WorkspaceNotFound,
+    Workspaces,
+    view_token_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = 86400.0

@@ -45,17 +45,18 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pandas as pd
 
-from . import io, settings as settings_module
-from .errors import MetricsError
-from .settings import Settings
-from .store import FILE_NAME, Quota, RunInfo, Workspace
+from .. import io
+from .. import settings as settings_module
+from ..errors import MetricsError
+from ..settings import Settings
+from .workspace import FILE_NAME, Quota, RunInfo, Workspace
 
 __all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 

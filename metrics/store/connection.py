@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Callable
 
 import duckdb
 
-from .errors import MetricsError
+from ..errors import MetricsError
 
 __all__ = ["Connection", "WorkspaceLocked", "file_lock", "release_file_lock", "open_error", "first_line"]
 

@@ -28,20 +28,20 @@ from __future__ import annotations
 import copy
 import functools
 import os
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 import duckdb
 import pandas as pd
 
-from . import io, settings
-from . import store_tables as tables
-from .errors import MetricsError
-from .store_connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
-from .store_tables import StoredInfo
+from .. import io, settings
+from ..errors import MetricsError
+from . import tables
+from .connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
+from .tables import StoredInfo
 
 __all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
            "ReadOnlyWorkspace", "QuotaExceeded", "WorkspaceLocked", "default_path", "FILE_NAME"]
@@ -63,7 +63,7 @@ class QuotaExceeded(MetricsError):
 
 @dataclass(frozen=True)
 class Quota:
-    """Upper bounds of one workspace: data bytes (see :mod:`metrics.store_tables`) and runs; None: no bound."""
+    """Upper bounds of one workspace: data bytes (see :mod:`metrics.store.tables`) and runs; None: no bound."""
 
     bytes: int | None = None
     runs: int | None = None
@@ -139,8 +139,8 @@ class Workspace:
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False,
-                 base: "Workspace | None" = None, quota: Quota | None = None, memory_limit: int | None = None,
-                 on_use: Callable[["Workspace"], None] | None = None) -> None:
+                 base: Workspace | None = None, quota: Quota | None = None, memory_limit: int | None = None,
+                 on_use: Callable[[Workspace], None] | None = None) -> None:
         path = default_path() if path is None else path
         if str(path) == ":memory:":
             self.path: Path | str = ":memory:"
@@ -222,14 +222,14 @@ class Workspace:
         """Whether the DuckDB connection is open now (False after :meth:`suspend` and :meth:`close`)."""
         return self._conn.con is not None
 
-    def read_only_view(self) -> "Workspace":
+    def read_only_view(self) -> Workspace:
         """The same workspace, every change refused (:class:`ReadOnlyWorkspace`); shares the connection."""
         view = copy.copy(self)
         view.read_only = True
         view._owner = False
         return view
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc) -> None:

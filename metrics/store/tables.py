@@ -32,8 +32,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import io
-from .errors import MetricsError
+from .. import io
+from ..errors import MetricsError
 
 SCHEMA_VERSION = 2
 

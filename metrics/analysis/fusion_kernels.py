@@ -1,0 +1,276 @@
+"""The vectorised kernels of :mod:`metrics.analysis.fusion`: the pool of candidates and the
+combinations, over all queries at once (no Python loop over queries; loops run over the
+handful of inputs, and Condorcet's over chunks of whole queries).
+
+Formulas, normalisations and tie rules are stated in :mod:`metrics.analysis.fusion`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import io
+from ..errors import MetricsError
+from ..evaluate import as_runs
+from ..ranking import canonical_order, positions
+
+__all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]
+
+PAIR_BUDGET = 1 << 22   # document pairs per Condorcet chunk (bounds its memory, ~100 MB)
+
+
+@dataclass
+class Pool:
+    """The inputs of a fusion after canonical ordering and the depth cut, grouped by document.
+
+    Row arrays hold every (input, query, document) taking part, concatenated input by input;
+    ``group`` maps each row to its (query, document) candidate. Built once by :func:`prepare`,
+    then combined by any method (a sweep reuses it for every setting).
+    """
+
+    names: list
+    digests: list
+    depth: int | None
+    qids: pa.Array                # sorted query ids (the union over the inputs)
+    source: np.ndarray            # input index per row
+    qcode: np.ndarray             # query code per row
+    rank: np.ndarray              # canonical 1-based rank per row
+    score: np.ndarray             # raw score per row
+    group: np.ndarray             # candidate per row
+    group_qcode: np.ndarray       # query code per candidate (ascending)
+    group_docno: pa.Array         # docno per candidate
+    query_offsets: np.ndarray     # candidates of query j: group_offsets[j]:group_offsets[j+1]
+    per_input: np.ndarray         # (inputs, queries): documents of input i for query j
+    partial: list = field(default_factory=list)   # queries some input lacks
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.names)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_qcode)
+
+
+def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> Pool:
+    """Order every input canonically, cut it at ``depth`` and group rows by (query, document).
+
+    ``runs``: a list of runs or a {name: run} mapping, in any form ``metrics.io.read_run`` takes.
+    """
+    if isinstance(runs, Mapping):   # {name: run}; each value may itself be a {qid: {docno: score}} dict
+        runs = [io.read_run(run, name=str(key), on_duplicate=on_duplicate) for key, run in runs.items()]
+    parsed = as_runs(list(runs) if not isinstance(runs, (str, bytes)) else runs, on_duplicate=on_duplicate)
+    if len(parsed) < 2:
+        raise MetricsError(f"fusion needs at least two runs, got {len(parsed)}", fix="give two or more runs")
+    if depth is not None:
+        depth = positive_int(depth, "depth")
+    all_qids = [_as_array(r.table["qid"]) for r in parsed]
+    qids = _as_array(pc.unique(pa.chunked_array(all_qids, type=pa.string())))
+    qids = qids.take(pc.sort_indices(qids))
+    n_q = len(qids)
+    cols = {"source": [], "qcode": [], "rank": [], "score": [], "docno": []}
+    per_input = np.zeros((len(parsed), n_q), dtype=np.int64)
+    for i, run in enumerate(parsed):
+        qcode = pc.index_in(all_qids[i], value_set=qids).to_numpy(zero_copy_only=False).astype(np.int64)
+        score = run.table["score"].to_numpy()
+        docno = _as_array(run.table["docno"])
+        order = canonical_order(qcode, score, docno)
+        if order is not None:
+            qcode, score, docno = qcode[order], score[order], docno.take(pa.array(order))
+        counts = np.bincount(qcode, minlength=n_q)
+        offsets = np.zeros(n_q + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        rank = positions(offsets) + 1
+        if depth is not None and counts.max(initial=0) > depth:
+            cut = rank <= depth
+            qcode, score, rank, docno = qcode[cut], score[cut], rank[cut], docno.filter(pa.array(cut))
+            counts = np.minimum(counts, depth)
+        per_input[i] = counts
+        cols["source"].append(np.full(len(qcode), i, dtype=np.int64))
+        for name, value in (("qcode", qcode), ("rank", rank), ("score", score), ("docno", docno)):
+            cols[name].append(value)
+    qcode = np.concatenate(cols["qcode"])
+    docno = pa.chunked_array(cols["docno"], type=pa.string()).combine_chunks()
+    encoded = pc.dictionary_encode(docno)
+    n_docs = max(len(encoded.dictionary), 1)
+    key = qcode * n_docs + encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    unique_key, group = np.unique(key, return_inverse=True)
+    group_qcode = unique_key // n_docs
+    query_offsets = np.zeros(n_q + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group_qcode, minlength=n_q), out=query_offsets[1:])
+    lacking = (per_input == 0).any(axis=0)
+    return Pool(
+        names=[r.name for r in parsed], digests=[r.digest for r in parsed], depth=depth, qids=qids,
+        source=np.concatenate(cols["source"]), qcode=qcode, rank=np.concatenate(cols["rank"]),
+        score=np.concatenate(cols["score"]), group=group.astype(np.int64), group_qcode=group_qcode,
+        group_docno=encoded.dictionary.take(pa.array(unique_key % n_docs)), query_offsets=query_offsets,
+        per_input=per_input, partial=qids.filter(pa.array(lacking)).to_pylist())
+
+
+def combine(pool: Pool, method: str, *, k: float = 60, norm: str | None = "minmax",
+            weights: np.ndarray | None = None) -> np.ndarray:
+    """Fused score of every candidate of ``pool`` (aligned with ``pool.group_docno``).
+
+    ``method`` is a canonical name (a key of ``metrics.analysis.fusion.METHODS``), ``norm`` a
+    canonical normalisation; options are validated by ``fuse``.
+    """
+    w = np.ones(pool.n_inputs) if weights is None else np.asarray(weights, dtype=np.float64)
+    row_w = w[pool.source]
+    n_groups = pool.n_groups
+    count = np.bincount(pool.group, minlength=n_groups)
+    if method == "condorcet":
+        return _copeland(pool, w)
+    if method == "rrf":
+        return _sum(pool, row_w / (k + pool.rank))
+    if method == "isr":
+        return count * _sum(pool, row_w / pool.rank.astype(np.float64) ** 2)
+    if method == "bordafuse":
+        cands = np.diff(pool.query_offsets)                          # C per query
+        unranked = (cands[None, :] - pool.per_input + 1) / 2         # (inputs, queries)
+        base = (w[:, None] * unranked).sum(axis=0)                   # every input's points to everyone
+        points = cands[pool.qcode] - pool.rank + 1 - unranked[pool.source, pool.qcode]
+        return base[pool.group_qcode] + _sum(pool, row_w * points)
+    value = row_w * _normalise(pool, norm)
+    if method in ("combsum", "wsum"):
+        return _sum(pool, value)
+    if method == "combmnz":
+        return count * _sum(pool, value)
+    if method == "combanz":
+        return _sum(pool, value) / count
+    if method == "combmax":
+        out = np.full(n_groups, -np.inf)
+        np.maximum.at(out, pool.group, value)
+        return out
+    if method == "combmin":
+        out = np.full(n_groups, np.inf)
+        np.minimum.at(out, pool.group, value)
+        return out
+    if method == "combmed":
+        ordered = _by_group(pool, value)                             # (groups, inputs), +inf padding
+        lo = np.take_along_axis(ordered, ((count - 1) // 2)[:, None], axis=1)[:, 0]
+        hi = np.take_along_axis(ordered, (count // 2)[:, None], axis=1)[:, 0]
+        return (lo + hi) / 2
+    raise MetricsError(f"unknown fusion method {method!r}", fix="see metrics.analysis.fusion.METHODS")
+
+
+def _by_group(pool: Pool, value: np.ndarray) -> np.ndarray:
+    """(candidates, inputs) matrix of the rows' values, each row sorted ascending, +inf where absent."""
+    dense = np.full((pool.n_groups, pool.n_inputs), np.inf)
+    dense[pool.group, pool.source] = value
+    dense.sort(axis=1)
+    return dense
+
+
+def _sum(pool: Pool, value: np.ndarray) -> np.ndarray:
+    """Per-candidate sum of the rows' values, in ascending order of the values (see the docstring).
+
+    With two inputs a + b == b + a exactly, so a bincount suffices; beyond, the rows of each
+    candidate are sorted first.
+    """
+    if pool.n_inputs <= 2:
+        return np.bincount(pool.group, weights=value, minlength=pool.n_groups)
+    ordered = _by_group(pool, value)
+    ordered[np.isinf(ordered)] = 0.0
+    out = np.zeros(pool.n_groups)
+    for j in range(pool.n_inputs):      # left to right, smallest first: the order is the multiset's
+        out += ordered[:, j]
+    return out
+
+
+def _normalise(pool: Pool, norm: str) -> np.ndarray:
+    """Scores normalised per query and per input run (segments of equal (input, query))."""
+    s = pool.score
+    if norm == "none":
+        return s.astype(np.float64, copy=True)
+    n_q = len(pool.qids)
+    seg = pool.source * n_q + pool.qcode            # rows of one segment are contiguous
+    n = pool.per_input.ravel()[seg].astype(np.float64)
+    if norm == "rank":
+        return 1.0 - (pool.rank - 1) / n
+    size = pool.n_inputs * n_q
+    if norm in ("minmax", "sum", "max"):
+        lo = np.full(size, np.inf)
+        hi = np.full(size, -np.inf)
+        np.minimum.at(lo, seg, s)
+        np.maximum.at(hi, seg, s)
+        lo, hi = lo[seg], hi[seg]
+        if norm == "minmax":
+            span = hi - lo
+            return np.divide(s - lo, span, out=np.ones_like(s), where=span > 0)
+        if norm == "max":
+            bad = hi <= 0
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise MetricsError(
+                    f"max normalisation divides by the top score, but run {pool.names[pool.source[row]]!r} "
+                    f"has top score {hi[row]:g} for query {pool.qids[int(pool.qcode[row])].as_py()!r}",
+                    fix="use minmax or zscore for scores that can be zero or negative")
+            return s / hi
+        shifted = s - lo
+        total = np.bincount(seg, weights=shifted, minlength=size)[seg]
+        return np.divide(shifted, total, out=1.0 / n, where=total > 0)
+    if norm == "zscore":
+        mean = (np.bincount(seg, weights=s, minlength=size) / np.maximum(pool.per_input.ravel(), 1))[seg]
+        dev = s - mean
+        std = np.sqrt(np.bincount(seg, weights=dev * dev, minlength=size)[seg] / n)
+        return np.divide(dev, std, out=np.zeros_like(s), where=std > 0)
+    raise MetricsError(f"unknown normalisation {norm!r}", fix="use none, minmax, zscore, sum, max or rank")
+
+
+def _copeland(pool: Pool, w: np.ndarray) -> np.ndarray:
+    """Copeland score (wins − losses in weighted pairwise majorities) of every candidate.
+
+    Pairs are formed within each query, a chunk of whole queries at a time (at most
+    ``PAIR_BUDGET`` pairs, unless one query alone has more): the cost is Σ C²/2 · inputs
+    per query with C candidates, so ``depth`` bounds it.
+    """
+    n_groups = pool.n_groups
+    absent = np.iinfo(np.int64).max
+    ranks = np.full((n_groups, pool.n_inputs), absent, dtype=np.int64)
+    ranks[pool.group, pool.source] = pool.rank
+    score = np.zeros(n_groups)
+    cands = np.diff(pool.query_offsets)
+    pairs = cands * (cands - 1) // 2
+    cum = np.concatenate(([0], np.cumsum(pairs)))
+    q, n_q = 0, len(cands)
+    while q < n_q:
+        end = max(int(np.searchsorted(cum, cum[q] + PAIR_BUDGET, side="right")) - 1, q + 1)
+        end = min(end, n_q)
+        g0, g1 = int(pool.query_offsets[q]), int(pool.query_offsets[end])
+        first = np.arange(g0, g1)
+        query_end = np.repeat(pool.query_offsets[q + 1:end + 1], cands[q:end])
+        partners = query_end - first - 1
+        total = int(partners.sum())
+        if total:
+            a = np.repeat(first, partners)
+            starts = np.cumsum(partners) - partners
+            b = a + 1 + np.arange(total) - np.repeat(starts, partners)
+            margin = np.zeros(total)
+            for i in range(pool.n_inputs):
+                margin += w[i] * np.sign(ranks[b, i] - ranks[a, i]).astype(np.float64)   # > 0: a above b
+            win = (margin > 0).astype(np.float64) - (margin < 0)
+            score += np.bincount(a, weights=win, minlength=n_groups)
+            score -= np.bincount(b, weights=win, minlength=n_groups)
+        q = end
+    return score
+
+
+def positive_int(value, what: str) -> int:
+    """``value`` as an int if it is a whole number >= 1, else an error naming ``what``."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = 0
+    if number < 1 or number != value:
+        raise MetricsError(f"{what} must be a whole number >= 1, got {value!r}", fix=f"e.g. {what}=100")
+    return number
+
+
+def _as_array(col) -> pa.Array:
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return col

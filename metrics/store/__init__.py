@@ -1,0 +1,26 @@
+"""The workspace store: collections, qrels and runs in DuckDB files.
+
+Modules, lowest first: ``connection`` (the DuckDB connection's lifecycle, per-file writer lock,
+one-line open errors), ``tables`` (the schema and the SQL steps run inside one transaction),
+``workspace`` (:class:`Workspace`: one file, every change one transaction), ``workspaces``
+(:class:`Workspaces`: private visitor workspaces behind tokens, shared read-only samples, TTL).
+"""
+from .connection import WorkspaceLocked
+from .workspace import (
+    FILE_NAME,
+    CollectionInfo,
+    QrelsInfo,
+    Quota,
+    QuotaExceeded,
+    ReadOnlyWorkspace,
+    RunInfo,
+    StoredInfo,
+    Usage,
+    Workspace,
+    default_path,
+)
+from .workspaces import Access, Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
+
+__all__ = ["FILE_NAME", "Access", "CollectionInfo", "QrelsInfo", "Quota", "QuotaExceeded", "ReadOnlyWorkspace",
+           "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired", "WorkspaceLocked",
+           "WorkspaceNotFound", "Workspaces", "default_path", "view_token_of"]
