@@ -125,17 +125,20 @@ def aggregate(measure, values) -> float:
     """The summary of per-query values over queries, as trec_eval forms it.
 
     Mean (NaN if any value is NaN, as trec_eval's sum), sum for counts, or the
-    geometric mean exp(mean(log(max(v, 1e-5)))) for gm_map and gm_bpref.
+    geometric mean exp(mean(log(max(v, 1e-5)))) for gm_map and gm_bpref. Values
+    are added one after another in query order, as trec_eval adds them, so a
+    mean that falls on a rounding boundary prints as trec_eval prints it.
     """
     rule = parse(measure).family.aggregate
     values = np.asarray(values, dtype=np.float64)
+    if rule == "gmean":
+        values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    total = float(np.cumsum(values)[-1]) + 0.0 if len(values) else 0.0  # + 0.0: no -0.0, as trec_eval's 0 + ...
     if rule == "sum":
-        return float(values.sum())
+        return total
     if len(values) == 0:
         return float("nan")
-    if rule == "gmean":
-        return float(np.exp(np.log(np.maximum(values, GEOMETRIC_FLOOR)).sum() / len(values)))
-    return float(values.sum() / len(values))
+    return float(np.exp(total / len(values))) if rule == "gmean" else total / len(values)
 
 
 def iprec_curve(ranked, levels=iprec.ELEVEN_POINTS, *, rel_level: int = 1) -> np.ndarray:
