@@ -9,15 +9,27 @@ decimals, or ``--decimals N`` (the layout of trec_eval built with 10-decimal
 output). Where trec_eval refuses input (a docno twice in a query, an unknown
 measure) this exits non-zero with a one-line message.
 
+A query of the qrels that the run lacks is scored under -c as trec_eval
+scores it: on a list of one placeholder document that no qrels judge, after
+which the values named exactly num_ret, utility, relstring, rbp_resid and
+unj* are reset to 0 (so ``utility.2,-1,0,0``, named otherwise, keeps the
+placeholder's -1, as in trec_eval).
+
+Without -c such a query stops trec_eval 10 with an error, and this command too.
+
 Two flags are narrower than trec_eval's: ``-l`` must be >= 0 and ``-M`` >= 1
 (trec_eval would then count unjudged documents as relevant, or score empty
 lists).
 """
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import math
 import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from metrics import evaluate_ranked, rank_run, read_qrels, read_run
 from metrics.errors import MetricsError
@@ -75,16 +87,31 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
     plan = trec_plan(list(measures), num_docs=num_docs)
     qrels = read_qrels(qrels)
     run = read_run(run)
+    tag = runid(run)
+    missing = _missing_queries(qrels, run)
+    if missing and not complete:
+        raise MetricsError(f"query {min(missing)!r} of the qrels has no results in the run "
+                           f"({len(missing)} such queries); trec_eval 10 stops here", source=run.source,
+                           fix="add -c to score them 0 (or evaluate with metrics eval, which skips them)")
+    if missing:
+        run = _with_placeholders(run, sorted(missing))
     ranked = rank_run(qrels, run, missing="zero" if complete else "skip", max_depth=max_depth,
                       judged_only=judged_only)
     if ranked.n_queries == 0:
         raise MetricsError("no query has both results and relevance judgments", source=run.source,
-                           fix="check that the run's query ids match the qrels', or add -c")
+                           fix="check that the run's query ids match the qrels'")
     numeric = [v.measure for v in plan if not isinstance(v.measure, TextMeasure)]
     values = evaluate_ranked(ranked, numeric, rel_level=rel_level) if numeric else {}
     texts = {v.measure: relstring(ranked, v.measure.length) for v in plan
              if isinstance(v.measure, TextMeasure) and v.measure.name == "relstring"}
     grades = qrels.table.column("rel").to_numpy()
+    was_missing = np.isin(ranked.qids, list(missing))
+    for v in plan:
+        if was_missing.any() and (v.printed in _RESET or v.printed.startswith("unj")):
+            if isinstance(v.measure, TextMeasure):
+                texts[v.measure] = np.where(was_missing, "", texts[v.measure])
+            else:
+                values[str(v.measure)] = np.where(was_missing, 0.0, values[str(v.measure)])
     lines = []
     if per_query:
         for i, qid in enumerate(ranked.qids):
@@ -100,7 +127,7 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
             if not v.spec.summary:
                 continue
             if isinstance(v.measure, TextMeasure):
-                lines.append(trec_line("runid", "all", runid(run)))
+                lines.append(trec_line("runid", "all", tag))
                 continue
             if complete and v.spec.complete_summary is not None:
                 total = v.spec.complete_summary(grades)
@@ -108,6 +135,25 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
                 total = aggregate(v.measure, values[str(v.measure)])
             lines.append(trec_line(v.printed, "all", format_value(total, v.spec.value, decimals)))
     return lines
+
+
+PLACEHOLDER = "ceci_nest_pas_un_docno"  # trec_eval's document for a query the run lacks (-c)
+_RESET = ("num_ret", "utility", "relstring", "rbp_resid")  # reset after the placeholder, as trec_eval
+
+
+def _missing_queries(qrels, run) -> set[str]:
+    queries = pc.unique(qrels.table.column("qid"))
+    present = pc.is_in(queries, value_set=pc.unique(run.table.column("qid")))
+    return set(queries.filter(pc.invert(present)).to_pylist())
+
+
+def _with_placeholders(run, queries: list[str]):
+    """The run plus one placeholder document (score 1) for each of ``queries``."""
+    schema = run.table.schema
+    columns = {"qid": queries, "docno": [PLACEHOLDER] * len(queries), "score": [1.0] * len(queries),
+               "rank": [1] * len(queries), "tag": [runid(run)] * len(queries)}
+    extra = pa.table({name: pa.array(columns[name], schema.field(name).type) for name in schema.names})
+    return dataclasses.replace(run, table=pa.concat_tables([run.table, extra]))
 
 
 def trec_line(name: str, qid: str, text: str) -> str:

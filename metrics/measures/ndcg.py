@@ -82,8 +82,8 @@ IDCG = Family("IDCG", "DCG of the ideal ranking of the judged documents.", GAIN_
 FAMILIES = (NDCG, DCG, IDCG)
 ALIASES = {"ndcg": NDCG}
 TREC = (
-    TrecMeasure("dcg", "pairs", lambda pairs, o: gain_spelling("DCG", pairs)),
-    TrecMeasure("ideal_dcg", "pairs", lambda pairs, o: gain_spelling("IDCG", pairs)),
-    TrecMeasure("ndcg", "pairs", lambda pairs, o: gain_spelling("nDCG", pairs)),
+    TrecMeasure("dcg", "pairs", lambda pairs, o: gain_spelling("DCG", pairs), shared="ndcg"),
+    TrecMeasure("ideal_dcg", "pairs", lambda pairs, o: gain_spelling("IDCG", pairs), shared="ndcg"),
+    TrecMeasure("ndcg", "pairs", lambda pairs, o: gain_spelling("nDCG", pairs), shared="ndcg"),
     TrecMeasure("ndcg_cut", "cut_long", lambda k, o: f"nDCG@{k}", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )

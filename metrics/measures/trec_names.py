@@ -38,6 +38,8 @@ class TrecMeasure:
     ``value`` is how trec_eval prints it ("double", "long" or "text");
     ``per_query``/``summary`` say where it is printed. ``complete_summary``,
     when set, gives the summary under -c from all qrels grades instead.
+    Measures with the same ``shared`` key share one parameter record in
+    trec_eval (dcg, ideal_dcg and ndcg): see :func:`plan`.
     """
 
     name: str
@@ -48,6 +50,7 @@ class TrecMeasure:
     per_query: bool = True
     summary: bool = True
     complete_summary: Callable | None = None
+    shared: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -132,8 +135,15 @@ def _pairs(raw: str, arg: str) -> list[tuple[str, float]]:
     return pairs
 
 
-def values_of(spec: TrecMeasure, raw: str | None, options: dict) -> list[TrecValue]:
-    """The printed values of one trec_eval measure, from its parameter text (None: defaults)."""
+_SAME = object()
+
+
+def values_of(spec: TrecMeasure, raw: str | None, options: dict, printed_raw=_SAME) -> list[TrecValue]:
+    """The printed values of one trec_eval measure, from its parameter text (None: defaults).
+
+    ``printed_raw`` is the parameter text in the printed name when it differs from ``raw``.
+    """
+    printed_raw = raw if printed_raw is _SAME else printed_raw
     arg = spec.name if raw is None else f"{spec.name}.{raw}"
     if spec.kind == "plain":
         return [TrecValue(spec.name, spec.build(None, options), spec)]
@@ -149,7 +159,7 @@ def values_of(spec: TrecMeasure, raw: str | None, options: dict) -> list[TrecVal
             raise MetricsError(f"measure {arg!r}: duplicate cutoffs", fix="give each cutoff once")
         fmt = (lambda c: f"{spec.name}_{c}") if spec.kind == "cut_long" else (lambda c: f"{spec.name}_{c:3.2f}")
         return [TrecValue(fmt(c), spec.build(c, options), spec) for c in cutoffs]
-    printed = spec.name if raw is None else f"{spec.name}_{raw}"
+    printed = spec.name if printed_raw is None else f"{spec.name}_{printed_raw}"
     if spec.kind == "params":
         param = spec.defaults if raw is None else tuple(atof(part) for part in raw.split(","))
     else:
@@ -162,7 +172,12 @@ def plan(args, specs: dict, options: dict | None = None) -> list[TrecValue]:
 
     As trec_eval: a nickname marks all its measures; parameters of a measure
     come from the first ``-m`` that names it with a dot; a measure marked twice
-    is computed once.
+    is computed once. dcg, ideal_dcg and ndcg share one parameter record in
+    trec_eval: each one given parameters overwrites it when trec_eval sets the
+    measures up (in its order), a name shows the record as it is then, and all
+    three compute with its final content (so ``-m dcg.1=2 -m ndcg`` prints
+    ``ndcg_1=2``). trec_eval 10 frees that record once per measure, so some of
+    these combinations crash it (a double free); here they are computed.
     """
     options = dict(options or {})
     marked: set[str] = set()
@@ -181,8 +196,20 @@ def plan(args, specs: dict, options: dict | None = None) -> list[TrecValue]:
         else:
             raise MetricsError(f"illegal measure {str(arg)!r}",
                                fix=f"trec_eval measures: {', '.join(ORDER)}; nicknames: {', '.join(NICKNAMES)}")
+    record: dict[str, str | None] = {}
+    shown: dict[str, str | None] = {}
+    for name in ORDER:
+        group = specs[name].shared if name in marked else None
+        if group is not None:
+            if name in params:
+                record[group] = params[name]
+            shown[name] = record.get(group)
     out: list[TrecValue] = []
     for name in ORDER:
         if name in marked:
-            out.extend(values_of(specs[name], params.get(name), options))
+            group = specs[name].shared
+            if group is None:
+                out.extend(values_of(specs[name], params.get(name), options))
+            else:
+                out.extend(values_of(specs[name], record.get(group), options, shown[name]))
     return out
