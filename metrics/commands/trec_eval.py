@@ -114,14 +114,16 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
                 values[str(v.measure)] = np.where(was_missing, 0.0, values[str(v.measure)])
     lines = []
     if per_query:
+        columns = []  # (name column, one formatted value per query) for every per-query value
+        for v in plan:
+            if v.spec.per_query:
+                if isinstance(v.measure, TextMeasure):
+                    texts_of = [f"'{text}'" for text in texts[v.measure]]
+                else:
+                    texts_of = [format_value(x, v.spec.value, decimals) for x in values[str(v.measure)]]
+                columns.append((f"{v.printed:<22}", texts_of))
         for i, qid in enumerate(ranked.qids):
-            for v in plan:
-                if v.spec.per_query:
-                    if isinstance(v.measure, TextMeasure):
-                        text = f"'{texts[v.measure][i]}'"
-                    else:
-                        text = format_value(values[str(v.measure)][i], v.spec.value, decimals)
-                    lines.append(trec_line(v.printed, qid, text))
+            lines.extend(f"{name}\t{qid}\t{column[i]}" for name, column in columns)
     if summary:
         for v in plan:
             if not v.spec.summary:

@@ -32,8 +32,8 @@ def interpolated_precision(ctx: Context, levels, level: int | None = None) -> np
     level = ctx.rel_level if level is None else int(level)
     levels = np.asarray(levels, dtype=np.float64).reshape(-1)
     rel = ctx.relevant(level)
-    precision = ctx.hits(level) / (rel.pos + 1.0)
-    best_from = segment_reverse_max(rel.query, precision)
+    best_from = ctx.cached(("iprec_best", level),  # shared by every recall level
+                           lambda: segment_reverse_max(rel.query, ctx.hits(level) / (rel.pos + 1.0)))
     num_ret, rel_ret, num_rel = ctx.counts(level)
     needed = _lround(levels[None, :] * num_rel[:, None])
     first = np.searchsorted(rel.query, np.arange(ctx.n), side="left")
