@@ -7,30 +7,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from types import SimpleNamespace
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 import metrics
 from metrics.measures import Context, compute, compute_curve, parse, parse_family
-from metrics.ranking import rank
-
-
-def ranked_from(grades: dict[str, list], extra: dict[str, dict[str, int]] | None = None):
-    """A run whose documents d0, d1, ... come in the listed order; a grade of None means unjudged."""
-    run_rows = [(q, f"d{i}", 100.0 - i) for q, gs in grades.items() for i in range(len(gs))]
-    qrels_rows = [(q, f"d{i}", g) for q, gs in grades.items() for i, g in enumerate(gs) if g is not None]
-    qrels_rows += [(q, d, g) for q, docs in (extra or {}).items() for d, g in docs.items()]
-    run = SimpleNamespace(name="run", table=pa.table({
-        "qid": [r[0] for r in run_rows], "docno": [r[1] for r in run_rows],
-        "score": pa.array([r[2] for r in run_rows], pa.float64()),
-        "rank": pa.array(range(1, len(run_rows) + 1), pa.int64()), "tag": ["t"] * len(run_rows)}))
-    qrels = SimpleNamespace(table=pa.table({
-        "qid": [r[0] for r in qrels_rows], "docno": [r[1] for r in qrels_rows],
-        "rel": pa.array([r[2] for r in qrels_rows], pa.int64())}))
-    return rank(run, qrels)
+from tests.metrics.measures.trec_oracle import ranked_from
 
 
 def values(ranked, measure: str) -> list[float]:
