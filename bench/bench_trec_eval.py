@@ -109,7 +109,7 @@ def worker(engine: str, qrels: Path, run: Path, repeats: int) -> dict:
 def spawn(engine: str, qrels: Path, run: Path, repeats: int) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", engine, "--qrels", str(qrels),
                "--run", str(run), "--repeats", str(repeats)]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("RESULT "):
             return json.loads(line[len("RESULT "):])
@@ -149,7 +149,8 @@ def check(qrels: Path, run: Path) -> tuple[float, int]:
 # --------------------------------------------------------------------------- report
 
 def describe(qrels: Path, run: Path) -> str:
-    lines = sum(1 for _ in open(run, "rb"))
+    with open(run, "rb") as handle:
+        lines = sum(1 for _ in handle)
     with open(qrels) as handle:
         judged = [line.split()[0] for line in handle if line.strip()]
     return f"{len(set(judged)):,} queries, {lines:,} run lines, {len(judged):,} judgments"
@@ -157,7 +158,8 @@ def describe(qrels: Path, run: Path) -> str:
 
 def machine() -> str:
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
     except (OSError, StopIteration):
         cpu = platform.processor()
     return f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}, Python {platform.python_version()}"

@@ -20,7 +20,7 @@ from .base import parse as _parse
 from .context import Context, discount, gain_of
 from .iprec import interpolated_precision
 from .text import TextMeasure, relstring
-from .trec_names import NICKNAMES, ORDER, TrecMeasure, TrecValue, is_trec_spelling
+from .trec_names import ORDER, TrecMeasure, TrecValue, is_trec_spelling
 from .trec_names import plan as _plan
 
 _MODULES = (ndcg, ap, rr, cutoff, rprec, counts, sets, iprec, bpref, ndcg_rel, g, rbp, err)

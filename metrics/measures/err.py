@@ -15,7 +15,6 @@ from .context import Context
 from .segments import segment_accumulate
 
 
-
 def _terms(ctx: Context, m):
     """Documents with a positive grade and their terms R_r * prod (1 - R_j) / r."""
     def build():

@@ -68,7 +68,7 @@ def _ndcg_rel(ctx: Context, m):
 
 
 def _rndcg(ctx: Context, m):
-    rows, gain, dcg = running_dcg(ctx, m)
+    rows, _, dcg = running_dcg(ctx, m)
     iq, ipos, igain, offsets, ideal = running_ideal(ctx, m)
     n_pos = np.diff(offsets)
     run_end = np.ones(len(igain), dtype=bool)

@@ -19,8 +19,15 @@ import pytest
 
 import metrics
 from metrics.measures import trec_plan
-from tests.metrics.measures.trec_oracle import (TREC_EVAL, TREC_EVAL10, as_number, library_values,
-                                                read_trec_output, trec_eval10_cases, trec_options)
+from tests.metrics.measures.trec_oracle import (
+    TREC_EVAL,
+    TREC_EVAL10,
+    as_number,
+    library_values,
+    read_trec_output,
+    trec_eval10_cases,
+    trec_options,
+)
 
 CASES = trec_eval10_cases()
 

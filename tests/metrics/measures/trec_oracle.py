@@ -43,7 +43,9 @@ def trec_options(args: list[str]) -> dict:
     for arg in items:
         if arg.startswith("-") and len(arg) > 1:
             flag, rest = arg[1], arg[2:]
-            value = (lambda: rest or next(items))
+
+            def value(rest=rest):
+                return rest or next(items)
             if flag == "q":
                 options["per_query"] = True
             elif flag == "c":
