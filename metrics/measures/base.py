@@ -89,13 +89,6 @@ class Measure:
         """The same measure at another cutoff (``None`` for no cutoff)."""
         return Measure(self.family, self.name, self.params, cutoff)
 
-    def with_params(self, **params) -> "Measure":
-        """The same measure with some parameters replaced (defaults are dropped)."""
-        merged = dict(self.params)
-        merged.update(params)
-        kept = {k: v for k, v in merged.items() if v != self.family.params[k].default}
-        return Measure(self.family, self.name, tuple(sorted(kept.items())), self.cutoff)
-
 
 def _format_value(value: Any) -> str:
     if isinstance(value, dict):
