@@ -114,3 +114,13 @@ def test_geometric_mean_floor_and_sums():
     assert aggregate("num_ret", np.array([3.0, 4.0])) == 7.0
     assert aggregate("AP", aps) == pytest.approx(0.75 / 3)
     assert pd.isna(aggregate("IPrec@0", np.array([0.5, float("nan")])))  # trec_eval's sum keeps a NaN
+
+
+def test_every_all_trec_measure_is_the_same_on_any_partition(trec_eval10_data):
+    """The kernels never mix queries: scoring the run in query buckets gives identical floats."""
+    qrels, run = trec_eval10_data / "case100.qrels", trec_eval10_data / "case100.run"
+    local = metrics.evaluate(qrels, run, ["all_trec"], judged_only=True)
+    buckets = metrics.evaluate(qrels, run, ["all_trec"], judged_only=True, engine="streaming", buckets=3)
+    local, buckets = (f.sort_values(["measure", "qid"]).reset_index(drop=True) for f in (local, buckets))
+    assert local["measure"].tolist() == buckets["measure"].tolist() and local["qid"].tolist() == buckets["qid"].tolist()
+    assert np.array_equal(local["value"].to_numpy(), buckets["value"].to_numpy(), equal_nan=True)
