@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import io
 from .errors import MetricsError
-from .measures import Context, compute, compute_curve, parse, parse_family
+from .measures import Context, aggregate, compute, compute_curve, expand, parse, parse_family
 from .ranking import Ranked, rank
 
 TIE_DECIMALS = 12
@@ -83,10 +83,10 @@ def evaluate_ranked(ranked: Ranked, measures, *, rel_level: int = 1) -> dict[str
 
 
 def measure_list(measures) -> list:
-    """``measures`` as a non-empty list (one string is a list of one)."""
+    """The measures asked for as a non-empty list, trec_eval spellings expanded (``P.5,10``, ``all_trec``)."""
     if isinstance(measures, str):
-        return [measures]
-    measures = list(measures)
+        measures = [measures]
+    measures = [m for text in measures for m in expand(text)]
     if not measures:
         raise MetricsError("no measures given", fix="pass at least one, e.g. nDCG@10")
     return measures
@@ -136,15 +136,20 @@ def tidy(system: str, qids: np.ndarray, values: dict, names: list[str]) -> pd.Da
 
 
 def means(frame: pd.DataFrame) -> pd.DataFrame:
-    """System x measure table of means over queries (sums for NumRet/NumRel/NumRelRet, as trec_eval)."""
+    """System x measure table of means over queries: sums for counts, geometric means for gm_map
+    and gm_bpref, as trec_eval."""
     order = list(dict.fromkeys(frame["measure"]))
     systems = list(dict.fromkeys(frame["system"]))
     grouped = frame.groupby(["system", "measure"], sort=False, observed=True)["value"]
     table = grouped.mean().unstack("measure")
     sums = grouped.sum().unstack("measure")
     for m in order:
-        if parse(m).family.aggregate == "sum":
+        rule = parse(m).family.aggregate
+        if rule == "sum":
             table[m] = sums[m]
+        elif rule == "gmean":
+            values = frame[frame["measure"] == m].groupby("system", sort=False, observed=True)["value"]
+            table[m] = values.agg(lambda v, m=m: aggregate(m, v))
     return table.reindex(index=systems, columns=order)
 
 

@@ -43,6 +43,7 @@ class Ranked:
     ideal_offsets: np.ndarray
     ideal_rel: np.ndarray
     missing: np.ndarray  # per query: True when the run retrieved nothing for it
+    judged_only: bool = False  # True for a condensed list (unjudged documents removed, trec_eval -J)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -61,14 +62,14 @@ class Ranked:
         """
         if "condensed" not in self._cache:
             keep = self.judged & (self.rel >= 0)
-            self._cache["condensed"] = self._filtered(keep)
+            self._cache["condensed"] = self._filtered(keep, judged_only=True)
         return self._cache["condensed"]
 
     def truncated(self, depth: int) -> Ranked:
         """Only the first ``depth`` documents of every query (trec_eval ``-M``)."""
         return self._filtered(positions(self.offsets) < depth)
 
-    def _filtered(self, keep: np.ndarray) -> Ranked:
+    def _filtered(self, keep: np.ndarray, judged_only: bool = False) -> Ranked:
         query_index = np.repeat(np.arange(self.n_queries), self.lengths)
         counts = np.bincount(query_index[keep], minlength=self.n_queries)
         offsets = np.zeros(self.n_queries + 1, dtype=np.int64)
@@ -77,7 +78,7 @@ class Ranked:
             name=self.name, qids=self.qids, offsets=offsets, rel=self.rel[keep],
             judged=self.judged[keep], inferred=self.inferred[keep], score=self.score[keep],
             docno=self.docno.filter(pa.array(keep)), ideal_offsets=self.ideal_offsets,
-            ideal_rel=self.ideal_rel, missing=self.missing,
+            ideal_rel=self.ideal_rel, missing=self.missing, judged_only=self.judged_only or judged_only,
         )
 
 
@@ -181,7 +182,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     Queries are those of the qrels, sorted as strings; with ``missing="zero"``
     a query the run lacks is kept with an empty list (trec_eval ``-c``), with
     ``missing="skip"`` it is dropped. Run queries absent from the qrels are
-    ignored (``metrics.io.lint`` reports them).
+    ignored (``metrics.lint`` reports them).
     """
     if missing not in ("zero", "skip"):
         raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
@@ -277,7 +278,7 @@ def _drop_queries(ranked: Ranked, keep_q: np.ndarray) -> Ranked:
         rel=ranked.rel[row_keep], judged=ranked.judged[row_keep], inferred=ranked.inferred[row_keep],
         score=ranked.score[row_keep], docno=ranked.docno.filter(pa.array(row_keep)),
         ideal_offsets=offsets_of(np.diff(ranked.ideal_offsets)[keep_q]),
-        ideal_rel=ranked.ideal_rel[ideal_keep], missing=ranked.missing[keep_q],
+        ideal_rel=ranked.ideal_rel[ideal_keep], missing=ranked.missing[keep_q], judged_only=ranked.judged_only,
     )
 
 

@@ -1,17 +1,16 @@
-"""Average precision (trec_eval ``map`` / ``map_cut``).
+"""Average precision (trec_eval ``map`` / ``map_cut``) and its geometric mean (``gm_map``).
 
 AP@k = (sum over relevant documents at rank r <= k of P@r) / R, where R is
 the number of relevant documents in the qrels (not min(k, R), as trec_eval).
+gm_map has AP as its per-query value and summarises queries by the geometric
+mean exp(mean(log(max(AP, 1e-5)))), trec_eval's floor for a zero AP.
 """
 from __future__ import annotations
 
-from .base import Family, Param
+from .base import Family
 from .context import Context, safe_divide
-
-BINARY_PARAMS = {
-    "rel": Param(int, None, None, "minimum grade that counts as relevant (default: the -l level, 1)"),
-    "judged_only": Param(bool, False, None, "drop unjudged documents first (condensed list)"),
-}
+from .cutoff import BINARY_PARAMS
+from .trec_names import TrecMeasure
 
 
 def _precision_at_hits(ctx: Context, level: int):
@@ -33,5 +32,13 @@ def _ap_curve(ctx: Context, m, max_k: int):
 
 AP = Family("AP", "Average precision (mean over relevant documents of the precision at their rank).",
             BINARY_PARAMS, _ap, _ap_curve)
+GM_MAP = Family("gm_map", "AP per query, summarised by the geometric mean over queries (AP floored at 1e-5).",
+                BINARY_PARAMS, _ap, cutoff="none", aggregate="gmean")
 
-FAMILIES = (AP,)
+FAMILIES = (AP, GM_MAP)
+ALIASES = {"MAP": AP}
+TREC = (
+    TrecMeasure("map", "plain", lambda p, o: "AP"),
+    TrecMeasure("gm_map", "plain", lambda p, o: "gm_map", per_query=False),
+    TrecMeasure("map_cut", "cut_long", lambda k, o: f"AP@{k}", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+)

@@ -2,8 +2,9 @@
 
 A measure string such as ``nDCG(dcg=exp-log2)@10`` names a *family*
 (``nDCG``), optional parameters and an optional cutoff. Families are data
-(:class:`Family`) plus two vectorised kernels: one value per query at a
-single cutoff, and the whole curve for k = 1..K.
+(:class:`Family`) plus vectorised kernels: one value per query at a single
+cutoff, and (for rank cutoffs) the whole curve for k = 1..K. ``IPrec@0.1``
+takes a recall level after the ``@`` instead of a rank.
 """
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from typing import Any, Callable
 
 from ..errors import MetricsError
 
+AGGREGATES = ("mean", "sum", "gmean")
+GEOMETRIC_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: values below count as this in a geometric mean
+
 
 @dataclass(frozen=True)
 class Param:
@@ -23,19 +27,39 @@ class Param:
     default: Any = None
     choices: tuple | None = None
     describe: str = ""
+    required: bool = False
 
 
 @dataclass(frozen=True)
 class Family:
-    """A measure family: name, parameters, cutoff rule and kernels."""
+    """A measure family: name, parameters, cutoff rule, kernels and summary rule.
+
+    ``cutoff`` is "optional", "required" or "none"; ``cutoff_type`` is ``int``
+    (a rank) or ``float`` (a recall level, IPrec). ``aggregate`` is how a
+    summary over queries is formed: "mean", "sum" (counts) or "gmean" (the
+    geometric mean with values floored at 1e-5, as trec_eval's gm_map).
+    """
 
     name: str
     describe: str
     params: dict[str, Param]
     kernel: Callable  # kernel(ctx, measure) -> ndarray (n_queries,)
     curve: Callable | None = None  # curve(ctx, measure, max_k) -> ndarray (n_queries, max_k)
-    cutoff: str = "optional"  # "optional" | "required" | "none"
-    aggregate: str = "mean"  # how trec_eval summarises it: "mean" or "sum"
+    cutoff: str = "optional"
+    aggregate: str = "mean"
+    cutoff_type: type = int
+
+    def __post_init__(self):
+        if self.aggregate not in AGGREGATES:
+            raise ValueError(f"{self.name}: aggregate must be one of {AGGREGATES}")
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Another name of a family, possibly with parameters fixed (``SetRelP`` = ``SetP(relative=True)``)."""
+
+    family: Family
+    params: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,7 +69,7 @@ class Measure:
     family: Family = field(compare=False, hash=False, repr=False)
     name: str
     params: tuple[tuple[str, Any], ...] = ()
-    cutoff: int | None = None
+    cutoff: int | float | None = None
 
     def param(self, key: str) -> Any:
         for k, v in self.params:
@@ -58,10 +82,10 @@ class Measure:
         if self.params:
             text += "(" + ",".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{_format_value(self.cutoff)}"
         return text
 
-    def at(self, cutoff: int | None) -> "Measure":
+    def at(self, cutoff: int | float | None) -> "Measure":
         """The same measure at another cutoff (``None`` for no cutoff)."""
         return Measure(self.family, self.name, self.params, cutoff)
 
@@ -69,12 +93,14 @@ class Measure:
 def _format_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ",".join(_format_value(v) for v in value) + ")"
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e15 else repr(value)
     return str(value)
 
 
-_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$", re.S)
+_NAME = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$", re.S)
 
 
 def _split_params(text: str) -> list[str]:
@@ -109,6 +135,11 @@ def _convert(family: Family, key: str, raw: str, text: str) -> Any:
             if not isinstance(value, dict):
                 raise ValueError(raw)
             value = {int(k): float(v) for k, v in value.items()}
+        elif spec.type is tuple:
+            value = ast.literal_eval(raw)
+            value = tuple(sorted(float(v) for v in (value if isinstance(value, (tuple, list)) else (value,))))
+            if not value:
+                raise ValueError(raw)
         elif spec.type is str:
             value = raw.strip().strip("'\"")
         else:
@@ -122,10 +153,20 @@ def _convert(family: Family, key: str, raw: str, text: str) -> Any:
     return value
 
 
-def parse(text: str, registry: dict[str, Family], family_only: bool = False) -> Measure:
+def lookup(name: str, registry: dict) -> Family | Alias | None:
+    """The family or alias called ``name``: exact spelling first, then ignoring case."""
+    found = registry.get(name)
+    if found is None:
+        lowered = {k.lower(): k for k in registry}
+        found = registry.get(lowered.get(name.lower(), ""))
+    return found
+
+
+def parse(text: str, registry: dict, family_only: bool = False) -> Measure:
     """Parse an ir_measures-style name (``P(rel=2)@5``) into a :class:`Measure`.
 
-    ``family_only`` accepts a family without its required cutoff (for curves over k).
+    ``registry`` maps names to families or aliases. ``family_only`` accepts a
+    family without its required cutoff (for curves over k).
     """
     if isinstance(text, Measure):
         return text
@@ -134,33 +175,51 @@ def parse(text: str, registry: dict[str, Family], family_only: bool = False) -> 
         raise MetricsError(f"cannot read measure {text!r}",
                            fix="use ir_measures syntax such as nDCG@10, AP, P(rel=2)@5")
     name, params_text, cutoff_text = match.groups()
-    family = registry.get(name) or registry.get(name.lower())
-    if family is None:
-        lowered = {k.lower(): k for k in registry}
-        family = registry.get(lowered.get(name.lower(), ""))
-    if family is None:
+    found = lookup(name, registry)
+    if found is None:
         raise MetricsError(f"unknown measure {name!r} in {text!r}",
-                           fix=f"known measures: {', '.join(sorted(set(f.name for f in registry.values())))}")
-    params = {}
+                           fix=f"known measures: {', '.join(sorted(set(registry)))}")
+    family, fixed = (found.family, dict(found.params)) if isinstance(found, Alias) else (found, {})
+    params = dict(fixed)
     for part in _split_params(params_text or ""):
         if "=" not in part:
             raise MetricsError(f"measure {text!r}: parameter {part!r} needs the form key=value",
                                fix="for example nDCG(dcg=exp-log2)@10")
         key, raw = part.split("=", 1)
         params[key.strip()] = _convert(family, key.strip(), raw, text)
+    missing = [k for k, spec in family.params.items() if spec.required and k not in params]
+    if missing:
+        raise MetricsError(f"measure {text!r}: {family.name} needs the parameter {missing[0]!r}",
+                           fix=f"for example {family.name}({missing[0]}=...)")
     # drop parameters equal to their default so that equal measures print equally
     params = {k: v for k, v in params.items() if v != family.params[k].default}
     cutoff = None
     if cutoff_text is not None:
         if family.cutoff == "none":
             raise MetricsError(f"measure {text!r}: {family.name} takes no cutoff", fix=f"write {family.name}")
-        try:
-            cutoff = int(cutoff_text)
-        except ValueError:
-            cutoff = -1
-        if cutoff < 1:
-            raise MetricsError(f"measure {text!r}: the cutoff must be a whole number >= 1",
-                               fix="for example nDCG@10")
+        cutoff = _cutoff(family, cutoff_text, text)
     elif family.cutoff == "required" and not family_only:
-        raise MetricsError(f"measure {text!r}: {family.name} needs a cutoff", fix=f"for example {family.name}@10")
+        example = "0.1" if family.cutoff_type is float else "10"
+        raise MetricsError(f"measure {text!r}: {family.name} needs a cutoff",
+                           fix=f"for example {family.name}@{example}")
     return Measure(family, family.name, tuple(sorted(params.items())), cutoff)
+
+
+def _cutoff(family: Family, raw: str, text: str) -> int | float:
+    if family.cutoff_type is float:
+        try:
+            level = float(raw)
+        except ValueError:
+            level = -1.0
+        if not level >= 0:
+            raise MetricsError(f"measure {text!r}: the level after @ must be a number >= 0",
+                               fix=f"for example {family.name}@0.1")
+        return level
+    try:
+        cutoff = int(raw)
+    except ValueError:
+        cutoff = -1
+    if cutoff < 1:
+        raise MetricsError(f"measure {text!r}: the cutoff must be a whole number >= 1",
+                           fix="for example nDCG@10")
+    return cutoff

@@ -17,24 +17,27 @@ import numpy as np
 
 from ..ranking import Ranked, positions
 
+NAN = np.copysign(np.nan, -1.0)
+"""trec_eval's 0/0: on x86 a NaN with the sign bit set, which C's printf shows as -nan."""
+
 
 def gain_of(rel: np.ndarray, dcg: str = "log2", gains: dict | None = None) -> np.ndarray:
     """Gain per grade: ``rel`` (log2, trec_eval), ``2**rel - 1`` (exp-log2) or a custom map.
 
-    Grades missing from a custom map keep their own value (trec_eval's rule);
-    a gain <= 0 contributes nothing, so negative grades count as non-relevant.
-    Fractional gains are kept as they are (trec_eval truncates them).
+    Default gains of negative grades are 0 (judged non-relevant, as trec_eval).
+    A custom map gives its gain to each listed grade, even 0 or a negative
+    gain (trec_eval allows both); grades it omits keep their default gain.
+    Fractional gains are kept as they are (trec_eval truncates them when it
+    sorts the ideal ranking).
     """
     rel = np.asarray(rel)
-    if gains:
-        gain = rel.astype(np.float64)
-        for grade, value in gains.items():
-            gain[rel == grade] = value
-    elif dcg == "exp-log2":
+    if dcg == "exp-log2" and not gains:
         gain = np.exp2(np.clip(rel, 0, 1023).astype(np.float64)) - 1.0
     else:
-        gain = rel.astype(np.float64)
-    return np.where(gain > 0, gain, 0.0)
+        gain = np.maximum(rel, 0).astype(np.float64)
+    for grade, value in (gains or {}).items():
+        gain[rel == grade] = value
+    return gain
 
 
 def discount(pos: np.ndarray) -> np.ndarray:
@@ -63,7 +66,7 @@ class Context:
     def __init__(self, ranked: Ranked, rel_level: int = 1, judged_only: bool = False):
         self.ranked = ranked
         self.rel_level = rel_level
-        self.judged_only = judged_only
+        self.judged_only = judged_only or ranked.judged_only
         self.n = ranked.n_queries
         self.lengths = ranked.lengths
         self._cache: dict = {}
@@ -84,7 +87,7 @@ class Context:
 
     def release_running(self) -> None:
         """Drop cached arrays of the last measure family (row sets stay)."""
-        shared = ("labelled", "relevant", "hits", "num_rel", "ideal")
+        shared = ("labelled", "relevant", "hits", "num_rel", "ideal", "ideal_gains", "pooled", "query_of_ideal")
         for ctx in (self, *self._views.values()):
             for key in [k for k in ctx._cache if (k[0] if isinstance(k, tuple) else k) not in shared]:
                 del ctx._cache[key]
@@ -99,6 +102,11 @@ class Context:
     def labelled(self) -> Rows:
         """Documents with a label (qrels or proxy), in rank order."""
         return self.cached("labelled", lambda: self.rows_of(np.flatnonzero(self.ranked.judged)))
+
+    def pooled(self) -> Rows:
+        """Documents judged with a grade >= 0 (trec_eval's judged documents; a negative grade is
+        "in the pool but unjudged" there)."""
+        return self.cached("pooled", lambda: self.labelled().where(self.ranked.rel[self.labelled().rows] >= 0))
 
     def relevant(self, level: int) -> Rows:
         """Documents judged with grade >= level (binary relevance)."""
@@ -115,24 +123,58 @@ class Context:
             return np.arange(1, len(rel) + 1) - first
         return self.cached(("hits", level), build)
 
+    def query_of_ideal(self) -> np.ndarray:
+        """Query index of every entry of ``ranked.ideal_rel``."""
+        return self.cached("query_of_ideal",
+                           lambda: np.repeat(np.arange(self.n), np.diff(self.ranked.ideal_offsets)))
+
     def num_rel(self, level: int) -> np.ndarray:
-        """Per query: judged documents with grade >= level in the qrels."""
+        """Per query: judged documents with grade >= level in the qrels (never a negative grade)."""
         def build():
-            r = self.ranked
-            iq = np.repeat(np.arange(self.n), np.diff(r.ideal_offsets))
-            return np.bincount(iq, weights=(r.ideal_rel >= level), minlength=self.n).astype(np.float64)
+            grade = self.ranked.ideal_rel
+            keep = (grade >= level) & (grade >= 0)
+            return np.bincount(self.query_of_ideal(), weights=keep, minlength=self.n).astype(np.float64)
         return self.cached(("num_rel", level), build)
+
+    def num_nonrel(self, level: int) -> np.ndarray:
+        """Per query: judged documents with 0 <= grade < level in the qrels (bpref's N)."""
+        def build():
+            grade = self.ranked.ideal_rel
+            keep = (grade >= 0) & (grade < level)
+            return np.bincount(self.query_of_ideal(), weights=keep, minlength=self.n).astype(np.float64)
+        return self.cached(("num_nonrel", level), build)
+
+    def max_grade(self) -> np.ndarray:
+        """Per query: the highest grade >= 0 in the qrels (-1 when there is none)."""
+        def build():
+            out = np.full(self.n, -1, dtype=np.int64)
+            grade = self.ranked.ideal_rel
+            keep = grade >= 0
+            np.maximum.at(out, self.query_of_ideal()[keep], grade[keep])
+            return out
+        return self.cached("max_grade", build)
 
     def level(self, measure) -> int:
         rel = measure.param("rel") if "rel" in measure.family.params else None
         return self.rel_level if rel is None else int(rel)
 
+    def counts(self, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per query: (retrieved, relevant retrieved, relevant in the qrels) as floats."""
+        def build():
+            rel_ret = np.bincount(self.relevant(level).query, minlength=self.n).astype(np.float64)
+            return self.lengths.astype(np.float64), rel_ret, self.num_rel(level)
+        return self.cached(("counts", level), build)
+
     # -- sums over row sets ---------------------------------------------------
-    def top_sum(self, rows: Rows, values, cutoff: int | None = None) -> np.ndarray:
-        """Per-query sum of ``values`` (one per row, or a scalar) over rows ranked above ``cutoff``."""
+    def top_sum(self, rows: Rows, values, cutoff=None) -> np.ndarray:
+        """Per-query sum of ``values`` (one per row, or a scalar) over rows ranked above ``cutoff``.
+
+        ``cutoff`` is None (no cutoff), one rank for all queries, or one per query.
+        """
         weights = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(rows),))
         if cutoff is not None:
-            weights = np.where(rows.pos < cutoff, weights, 0.0)
+            limit = cutoff if np.ndim(cutoff) == 0 else np.asarray(cutoff)[rows.query]
+            weights = np.where(rows.pos < limit, weights, 0.0)
         return np.bincount(rows.query, weights=weights, minlength=self.n).astype(np.float64)
 
     def top_curve(self, rows: Rows, values, max_k: int) -> np.ndarray:
@@ -147,39 +189,49 @@ class Context:
         """(queries x max_k): number of documents retrieved within the top k."""
         return np.minimum(self.lengths[:, None], np.arange(1, max_k + 1)[None, :]).astype(np.float64)
 
+    def retrieved_upto(self, cutoff) -> np.ndarray:
+        """Per query: documents retrieved within the top ``cutoff`` (all when None)."""
+        lengths = self.lengths.astype(np.float64)
+        return lengths if cutoff is None else np.minimum(lengths, cutoff)
+
     # -- gains ---------------------------------------------------------------
     def gain_key(self, measure):
         """Hashable identity of a measure's gain function (dcg, custom gains)."""
         gains = measure.param("gains")
         return (measure.param("dcg"), tuple(sorted(gains.items())) if gains else None)
 
-    def gain_rows(self, measure) -> tuple[Rows, np.ndarray]:
-        """Documents with a positive gain and their contributions gain / log2(rank + 1)."""
+    def gain_rows(self, measure) -> tuple[Rows, np.ndarray, np.ndarray]:
+        """Documents with a non-zero gain, their gains and contributions gain / log2(rank + 1).
+
+        Only a custom gain map can give a negative gain; it counts in DCG as in trec_eval.
+        """
         dcg, gains = self.gain_key(measure)
 
         def build():
             labelled = self.labelled()
             gain = gain_of(self.ranked.rel[labelled.rows], dcg, dict(gains) if gains else None)
-            positive = gain > 0
-            rows = labelled.where(positive)
-            return rows, gain[positive] / discount(rows.pos)
+            nonzero = gain != 0
+            rows = labelled.where(nonzero)
+            return rows, gain[nonzero], gain[nonzero] / discount(rows.pos)
         return self.cached(("gain_rows", dcg, gains), build)
 
     def contributions(self, measure) -> np.ndarray:
         """Per retrieved document: gain / log2(rank + 1); 0 for unjudged documents."""
-        rows, contrib = self.gain_rows(measure)
+        rows, _, contrib = self.gain_rows(measure)
         out = np.zeros(len(self.ranked.rel), dtype=np.float64)
         out[rows.rows] = contrib
         return out
 
-    def ideal(self, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(query index, 0-based ideal rank, contribution) of the ideal ranking's positive gains."""
+    def ideal_gains(self, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The ideal ranking's positive gains: (query index, 0-based ideal rank, gain, offsets).
+
+        Gains are sorted descending within each query; ``offsets[q]`` is where query q's start.
+        """
         dcg, gains = self.gain_key(measure)
 
         def build():
-            r = self.ranked
-            iq = np.repeat(np.arange(self.n), np.diff(r.ideal_offsets))
-            gain = gain_of(r.ideal_rel, dcg, dict(gains) if gains else None)
+            iq = self.query_of_ideal()
+            gain = gain_of(self.ranked.ideal_rel, dcg, dict(gains) if gains else None)
             order = np.lexsort((-gain, iq))
             iq, gain = iq[order], gain[order]
             positive = gain > 0
@@ -187,9 +239,15 @@ class Context:
             counts = np.bincount(iq, minlength=self.n)
             offsets = np.zeros(self.n + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
-            pos = positions(offsets)
+            return iq, positions(offsets), gain, offsets
+        return self.cached(("ideal_gains", dcg, gains), build)
+
+    def ideal(self, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query index, 0-based ideal rank, contribution) of the ideal ranking's positive gains."""
+        def build():
+            iq, pos, gain, _ = self.ideal_gains(measure)
             return iq, pos, gain / discount(pos)
-        return self.cached(("ideal", dcg, gains), build)
+        return self.cached(("ideal",) + self.gain_key(measure), build)
 
     def ideal_dcg(self, measure, cutoff: int | None) -> np.ndarray:
         iq, pos, contrib = self.ideal(measure)

@@ -4,9 +4,10 @@ RR@k is 0 when the first relevant document lies below rank k.
 """
 from __future__ import annotations
 
-from .ap import BINARY_PARAMS
 from .base import Family
 from .context import Context
+from .cutoff import BINARY_PARAMS
+from .trec_names import TrecMeasure
 
 
 def _first_hits(ctx: Context, level: int):
@@ -30,3 +31,5 @@ def _rr_curve(ctx: Context, m, max_k: int):
 RR = Family("RR", "Reciprocal rank of the first relevant document.", BINARY_PARAMS, _rr, _rr_curve)
 
 FAMILIES = (RR,)
+ALIASES = {"MRR": RR}
+TREC = (TrecMeasure("recip_rank", "plain", lambda p, o: "RR"),)

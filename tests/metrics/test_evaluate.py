@@ -58,7 +58,8 @@ def test_run_names_from_mappings_and_duplicates():
 
 
 def test_measure_list_and_empty_input():
-    assert measure_list("AP") == ["AP"]
+    assert [str(m) for m in measure_list("AP")] == ["AP"]
+    assert [str(m) for m in measure_list(["P.5,10", "ndcg_cut.10"])] == ["P@5", "P@10", "nDCG@10"]
     with pytest.raises(MetricsError, match="no measures given"):
         measure_list([])
     empty = evaluate(QRELS, [], ["AP"])

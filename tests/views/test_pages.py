@@ -191,7 +191,7 @@ def test_adding_a_measure_adds_a_column(viewer, legal_means):
 
 @pytest.mark.parametrize("text, words", [
     ("nDCG@x", ["nDCG@x", "cutoff"]),
-    ("IPrec@0.5", ["unknown measure", "IPrec", "known measures"]),
+    ("Foo@0.5", ["unknown measure", "Foo", "known measures"]),
     ("P(rel=a)@5", ["rel", "int"]),
 ])
 def test_a_bad_measure_shows_a_clear_error(viewer, text, words):
