@@ -130,7 +130,7 @@ def _cases() -> list[Case]:
         Case("run.xlsx", _xlsx(), "run", "Excel workbook", None),
         Case("qrels.xlsx", _xlsx(), "qrels", "Excel workbook", None),
         Case("nul_byte.run", (run_line + "q1 Q0 d2\x00 2 1.5 sys\n").encode(), "run", "NUL byte", 2),
-        Case("nul_byte.qrels", b"q1 0 d1 1\n\x00\x00\x00\n", "qrels", "NUL byte", 2),
+        Case("nul_byte.qrels", b"q1 0 d1 1\nq1 0 d2\x00 1\nq1 0 d3 1\n", "qrels", "NUL byte", 2),
         Case("image.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "run", "PNG image", None),
         Case("document.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "run", "PDF document", None),
         Case("random.bin", bytes((i * 97 + 13) % 256 for i in range(4096)), "run", "binary", None),

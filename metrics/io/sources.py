@@ -6,10 +6,12 @@ import bz2
 import glob as globlib
 import gzip
 import hashlib
+import io as _stdio
 import lzma
 import os
 import re
 import threading
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from .. import settings as settings_module
 from ..errors import MetricsError
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
@@ -37,13 +40,19 @@ def stem(file_name: str) -> str:
 
 
 def sha256_later(raw: bytes):
-    """sha256 of ``raw`` computed on a second thread (hashlib releases the GIL) while we parse."""
+    """sha256 of ``raw`` computed on a second thread (hashlib releases the GIL) while we parse.
+
+    The thread is not a daemon: when parsing fails, the interpreter may start to exit while the
+    hash still runs in C without the GIL. A daemon thread that then asks for the GIL back is
+    ended by ``pthread_exit`` in the middle of finalisation, which can abort the process
+    (SIGABRT, exit 134); a normal thread is joined before finalisation begins.
+    """
     if len(raw) < (1 << 20):
         digest = hashlib.sha256(raw).hexdigest()
         return lambda: digest
     box: dict = {}
     worker = threading.Thread(target=lambda: box.setdefault("hex", hashlib.sha256(raw).hexdigest()),
-                              daemon=True)
+                              name="ndcg-lab-sha256", daemon=False)
     worker.start()
 
     def result() -> str:
@@ -63,21 +72,116 @@ def compression_of(head: bytes) -> str | None:
     return next((name for magic, name in COMPRESSION_MAGIC.items() if head.startswith(magic)), None)
 
 
-def decompress(raw: bytes, source: str) -> bytes:
-    """``raw`` unpacked when its magic bytes name a compression, else ``raw`` itself."""
+INFLATE_CHUNK = 16 << 20   # bytes inflated at a time, so a bomb is stopped within a chunk of the limit
+
+
+def decompress(raw: bytes, source: str, *, limit: int | None = None) -> bytes:
+    """``raw`` unpacked when its magic bytes name a compression, else ``raw`` itself.
+
+    Inflation is streamed and refused past ``limit`` bytes (default: the operator's
+    ``inflate_limit``, :func:`metrics.settings.load`). Containers and encodings that are not
+    text (zip, Excel, UTF-16, images, PDF, a second compression) are refused with what they are.
+    """
     compression = compression_of(raw[:6])
+    data = raw
+    if compression is not None:
+        limit = settings_module.load().inflate_limit if limit is None else limit
+        data = inflate(raw, compression, source, limit)
+        if compression_of(data[:6]) is not None:
+            raise MetricsError(f"the file is compressed twice ({compression} of {compression_of(data[:6])})",
+                               source=source, fix="unpack it once and upload the result")
+    refuse_other_formats(data, source)
+    return data
+
+
+def inflate(raw: bytes, compression: str, source: str, limit: int) -> bytes:
+    """The unpacked bytes of ``raw``, read as a stream and refused once they pass ``limit``."""
     try:
-        if compression == "gzip":
-            return gzip.decompress(raw)
-        if compression == "bz2":
-            return bz2.decompress(raw)
-        if compression == "xz":
-            return lzma.decompress(raw)
-        if compression == "zstd":
-            return pa.input_stream(pa.py_buffer(raw), compression="zstd").read()
+        stream = open_decompressed(_stdio.BytesIO(raw) if compression != "zstd" else pa.py_buffer(raw),
+                                   compression)
+        chunks, total = [], 0
+        while True:
+            chunk = stream.read(min(INFLATE_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise MetricsError(f"the file inflates to more than {limit:,} bytes, the limit of this server "
+                                   f"({compression} of {len(raw):,} bytes)", source=source,
+                                   fix="split the run into smaller files (or give it uncompressed); the operator "
+                                       "can raise NDCG_LAB_INFLATE_LIMIT")
+            chunks.append(chunk)
     except DECOMPRESS_ERRORS as exc:
+        if isinstance(exc, MetricsError):
+            raise
         raise decompress_error(exc, source) from None
-    return raw
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_SAVE_AS_TEXT = ("give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), CSV/TSV, "
+                 "parquet or JSON")
+
+_OTHER_FORMATS = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+                  (b"%PDF", "a PDF document"), (b"\xd0\xcf\x11\xe0", "an old Office document (.xls/.doc)"),
+                  (b"7z\xbc\xaf", "a 7-Zip archive"), (b"Rar!", "a RAR archive"),
+                  (b"SQLite format 3\x00", "an SQLite database"), (b"\x7fELF", "a program (ELF)"),
+                  (b"ARROW1", "an Arrow IPC file"))
+"""Magic bytes of common files that are not runs, qrels or topics, and what to call them."""
+
+
+def refuse_other_formats(data: bytes, source: str) -> None:
+    """MetricsError saying what ``data`` is when it is a known non-text file (zip, Excel, UTF-16, ...)."""
+    head = data[:4096]
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        kind = _zip_kind(data)
+        if kind == "xlsx":
+            raise MetricsError("this is an Excel workbook (.xlsx), not text", source=source,
+                               fix="in Excel, save or export the sheet as tab-separated text (.tsv or .txt) "
+                                   "and upload that")
+        what = "an OpenDocument file" if kind == "odf" else "a Word document" if kind == "docx" else "a zip archive"
+        raise MetricsError(f"this is {what}, not text", source=source,
+                           fix="unpack it and upload the file inside (gzip, bz2, xz and zstd are unpacked "
+                               "automatically, zip is not)")
+    if len(data) > 262 and data[257:262] == b"ustar":
+        raise MetricsError("this is a tar archive, not text", source=source,
+                           fix="unpack it (tar -xf) and upload the file inside")
+    encoding = utf16_encoding(head)
+    if encoding is not None:
+        raise MetricsError(f"this is {encoding} text; only UTF-8 is read", source=source,
+                           fix=f"save the file as UTF-8 (for example: iconv -f {encoding.replace(' ', '')} "
+                               "-t utf-8, or 'UTF-8' in the editor's Save As)")
+    for magic, what in _OTHER_FORMATS:
+        if head.startswith(magic):
+            raise MetricsError(f"this is {what}, not text", source=source, fix=_SAVE_AS_TEXT)
+
+
+def _zip_kind(data: bytes) -> str:
+    """``xlsx``, ``docx``, ``odf`` or ``zip`` from the names in a zip's directory (nothing is inflated)."""
+    try:
+        names = zipfile.ZipFile(_stdio.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return "zip"
+    if any(n.startswith("xl/") for n in names):
+        return "xlsx"
+    if any(n.startswith("word/") for n in names):
+        return "docx"
+    return "odf" if "mimetype" in names and "content.xml" in names else "zip"
+
+
+def utf16_encoding(head: bytes) -> str | None:
+    """``"UTF-16"`` (with a byte-order mark), ``"UTF-16 LE"``/``"UTF-16 BE"`` (without one: NUL
+    in every other byte), or None."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") and head[:4] != b"\xff\xfe\x00\x00":
+        return "UTF-16"
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nul > 0.3 and even_nul < 0.05:
+        return "UTF-16 LE"
+    if even_nul > 0.3 and odd_nul < 0.05:
+        return "UTF-16 BE"
+    return None
 
 
 def decompress_error(exc: BaseException, source: str) -> MetricsError:
@@ -89,6 +193,10 @@ FIRST_DATA_LINE = re.compile(rb"(?m)(?:^|(?<=\r))[ \t\f\v]*([^#\s][^\r\n]*)")
 """The first line that is neither blank nor a comment (group 1: the line from its first non-blank)."""
 
 
+_TEXT_BYTES = bytes(range(32, 127)) + b"\t\n\r\f\v" + bytes(range(128, 256))
+"""Bytes of text; a file whose first 4 kB are more than a tenth other bytes is binary as a whole."""
+
+
 def check_text(data: bytes, kind, source: str) -> None:
     if not data or data.isspace():
         raise MetricsError("the file is empty" if not data else "the file holds only blank lines",
@@ -96,11 +204,11 @@ def check_text(data: bytes, kind, source: str) -> None:
                            fix=f"upload the {kind.what} file itself ({' '.join(kind.fields)} on each line)")
     nul = data.find(b"\x00")
     if nul >= 0:
-        line = line_of_offset(data, nul)
+        head = data[:4096]
+        if len(head.translate(None, _TEXT_BYTES)) > len(head) // 10:
+            raise MetricsError(f"this is binary data, not a text {kind.what} file", source=source, fix=_SAVE_AS_TEXT)
         raise MetricsError(f"binary data (a NUL byte) at byte {nul}; this is not a text {kind.what} file",
-                           source=source, line=line,
-                           fix="give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), "
-                               "CSV/TSV, parquet or JSON")
+                           source=source, line=line_of_offset(data, nul), fix=_SAVE_AS_TEXT)
     if not data.isascii():
         # Decode in blocks cut at newlines (never inside a UTF-8 sequence): bounded memory.
         start = 0

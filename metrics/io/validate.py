@@ -7,7 +7,10 @@ scores, negative grades) reported as :class:`Finding` objects.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +21,7 @@ import pyarrow.compute as pc
 from ..errors import MetricsError
 from ..ranking import canonical_order, positions
 from .keys import exact_duplicates
-from .sources import line_text
+from .sources import line_ends, line_text
 
 RUN_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
                         ("rank", pa.int64()), ("tag", pa.string())])
@@ -119,6 +122,21 @@ QRELS = Kind("qrels", ("qid", "iter", "docno", "rel"), 4, True, "rel",
               "run", ("qid", "Q0", "docno", "rank", "score", "tag"))
 
 
+QUOTE_LINES = contextvars.ContextVar("quote_lines", default=True)
+"""Whether errors quote the offending line. Off while reading a file on the server (a path a
+visitor typed), so that a message never shows its content."""
+
+
+@contextlib.contextmanager
+def quoting(quote: bool):
+    """Errors raised inside quote their line (``True``) or only name it (``False``)."""
+    token = QUOTE_LINES.set(bool(quote))
+    try:
+        yield
+    finally:
+        QUOTE_LINES.reset(token)
+
+
 @dataclass
 class Source:
     """Where rows came from: names for messages, and the text to quote lines from."""
@@ -142,7 +160,7 @@ class Source:
         return self.line_error(line, problem, fix)
 
     def line_error(self, line: int, problem: str, fix: str | None = None) -> MetricsError:
-        quoted = line_text(self.text, line) if self.text is not None else None
+        quoted = line_text(self.text, line) if self.text is not None and QUOTE_LINES.get() else None
         if quoted is not None:
             problem = f"{problem}: {quoted}"
         return MetricsError(problem, source=self.source, line=line, fix=fix)
@@ -210,7 +228,21 @@ def cast_ranks(col, ctx: Source):
         raise ctx.error(row, f"rank {col[row].as_py()!r} is not a whole number",
                         "ranks must be whole numbers such as 1 (trec_eval ignores them, but they must still be "
                         "numbers)")
-    return pa.chunked_array([pa.array(values.astype(np.int64))])
+    return pa.chunked_array([pa.array(_whole_int64(values, col, "rank", ctx))])
+
+
+_INT64_BOUND = 2.0 ** 63
+
+
+def _whole_int64(values: np.ndarray, col, role: str, ctx: Source) -> np.ndarray:
+    """Whole float ``values`` as int64, or an error naming the first that does not fit
+    (``astype`` would wrap it to -9223372036854775808 without a word)."""
+    outside = (values >= _INT64_BOUND) | (values < -_INT64_BOUND)
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise ctx.error(row, f"{role} {col[row].as_py()!r} is too large: it does not fit in a 64-bit integer",
+                        f"give {role}s between -9223372036854775808 and 9223372036854775807")
+    return values.astype(np.int64)
 
 
 def cast_grades(col, ctx: Source):
@@ -233,7 +265,7 @@ def cast_grades(col, ctx: Source):
         raise ctx.error(row, f"grade {col[row].as_py()!r} is not a whole number", fix)
     if limit < len(col):
         raise ctx.error(limit, f"grade {col[limit].as_py()!r} is not a number", fix)
-    return pa.chunked_array([pa.array(values.astype(np.int64))])
+    return pa.chunked_array([pa.array(_whole_int64(values, col, "grade", ctx))])
 
 
 def _present(col, role: str, ctx: Source):
@@ -278,7 +310,10 @@ def numeric_column(col, role: str, ctx: Source, cast):
     elif not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)):
         raise ctx.error(None, f"the {role} column has type {typ}, not numbers", f"give {role} as numbers")
     if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
-        return pc.cast(col, pa.float64() if role == "score" else pa.int64())
+        try:
+            return pc.cast(col, pa.float64() if role == "score" else pa.int64())
+        except pa.ArrowInvalid:   # uint64 above 2**63 - 1
+            return cast(pc.cast(col, pa.float64()), ctx)
     return cast(col, ctx)
 
 
@@ -343,9 +378,30 @@ def finite_scores(score, ctx: Source) -> np.ndarray:
     finite = np.isfinite(score)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
+        overflow = _overflowing_number(ctx, row) if np.isinf(score[row]) else None
+        if overflow is not None:
+            raise ctx.error(row, f"score {overflow} overflows double precision (beyond \u00b11.8e308)",
+                            "scale the scores down (for example take their logarithm) so that they fit")
         raise ctx.error(row, f"score {float(score[row])} is not a finite number",
                         "replace NaN and infinite scores with numbers (or drop those documents)")
     return score
+
+
+_NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _overflowing_number(ctx: Source, row: int) -> str | None:
+    """The number on ``row``'s line that is too large for a double (``1e309``), if the text is known."""
+    if ctx.text is None or ctx.lines is None:
+        return None
+    line = int(ctx.lines([row])[0])
+    ends = line_ends(ctx.text)
+    start = 0 if line == 1 else int(ends[line - 2]) + 1
+    end = int(ends[line - 1]) if line - 1 < len(ends) else len(ctx.text)
+    for token in re.split(rb"[\s,;]+", ctx.text[start:end]):
+        if _NUMBER.fullmatch(token) and np.isinf(float(token)):
+            return token.decode("ascii")
+    return None
 
 
 def encode(values) -> tuple[np.ndarray, pa.Array]:
