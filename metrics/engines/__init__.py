@@ -27,7 +27,7 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
              inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
              on_duplicate: str = "error", engine: str = "local", buckets: int | None = None,
              scheduler: str | None = None, workers: int | None = None, workdir=None,
-             progress: Progress | None = None) -> pd.DataFrame:
+             progress: Progress | None = None, allowed=None) -> pd.DataFrame:
     """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
 
     ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
@@ -44,11 +44,15 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     an fsspec URL or (inside a list or mapping) a list of shard files read as one
     run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
     is called as ``progress(done, total, message)``.
+
+    ``allowed``: None when paths come from the local user (CLI, Python); the app's
+    :class:`metrics.settings.Settings` when a visitor typed them: every path or URL must then
+    pass :func:`metrics.settings.check_server_source`, and errors name lines without quoting them.
     """
     if engine not in ENGINES:
         raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
     options = dict(missing=missing, judged_only=judged_only, inferred=inferred, max_depth=max_depth,
-                   rel_level=rel_level, ties=ties, on_duplicate=on_duplicate, progress=progress)
+                   rel_level=rel_level, ties=ties, on_duplicate=on_duplicate, progress=progress, allowed=allowed)
     if engine == "local":
         return local.evaluate(qrels, runs, measures, **options)
     return streaming.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,

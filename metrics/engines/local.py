@@ -3,6 +3,7 @@ fsspec URL or a list of shards) is read into one :class:`metrics.io.Run` first."
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,23 +13,27 @@ from .. import io
 from ..evaluate import DEFAULT_MEASURES
 from ..evaluate import evaluate as evaluate_in_memory
 from ..io.sources import display_name, expand, filesystem, is_shards, is_url, shard_name
-from .partition import duplicates, run_specs
+from ..io.validate import quoting
+from .partition import duplicates, read_qrels_at, run_specs
 from .streaming import BucketTask
 
 
-def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error") -> io.Run:
+def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error", allowed=None) -> io.Run:
     """One run from several files (shards) in memory, for the local engine: each file read by
-    metrics.io, then duplicates across files checked with file and line."""
-    paths = expand(files)
+    metrics.io, then duplicates across files checked with file and line. ``allowed``: see
+    :func:`metrics.io.sources.expand` (server files a visitor named: checked, never quoted)."""
+    paths = expand(files, allowed=allowed)
     name = name or shard_name(files if isinstance(files, (list, tuple)) else str(files))
     runs = []
-    for path in paths:
-        if is_url(path):
-            fs, inner = filesystem(path)
-            with fs.open_input_stream(inner) as f:
-                runs.append(io.read_run(f.read(), name=name, source=display_name(path), on_duplicate=on_duplicate))
-        else:
-            runs.append(io.read_run(path, name=name, on_duplicate=on_duplicate))
+    with quoting(allowed is None):
+        for path in paths:
+            if is_url(path):
+                fs, inner = filesystem(path)
+                with fs.open_input_stream(inner) as f:
+                    runs.append(io.read_run(f.read(), name=name, source=display_name(path),
+                                            on_duplicate=on_duplicate))
+            else:
+                runs.append(io.read_run(path, name=name, on_duplicate=on_duplicate))
     if len(runs) == 1:
         return runs[0]
     table = pa.concat_tables([pa.table({
@@ -50,17 +55,24 @@ def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error
                   ", ".join(r.source for r in runs), digest, findings)
 
 
-def local_runs(runs, *, on_duplicate: str = "error"):
+def local_runs(runs, *, on_duplicate: str = "error", allowed=None):
     """``runs`` with every multi-file run (glob, URL, list of shards) read into one :class:`metrics.io.Run`;
-    ``runs`` unchanged when it has none."""
+    ``runs`` unchanged when it has none (and no ``allowed`` settings ask for paths to be checked)."""
     specs = run_specs(runs)
-    if not any(is_shards(spec) for _, spec in specs):
+    paths = allowed is not None and any(isinstance(spec, (str, Path)) for _, spec in specs)
+    if not paths and not any(is_shards(spec) for _, spec in specs):
         return runs
-    return [read_run_files(spec, name=name, on_duplicate=on_duplicate) if is_shards(spec)
+    return [read_run_files(spec, name=name, on_duplicate=on_duplicate, allowed=allowed)
+            if is_shards(spec) or (allowed is not None and isinstance(spec, (str, Path)))
             else io.read_run(spec, name=name, on_duplicate=on_duplicate) for name, spec in specs]
 
 
-def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", **options) -> pd.DataFrame:
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
+             **options) -> pd.DataFrame:
     """The local engine: :func:`metrics.evaluate.evaluate` on ``runs``, multi-file runs read into memory."""
-    return evaluate_in_memory(qrels, local_runs(runs, on_duplicate=on_duplicate), measures,
+    if allowed is not None:
+        qrels = read_qrels_at(qrels, allowed=allowed)
+        if options.get("inferred") is not None:
+            options["inferred"] = read_qrels_at(options["inferred"], allowed=allowed)
+    return evaluate_in_memory(qrels, local_runs(runs, on_duplicate=on_duplicate, allowed=allowed), measures,
                               on_duplicate=on_duplicate, **options)

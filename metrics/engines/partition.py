@@ -26,7 +26,8 @@ from ..errors import MetricsError
 from ..evaluate import is_ranx_dict
 from ..io.keys import as_array, exact_duplicates
 from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
-from ..io.validate import RUN, encode
+from ..io.validate import RUN, encode, quoting
+from ..settings import check_server_source
 from .buckets import HASH, bucket_of, default_buckets
 from .parts import (
     FRAGMENT_SCHEMA,
@@ -34,6 +35,7 @@ from .parts import (
     PIECE_BYTES,
     RANGE_BYTES,
     ROW_GROUP_ROWS,
+    STOP,
     Part,
     PartResult,
     partition_part,
@@ -128,7 +130,17 @@ def _bucket_qrels(qrels: io.Qrels, n_buckets: int, out: str, folder: str) -> Non
         start += int(counts[b])
 
 
-def read_qrels_at(qrels, what: str = "qrels") -> io.Qrels:
+def read_qrels_at(qrels, what: str = "qrels", *, allowed=None) -> io.Qrels:
+    """Qrels from a path, URL or anything :func:`metrics.io.read_qrels` takes. With ``allowed``
+    settings a path or URL is a server file a visitor named: checked by
+    :func:`metrics.settings.check_server_source`, its lines never quoted in errors."""
+    if isinstance(qrels, (str, Path)) and allowed is not None:
+        given = str(qrels)
+        qrels = check_server_source(given, allowed)
+        with quoting(False):
+            if is_url(qrels):
+                return read_qrels_at(qrels, what)
+            return io.read_qrels(qrels, name=stem(display_name(given)), source=display_name(given))
     if isinstance(qrels, (str, Path)) and is_url(str(qrels)):
         fs, inner = filesystem(str(qrels))
         with fs.open_input_stream(inner) as f:
@@ -139,7 +151,7 @@ def read_qrels_at(qrels, what: str = "qrels") -> io.Qrels:
 def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str | None = None, inferred=None,
               on_duplicate: str = "error", piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
               row_group_rows: int = ROW_GROUP_ROWS, progress: Progress | None = None,
-              client=None) -> Partition:
+              client=None, allowed=None) -> Partition:
     """Split one run (a file, glob, URL or list of shard files) and its qrels into ``n_buckets``
     buckets by ``crc32(qid) mod n_buckets``, as parquet under ``out`` (a path or fsspec URL;
     default: a new temporary folder).
@@ -147,17 +159,20 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     Memory stays bounded by ``piece_bytes`` of text at a time. With a Dask ``client`` the parts are
     partitioned on its workers (inputs and ``out`` must then be visible to them). The folder is
     written under a temporary name and renamed to ``out`` only on success; an earlier partition
-    at ``out`` is replaced.
+    at ``out`` is replaced. ``allowed``: see :func:`metrics.io.sources.expand` (server files a
+    visitor named: checked, and their lines never quoted in errors).
     """
-    files = expand(run)
+    files = expand(run, allowed=allowed)
     name = name or shard_name(run if isinstance(run, (list, tuple)) else str(run))
-    qrels = read_qrels_at(qrels)
-    proxy = read_qrels_at(inferred) if inferred is not None else None
+    qrels = read_qrels_at(qrels, allowed=allowed)
+    proxy = read_qrels_at(inferred, allowed=allowed) if inferred is not None else None
     workers = _n_workers(client)
     if workers > 1:
         # Enough parts for every worker: cut plain text into ranges of at least 64 MB.
         range_bytes = min(range_bytes, max(MIN_RANGE_BYTES, _plain_bytes(files) // (2 * workers) + 1))
     parts = plan(files, range_bytes)
+    if allowed is not None:
+        parts = [dataclasses.replace(p, quote=False) for p in parts]
     total_bytes = sum(p.size for p in parts)
     if n_buckets is None:
         n_buckets = max(default_buckets(sum(p.size * (4 if p.compression else 1) for p in parts)), 2 * workers)
@@ -253,7 +268,7 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             results.append(result)
             report(done_bytes, total_bytes, f"partitioned {part.source}")
         return results
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed, wait
     futures = client.map(partition_part, parts, out=tmp, n_buckets=n_buckets, piece_bytes=piece_bytes,
                          row_group_rows=row_group_rows, on_duplicate=on_duplicate, pure=False)
     by_index = {f.key: i for i, f in enumerate(futures)}
@@ -268,8 +283,12 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             if failed and all(j in finished for j in range(failed[0])):
                 break
     finally:
-        for future in futures:
-            future.cancel()
+        if len(finished) < len(futures):
+            # Cancelling a future does not stop a task that already runs on a worker: it would
+            # go on writing into ``tmp`` after the caller removed it. Ask every task to stop,
+            # then wait until each has ended, so that nothing writes once this returns.
+            _request_stop(tmp)
+            wait(futures)
     for i in range(len(parts)):
         if i not in finished:
             break
@@ -277,6 +296,12 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             raise first_error(finished[i], [finished[j] for j in range(i)])
         results.append(finished[i])
     return results
+
+
+def _request_stop(tmp: str) -> None:
+    fs, root = filesystem(tmp)
+    with fs.open_output_stream(join_path(root, STOP)) as f:
+        f.write(b"stop")
 
 
 def _line_offsets(parts: list[Part], results: list[PartResult]) -> np.ndarray:

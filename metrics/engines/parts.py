@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import io
@@ -38,7 +39,7 @@ from ..io.sources import (
 )
 from ..io.tables import ALIASES, header_columns, pick
 from ..io.trec import read_trec
-from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, string_column
+from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
 from .buckets import bucket_of
 
 PIECE_BYTES = 64 << 20          # text read and parsed at a time by one partition task
@@ -70,6 +71,7 @@ class Part:
     start: int = 0
     end: int | None = None
     size: int = 0        # bytes of input this part covers (for progress)
+    quote: bool = True   # errors quote the offending line (off for server files a visitor named)
 
 
 def plan(files: list[str], range_bytes: int) -> list[Part]:
@@ -206,6 +208,19 @@ def _shifted(exc: MetricsError, lines: int) -> MetricsError:
     return MetricsError(exc.problem, source=exc.source, line=line, fix=exc.fix)
 
 
+STOP = "_stop"
+"""A file the driver writes into the output folder once the partition has failed: a task that
+sees it writes nothing more and returns (see :func:`stop_requested`)."""
+
+
+class Stopped(Exception):
+    """The driver asked the tasks to stop (the partition already failed elsewhere)."""
+
+
+def stop_requested(fs, root: str) -> bool:
+    return fs.get_file_info(join_path(root, STOP)).type != pafs.FileType.NotFound
+
+
 @dataclass
 class PartResult:
     part: int
@@ -214,6 +229,7 @@ class PartResult:
     bucket_rows: dict = field(default_factory=dict)   # bucket -> rows written
     has_rank: bool = True
     error: tuple | None = None        # (problem, source, line, fix): a MetricsError, line relative to the part
+    stopped: bool = False             # ended early because the driver asked (another part failed)
 
 
 class _Writers:
@@ -236,6 +252,8 @@ class _Writers:
     def write(self, table: pa.Table) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
+        if stop_requested(self.fs, self.root):
+            raise Stopped
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-writer")
         self._wait()
@@ -293,16 +311,22 @@ def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_g
     """
     result = PartResult(part.index)
     writers = _Writers(out, part.index, n_buckets, row_group_rows)
+    if stop_requested(writers.fs, writers.root):
+        result.stopped = True
+        return result
     try:
-        fs, inner = filesystem(part.path)
-        if part.kind == "parquet":
-            _partition_parquet(part, fs, inner, writers, result, on_bytes)
-        elif part.kind == "whole":
-            _partition_whole(part, fs, inner, writers, result, on_duplicate)
-        else:
-            _partition_text(part, fs, inner, writers, result, piece_bytes, on_bytes)
+        with quoting(part.quote):
+            fs, inner = filesystem(part.path)
+            if part.kind == "parquet":
+                _partition_parquet(part, fs, inner, writers, result, on_bytes)
+            elif part.kind == "whole":
+                _partition_whole(part, fs, inner, writers, result, on_duplicate)
+            else:
+                _partition_text(part, fs, inner, writers, result, piece_bytes, on_bytes)
     except MetricsError as exc:
         result.error = (exc.problem, exc.source, exc.line, exc.fix)
+    except Stopped:
+        result.stopped = True
     finally:
         writers.close()
     result.bucket_rows = writers.rows

@@ -199,12 +199,13 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
              missing: str = "zero", judged_only: bool = False, inferred=None, max_depth: int | None = None,
              rel_level: int = 1, ties: str = "score", on_duplicate: str = "error",
              progress: Progress | None = None, piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
-             row_group_rows: int = ROW_GROUP_ROWS) -> pd.DataFrame:
+             row_group_rows: int = ROW_GROUP_ROWS, allowed=None) -> pd.DataFrame:
     """``metrics.evaluate`` with ``engine="streaming"`` or ``"dask"``: partition each run, then evaluate
     its buckets. Inputs that are not files (DataFrames, parsed Runs, dicts) are written as parquet first.
 
     ``workdir`` holds the buckets (default: a temporary folder, removed afterwards; a remote Dask
-    cluster needs a folder or URL its workers can read).
+    cluster needs a folder or URL its workers can read). ``allowed``: see
+    :func:`metrics.engines.evaluate`.
     """
 
     if engine not in ("streaming", "dask"):
@@ -231,7 +232,7 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
             out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
             part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=inferred,
                              on_duplicate=on_duplicate, piece_bytes=piece_bytes, range_bytes=range_bytes,
-                             row_group_rows=row_group_rows, progress=progress, client=client)
+                             row_group_rows=row_group_rows, progress=progress, client=client, allowed=allowed)
             try:
                 frames.append(evaluate_partition(part, names, engine=engine, client=client, missing=missing,
                                                  judged_only=judged_only, max_depth=max_depth,

@@ -300,8 +300,15 @@ def display_name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def expand(src) -> list[str]:
-    """Input files of one run: a path or fsspec URL, a glob of them, or a list/tuple of those; sorted per glob."""
+def expand(src, *, allowed: settings_module.Settings | None = None) -> list[str]:
+    """Input files of one run: a path or fsspec URL, a glob of them, or a list/tuple of those; sorted per glob.
+
+    ``allowed``: None when the caller is the local user (the CLI, a Python program): every path
+    its account can read is fine. Settings when the paths come from a visitor of the app: each
+    pattern and every file it expands to must pass :func:`metrics.settings.check_server_source`
+    (under a data root once symlinks are resolved, or a listed URL scheme); the resolved
+    paths are returned.
+    """
     if isinstance(src, (str, Path)):
         items = [str(src)]
     elif isinstance(src, (list, tuple)) and src and all(isinstance(x, (str, Path)) for x in src):
@@ -309,6 +316,8 @@ def expand(src) -> list[str]:
     else:
         raise MetricsError(f"cannot read run files from a {type(src).__name__}",
                            fix="give a path, a glob such as 'runs/part-*.txt', or a list of paths")
+    if allowed is not None:
+        items = [settings_module.check_server_source(item, allowed) for item in items]
     files: list[str] = []
     for item in items:
         if _GLOB_CHARS.search(item) and not (not is_url(item) and os.path.exists(os.path.expanduser(item))):
@@ -320,14 +329,50 @@ def expand(src) -> list[str]:
                 found = sorted(globlib.glob(os.path.expanduser(item)))
             found = [f for f in found if not os.path.isdir(f)] if not is_url(item) else found
             if not found:
-                raise MetricsError(f"no file matches {item!r}", source=display_name(item),
+                raise MetricsError(f"no file matches {item!r}" if allowed is None else "no file matches the pattern",
+                                   source=display_name(item),
                                    fix="check the pattern (a glob such as runs/part-*.txt)")
             files += found
         elif _is_directory(item):
             files += _directory_files(item)
         else:
             files.append(item if is_url(item) else os.path.abspath(os.path.expanduser(item)))
+    if allowed is not None:
+        files = [settings_module.check_server_source(f, allowed) for f in files]
     return files
+
+
+def check_upload(files, settings: settings_module.Settings | None = None) -> None:
+    """MetricsError when one upload holds more files or more bytes than the operator allows
+    (``upload_files``, ``upload_bytes`` of :func:`metrics.settings.load`).
+
+    ``files``: the uploaded files, each with ``size`` (Streamlit's ``UploadedFile``) or bytes,
+    or (name, bytes or size) pairs.
+    """
+    settings = settings_module.load() if settings is None else settings
+    sizes = [_upload_size(f) for f in files]
+    if len(sizes) > settings.upload_files:
+        raise MetricsError(f"{len(sizes)} files in one upload; this server takes at most {settings.upload_files}",
+                           fix="upload them in smaller groups (the operator sets NDCG_LAB_UPLOAD_FILES)")
+    total = sum(sizes)
+    if total > settings.upload_bytes:
+        raise MetricsError(f"the upload holds {total:,} bytes; this server takes at most "
+                           f"{settings.upload_bytes:,} bytes at once",
+                           fix="compress the files (gzip, bz2, xz, zstd) or upload fewer at a time "
+                               "(the operator sets NDCG_LAB_UPLOAD_BYTES)")
+
+
+def _upload_size(item) -> int:
+    if isinstance(item, tuple) and len(item) == 2:
+        item = item[1]
+    if isinstance(item, int):
+        return item
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        return len(item)
+    size = getattr(item, "size", None)
+    if isinstance(size, int):
+        return size
+    return len(item.getvalue())
 
 
 def _is_directory(item: str) -> bool:

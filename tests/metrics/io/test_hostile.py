@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 import metrics
+import metrics.settings
 from metrics.errors import MetricsError
+from metrics.io.sources import check_upload, expand
 from metrics.io.topics import read_topics
 from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT
 
@@ -69,3 +71,73 @@ def test_cli_exits_2_with_one_line(case, tmp_path):
     assert lines[0].startswith("error: ")
     assert "Traceback" not in done.stderr
     _check(lines[0], case, name)
+
+
+# --------------------------------------------------------------------------- server files
+
+
+SECRET = "root:x:0:0:root:/root:/bin/bash"
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A data root holding a good qrels, a run with a bad line, and two symlinks that escape it."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "passwd").write_text(SECRET + "\n")
+    (root / "qrels.txt").write_bytes(GOOD_QRELS)
+    (root / "bad.run").write_text(f"q1 Q0 d1 1 2.5 sys\n{SECRET}\n")
+    (root / "link.run").symlink_to(outside / "passwd")
+    (root / "sub").mkdir()
+    (root / "sub" / "part-1.run").write_bytes(GOOD_RUN)
+    (root / "sub" / "part-2.run").symlink_to(outside / "passwd")
+    settings = metrics.settings.Settings(data_roots=(root.resolve(),), url_schemes=frozenset({"s3"}))
+    return root, outside, settings
+
+
+def test_expand_lets_the_local_user_read_anything(server):
+    root, outside, _ = server
+    assert expand(str(outside / "passwd")) == [str(outside / "passwd")]
+    assert expand(str(root / "link.run")) == [str(root / "link.run")]
+
+
+def test_expand_with_settings_keeps_paths_under_the_roots(server):
+    root, outside, settings = server
+    assert expand(str(root / "qrels.txt"), allowed=settings) == [str((root / "qrels.txt").resolve())]
+    for escape in (str(root / ".." / "outside" / "passwd"), str(outside / "passwd"), str(root / "link.run"),
+                   str(root / "sub" / "*.run"), "/etc/passwd", f"file://{outside}/passwd"):
+        with pytest.raises(MetricsError, match="outside the folders this server may read"):
+            expand(escape, allowed=settings)
+    with pytest.raises(MetricsError, match="may not hold '..'"):
+        expand(str(root / ".." / "*" / "passwd"), allowed=settings)
+    for url in ("http://example.com/run.txt", "ftp://host/run", "s3://bucket/a::gcs://b/c"):
+        with pytest.raises(MetricsError, match="not allowed"):
+            expand(url, allowed=settings)
+
+
+def test_server_file_errors_name_the_line_without_quoting_it(server):
+    root, _, settings = server
+    qrels = str(root / "qrels.txt")
+    for engine in ("local", "streaming"):
+        with pytest.raises(MetricsError) as caught:
+            metrics.evaluate(qrels, {"sys": str(root / "bad.run")}, ["nDCG@10"], engine=engine, allowed=settings)
+        assert (caught.value.source, caught.value.line) == ("bad.run", 2)
+        assert "root:x" not in str(caught.value) and "/bin/bash" not in str(caught.value)
+        with pytest.raises(MetricsError, match="outside the folders"):
+            metrics.evaluate(qrels, {"sys": str(root / "link.run")}, ["nDCG@10"], engine=engine, allowed=settings)
+        with pytest.raises(MetricsError, match="outside the folders"):
+            metrics.evaluate(str(root / "link.run"), {"sys": str(root / "sub" / "part-1.run")}, ["nDCG@10"],
+                             engine=engine, allowed=settings)
+    with pytest.raises(MetricsError) as local_user:
+        metrics.evaluate(qrels, {"sys": str(root / "bad.run")}, ["nDCG@10"])
+    assert "/bin/bash" in str(local_user.value)   # the local user sees their own file quoted
+
+
+def test_check_upload_bounds_files_and_bytes():
+    settings = metrics.settings.Settings(upload_files=2, upload_bytes=100)
+    check_upload([("a.run", b"x" * 50), ("b.run", b"y" * 50)], settings)
+    with pytest.raises(MetricsError, match="3 files in one upload; this server takes at most 2"):
+        check_upload([("a", b""), ("b", b""), ("c", b"")], settings)
+    with pytest.raises(MetricsError, match="101 bytes"):
+        check_upload([("a.run", 60), ("b.run", b"z" * 41)], settings)
