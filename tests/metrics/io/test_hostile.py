@@ -2,17 +2,22 @@
 library and through ``python -m metrics eval`` (exit 2, one line naming file and line)."""
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import metrics
 import metrics.settings
 from metrics.errors import MetricsError
-from metrics.io.sources import check_upload, expand
+from metrics.io.sources import check_upload, expand, sha256_later
 from metrics.io.topics import read_topics
 from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT
 
@@ -141,3 +146,38 @@ def test_check_upload_bounds_files_and_bytes():
         check_upload([("a", b""), ("b", b""), ("c", b"")], settings)
     with pytest.raises(MetricsError, match="101 bytes"):
         check_upload([("a.run", 60), ("b.run", b"z" * 41)], settings)
+
+
+# --------------------------------------------------------------------------- exit while hashing
+
+
+def test_the_digest_thread_is_joined_before_the_interpreter_exits():
+    """A daemon thread still hashing when the interpreter finalises is ended by pthread_exit as it
+    takes the GIL back, which can abort the process (exit 134): the thread must not be a daemon."""
+    digest_of = sha256_later(bytes(8 << 20))
+    workers = [t for t in threading.enumerate() if t.name == "ndcg-lab-sha256"]
+    assert workers and not any(t.daemon for t in workers)
+    assert digest_of() == hashlib.sha256(bytes(8 << 20)).hexdigest()
+
+
+def test_wrong_parquet_columns_exit_2_under_load(tmp_path):
+    """The case that once ended in SIGABRT: a parquet run (over 1 MB, so hashed on a thread) whose
+    columns are wrong, fails before the hash is done, repeated while every core is busy."""
+    rng = np.random.default_rng(3)
+    run = tmp_path / "wrong.parquet"
+    pq.write_table(pa.table({"a": rng.random(400_000), "b": rng.integers(0, 1 << 40, 400_000)}), run,
+                   compression="none")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(GOOD_QRELS)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        for _ in range(5):
+            done = subprocess.run([sys.executable, "-m", "metrics", "eval", str(qrels), str(run)], cwd=ROOT,
+                                  env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+                                  timeout=120)
+            assert done.returncode == 2, (done.returncode, done.stderr)
+            assert done.stderr.startswith("error: wrong.parquet: no qid") and done.stderr.count("\n") == 1
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
