@@ -23,6 +23,8 @@ from ..report.export import to_latex
 from ..report.text import comparison_marks, format_p, markers_note, percent
 
 DEFAULT_MEASURE = "nDCG@10"
+MISSING_NOTE = {"zero": "scored 0 (trec_eval -c)",
+                "skip": "skipped: each run is paired with the baseline over the queries both have"}
 FORMATS = ("table", "tsv", "json", "latex")
 
 
@@ -58,7 +60,8 @@ def register(sub) -> None:
     miss.add_argument("-c", dest="missing", action="store_const", const="zero",
                       help="score qrels queries missing from a run as 0 (default)")
     miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
-                      help="leave out qrels queries that a run lacks (they then count 0 in the pairing)")
+                      help="leave out qrels queries that a run lacks: each run is paired with the baseline "
+                           "over the queries both have")
     p.add_argument("--format", choices=FORMATS, default="table")
     p.set_defaults(handler=run)
 
@@ -76,20 +79,21 @@ def run(args) -> int:
         measures = [with_gain(m, args.gain) for m in measures]
     qrels = read_qrels(args.qrels)
     runs = as_runs([args.baseline, *args.runs])
-    frame = evaluate(qrels, runs, measures, missing=args.missing or "zero")
+    missing = args.missing or "zero"
+    frame = evaluate(qrels, runs, measures, missing=missing)
     baseline = runs[0].name
     names = [r.name for r in runs[1:]]
     measures = list(dict.fromkeys(frame["measure"].astype(str)))
     table = stats.compare(frame, baseline, names, measures, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, permutations=args.permutations,
-                          resamples=args.resamples, tolerance=args.tolerance)
+                          resamples=args.resamples, tolerance=args.tolerance, missing=missing)
     settings = {
         "tool": f"nDCG Lab {__version__}", "qrels": str(args.qrels), "qrels_sha256": qrels.digest,
         "baseline": baseline, "runs_sha256": {r.name: r.digest for r in runs},
         "test": args.test, "test_name": stats.TESTS[args.test], "correction": args.correction,
         "alpha": args.alpha, "seed": args.seed, "permutations": args.permutations, "resamples": args.resamples,
         "confidence_level": stats.DEFAULT_LEVEL, "tie_tolerance": args.tolerance,
-        "missing_queries": "skipped" if args.missing == "skip" else "scored 0 (trec_eval -c)",
+        "missing_queries": MISSING_NOTE[missing],
         "order": "score desc, ties docno desc (trec_eval)",
     }
     print(render(table, frame, args.format, settings))
@@ -102,8 +106,10 @@ def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -
         extra = {}
         systems = [settings["baseline"], *dict.fromkeys(table["system"])]
         if len(systems) > 2:
+            missing = "skip" if settings["missing_queries"] == MISSING_NOTE["skip"] else "zero"
             extra["tukey_hsd"] = {m: _records(stats.tukey_hsd(
-                stats.paired_matrix(frame, m, systems).to_numpy(), systems)) for m in dict.fromkeys(table["measure"])}
+                stats.paired_matrix(frame, m, systems, missing).to_numpy(), systems))
+                for m in dict.fromkeys(table["measure"])}
         return json.dumps({"version": __version__, "settings": settings,
                            "means": {s: {m: float(v) for m, v in row.items()} for s, row in means(frame).iterrows()},
                            "comparisons": _records(table), **extra}, indent=2)
@@ -135,7 +141,9 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
     blocks = []
     for measure, rows in table.groupby("measure", sort=False):
         first = rows.iloc[0]
-        head = (f"{measure}  baseline {first.baseline} = {first.baseline_mean:.4f}  ({int(first.n_queries)} queries; "
+        low, high = int(rows["n_queries"].min()), int(rows["n_queries"].max())
+        queries = f"{low} queries" if low == high else f"{low}-{high} queries, each run paired over its own"
+        head = (f"{measure}  baseline {first.baseline} = {first.baseline_mean:.4f}  ({queries}; "
                 f"{test}; {correction} correction over {len(table)} comparison{'s' if len(table) != 1 else ''}; "
                 f"seed {settings['seed']})")
         shown = pd.DataFrame({

@@ -27,11 +27,24 @@ BETTER = "▲"   # significantly better than the baseline
 WORSE = "▼"    # significantly worse
 
 
-def paired_matrix(frame, measure: str, systems: list[str]):
-    """(queries x systems) matrix of one measure from a tidy frame, queries aligned by qid."""
+MISSING = ("zero", "skip")
+
+
+def paired_matrix(frame, measure: str, systems: list[str], missing: str = "zero"):
+    """(queries x systems) matrix of one measure from a tidy frame, queries aligned by qid.
+
+    ``missing="zero"``: a query a system lacks scores 0; ``"skip"``: only the queries every system has.
+    """
     sub = frame[frame["measure"] == measure]
     wide = sub.pivot_table(index="qid", columns="system", values="value", aggfunc="first", observed=True)
-    return wide.reindex(columns=systems).fillna(0.0)
+    wide = wide.reindex(columns=systems)
+    return wide.dropna() if _missing(missing) == "skip" else wide.fillna(0.0)
+
+
+def _missing(missing: str) -> str:
+    if missing not in MISSING:
+        raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
+    return missing
 
 
 def _wide(frame: pd.DataFrame, measures: list[str], systems: list[str]) -> pd.DataFrame:
@@ -63,7 +76,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
             measures: Sequence[str] | None = None, *, test: str = "t", correction: str = "holm",
             alpha: float = 0.05, seed: int = DEFAULT_SEED, permutations: int = DEFAULT_PERMUTATIONS,
             resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-            tolerance: float = TIE_TOLERANCE, intervals: bool = True) -> pd.DataFrame:
+            tolerance: float = TIE_TOLERANCE, intervals: bool = True, missing: str = "zero") -> pd.DataFrame:
     """Every system against ``baseline`` on every measure of a tidy frame: one row per (measure, system).
 
     Columns (:data:`COMPARE_COLUMNS`): means with bootstrap CIs, ``diff`` =
@@ -71,10 +84,12 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
     mean difference, the raw ``p_value`` of ``test`` and ``p_adjusted`` under
     ``correction`` over all rows, paired Cohen's d, wins/ties/losses at
     ``tolerance``, and ``marker`` "▲"/"▼" when p_adjusted < alpha.
-    Queries are the union over the frame, sorted by qid; one a system lacks
-    scores 0. The bootstrap CIs and the bootstrap test draw the same seeded
-    resamples; the randomisation test one sign matrix for all rows.
-    ``intervals=False`` skips the CIs (their columns are NaN).
+    ``missing="zero"``: queries are the union over the frame, sorted by qid; one a
+    system lacks scores 0. ``missing="skip"``: each system is paired with the baseline
+    over the queries both have (``n_queries`` per row; both means over those queries),
+    and the correction still spans every row. The bootstrap CIs and the bootstrap
+    test draw the same seeded resamples; the randomisation test one sign matrix for
+    all rows. ``intervals=False`` skips the CIs (their columns are NaN).
     """
     if test not in TESTS:
         raise MetricsError(f"unknown test {test!r}", fix="use one of " + ", ".join(TESTS))
@@ -87,12 +102,16 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
         raise MetricsError(f"baseline {baseline!r} is not among the systems ({', '.join(present) or 'none'})",
                            fix="pick the baseline among the evaluated runs")
     systems = [s for s in (systems if systems is not None else present) if s != baseline]
-    missing = [s for s in systems if s not in present]
-    if missing:
-        raise MetricsError(f"system(s) {', '.join(missing)} not in the frame", fix="evaluate them first")
+    absent = [s for s in systems if s not in present]
+    if absent:
+        raise MetricsError(f"system(s) {', '.join(absent)} not in the frame", fix="evaluate them first")
     measures = list(dict.fromkeys(measures if measures is not None else frame["measure"].astype(str)))
     if not systems or not measures:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in COMPARE_COLUMNS})
+    options = dict(test=test, correction=correction, alpha=alpha, seed=seed, permutations=permutations,
+                   resamples=resamples, level=level, tolerance=tolerance, intervals=intervals)
+    if _missing(missing) == "skip":
+        return _compare_common_queries(frame, baseline, systems, measures, options)
 
     wide = _wide(frame, measures, [baseline, *systems])
     n = len(wide)
@@ -134,6 +153,30 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
         "wins": wins, "ties": ties, "losses": losses, "significant": significant,
         "marker": np.where(significant, np.where(diff > 0, BETTER, WORSE), ""), "test": test, "correction": correction,
     })
+    return out[COMPARE_COLUMNS]
+
+
+def _compare_common_queries(frame: pd.DataFrame, baseline: str, systems: list[str], measures: list[str],
+                            options: dict) -> pd.DataFrame:
+    """:func:`compare` with ``missing="skip"``: one comparison per (measure, system) over the
+    queries that system and the baseline both have, then the correction over all rows."""
+    rows = []
+    for measure in measures:
+        sub = frame[frame["measure"] == measure]
+        for system in systems:
+            pair = sub[sub["system"].isin([baseline, system])]
+            both = pair.groupby("qid", observed=True)["system"].nunique()
+            common = both.index[both.to_numpy() == 2]
+            if len(common) == 0:
+                raise MetricsError(f"{system} and {baseline} have no query in common on {measure}",
+                                   fix="compare runs of the same topics, or score missing queries as 0")
+            rows.append(compare(pair[pair["qid"].isin(common)], baseline, [system], [measure], **options))
+    out = pd.concat(rows, ignore_index=True)
+    p_adj = adjust(out["p_value"].to_numpy(dtype=np.float64), options["correction"])
+    significant = p_adj < options["alpha"]
+    out["p_adjusted"] = p_adj
+    out["significant"] = significant
+    out["marker"] = np.where(significant, np.where(out["diff"].to_numpy() > 0, BETTER, WORSE), "")
     return out[COMPARE_COLUMNS]
 
 
