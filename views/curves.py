@@ -3,8 +3,7 @@ import streamlit as st
 
 import metrics
 from metrics.report.figures import curves as figures
-from ui import curves
-from ui import state
+from ui import curves, state
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP", "IPrec": "IPrec (precision-recall)"}
 
