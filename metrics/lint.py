@@ -88,6 +88,8 @@ def parity(qrels, run, *, examples: int = EXAMPLES) -> list[io.Finding]:
       documents, trec_eval 10 into round(x R) (half away from zero); they differ when the
       fraction of x R lies in [0.1, 0.5), and so do IPrec@x and 11pt_avg when the interpolated
       precision at those two counts differs. Shown on the 11 standard levels.
+
+    Each finding counts the queries and names the first ``examples`` of them (``query QID``).
     """
     qrels = io.read_qrels(qrels)
     run = io.read_run(run)
@@ -187,7 +189,7 @@ def _mixed_ties(ranked: Ranked) -> np.ndarray:
 
 
 def _examples(ranked: Ranked, flagged: np.ndarray, count: int) -> list[str]:
-    return [str(q) for q in ranked.qids[flagged][:count]]
+    return [f"query {q}" for q in ranked.qids[flagged][:count]]
 
 
 def _sorted_strings(arr: pa.Array) -> list[str]:

@@ -49,7 +49,7 @@ def _named(qrels, run, kind) -> set[str]:
     assert len(found) <= 1
     if found:
         assert found[0].count == len(found[0].examples)
-    return set(found[0].examples) if found else set()
+    return {e.removeprefix("query ") for e in found[0].examples} if found else set()
 
 
 def _differs(ours: pd.DataFrame, theirs: pd.DataFrame) -> set[str]:
