@@ -5,6 +5,9 @@ the number ``evaluate(..., ["Judged@k"])`` gives: a query of the qrels the run l
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -12,6 +15,13 @@ from . import io
 from .errors import MetricsError
 from .evaluate import evaluate
 from .io.validate import plural
+from .measures import iprec_curve
+from .ranking import Ranked, rank
+
+RANX_STABLE_MAX = 15
+"""ranx sorts a query's scores with numba's quicksort, which is an insertion sort (stable: ties
+keep input order) for at most 15 documents and an unstable partition sort above."""
+EXAMPLES = 5
 
 
 def lint(qrels, run, *, k: int = 10) -> list[io.Finding]:
@@ -56,7 +66,130 @@ def lint(qrels, run, *, k: int = 10) -> list[io.Finding]:
             + ("" if value == 1 else "; unjudged documents count as non-relevant")
             + ("; a query the run lacks counts 0" if len(missing) else ""),
             n, [], value))
+    findings.extend(parity(qrels, run))
     return findings
+
+
+def parity(qrels, run, *, examples: int = EXAMPLES) -> list[io.Finding]:
+    """Where ranx 0.3 or pytrec_eval (trec_eval 9.0.8) give another number than trec_eval 10, and why.
+
+    The relevance measures (nDCG, AP, P, R, RR) depend only on the sequence of positive grades
+    down the ranking, so a query differs exactly where another library's order changes that
+    sequence (a swap of an unjudged and a judged non-relevant document, which only Bpref, infAP
+    and Judged see, is not counted):
+
+    - ``parity_ranx_ties``: ranx orders by score with ties in input order (numba's insertion sort)
+      on queries of at most :data:`RANX_STABLE_MAX` documents, where trec_eval breaks ties by docno
+      descending; above that its quicksort leaves ties in an order of its own, so a tie group that
+      mixes labels may come out either way (``parity_ranx_unstable``).
+    - ``parity_float32``: pytrec_eval stores scores as float32; distinct float64 scores of a query
+      that round to one float32 tie there and fall back to docno order.
+    - ``parity_iprec``: trec_eval 9.0.8 turns a recall level x into c = floor(x R + 0.9) relevant
+      documents, trec_eval 10 into round(x R) (half away from zero); they differ when the
+      fraction of x R lies in [0.1, 0.5), and so do IPrec@x and 11pt_avg when the interpolated
+      precision at those two counts differs. Shown on the 11 standard levels.
+
+    Each finding counts the queries and names the first ``examples`` of them (``query QID``).
+    """
+    qrels = io.read_qrels(qrels)
+    run = io.read_run(run)
+    table = run.table
+    ours = rank(run, qrels)
+    if not len(ours.rel):
+        return []
+    findings = []
+    score = table.column("score").to_numpy().astype(np.float64)
+    # ranx: global order by score descending, ties in input order; the rank column carries it
+    in_ranx_order = np.empty(len(score), dtype=np.int64)
+    in_ranx_order[np.lexsort((np.arange(len(score)), -score))] = np.arange(len(score))
+    ranx = rank(_with(table, "rank", in_ranx_order, run.name), qrels, ties="rank")
+    lengths = ours.lengths
+    small = lengths <= RANX_STABLE_MAX
+    moved = _changed_queries(ours, ranx)
+    exact = moved & small
+    unstable = _mixed_ties(ours) & ~small
+    if exact.any():
+        findings.append(io.Finding(
+            "parity_ranx_ties",
+            f"ranx would score {plural(int(exact.sum()), 'query')} of {run.name} differently from "
+            "trec_eval 10: tied scores there keep the file's order, trec_eval orders them by docno "
+            "descending, and the tie mixes relevance grades",
+            int(exact.sum()), _examples(ours, exact, examples)))
+    if unstable.any():
+        findings.append(io.Finding(
+            "parity_ranx_unstable",
+            f"ranx may score {plural(int(unstable.sum()), 'query')} of {run.name} differently from "
+            f"trec_eval 10: they hold more than {RANX_STABLE_MAX} documents, where ranx's sort leaves "
+            "tied scores in no fixed order, and a tie mixes relevance grades",
+            int(unstable.sum()), _examples(ours, unstable, examples)))
+    single = score.astype(np.float32).astype(np.float64)
+    if not np.array_equal(single, score):
+        pytrec = rank(_with(table, "score", single, run.name), qrels)
+        collapsed = _changed_queries(ours, pytrec)
+        if collapsed.any():
+            findings.append(io.Finding(
+                "parity_float32",
+                f"pytrec_eval (and ir_measures, PyTerrier) would score "
+                f"{plural(int(collapsed.sum()), 'query')} of {run.name} differently from trec_eval 10: "
+                "distinct scores there become equal in float32 and reorder by docno, moving "
+                "relevant documents",
+                int(collapsed.sum()), _examples(ours, collapsed, examples)))
+    old, new = iprec_curve(ours, rounding="trec_eval9"), iprec_curve(ours)
+    rounded = ~((old == new) | (np.isnan(old) & np.isnan(new))).all(axis=1)
+    if rounded.any():
+        findings.append(io.Finding(
+            "parity_iprec",
+            f"pytrec_eval (trec_eval 9.0.8) would give other iprec_at_recall and 11pt_avg values on "
+            f"{plural(int(rounded.sum()), 'query')} of {run.name}: 9.0.8 counts floor(x R + 0.9) "
+            "relevant documents for recall level x, trec_eval 10 round(x R)",
+            int(rounded.sum()), _examples(ours, rounded, examples)))
+    return findings
+
+
+def _with(table: pa.Table, column: str, values: np.ndarray, name: str) -> SimpleNamespace:
+    """The run with ``column`` replaced, as :func:`metrics.ranking.rank` takes it."""
+    array = pa.array(values)
+    if column in table.column_names:
+        table = table.set_column(table.column_names.index(column), column, array)
+    else:
+        table = table.append_column(column, array)
+    return SimpleNamespace(table=table, name=name)
+
+
+def _labels(ranked: Ranked) -> np.ndarray:
+    """Per retrieved document its gain label: the grade when judged positive, else 0. Two orders
+    with the same label sequence give the same nDCG, AP, P, R, RR; two that differ give another
+    nDCG (a strictly falling discount over other gains)."""
+    return np.where(ranked.judged & (ranked.rel > 0), ranked.rel, 0)
+
+
+def _query_of(ranked: Ranked, rows: np.ndarray) -> np.ndarray:
+    return np.searchsorted(ranked.offsets, rows, side="right") - 1
+
+
+def _changed_queries(a: Ranked, b: Ranked) -> np.ndarray:
+    """Per query: True when the two orders of one run give different gain-label sequences."""
+    changed = np.zeros(a.n_queries, dtype=bool)
+    changed[_query_of(a, np.flatnonzero(_labels(a) != _labels(b)))] = True
+    return changed
+
+
+def _mixed_ties(ranked: Ranked) -> np.ndarray:
+    """Per query: True when some group of equal scores holds documents of different gain labels."""
+    labels = _labels(ranked)
+    query = _query_of(ranked, np.arange(len(labels)))
+    same = (query[1:] == query[:-1]) & (ranked.score[1:] == ranked.score[:-1])
+    mixed = np.zeros(ranked.n_queries, dtype=bool)
+    if not same.any():
+        return mixed
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    lows, highs = np.minimum.reduceat(labels, starts), np.maximum.reduceat(labels, starts)
+    mixed[query[starts[lows != highs]]] = True
+    return mixed
+
+
+def _examples(ranked: Ranked, flagged: np.ndarray, count: int) -> list[str]:
+    return [f"query {q}" for q in ranked.qids[flagged][:count]]
 
 
 def _sorted_strings(arr: pa.Array) -> list[str]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -9,6 +10,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats
+from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
 from metrics.report.text import format_p, percent
 from ui import state
 from ui.paths import app_dir
@@ -31,14 +33,40 @@ def run_names(sel: state.Selection) -> list[str]:
 
 
 def canonical_measures(texts) -> tuple[list[str], list[str]]:
-    """(canonical measure strings, error messages) of what the user picked or typed."""
+    """(canonical measure strings, error messages) of what the user picked or typed: any
+    ir_measures-style name or trec_eval spelling, one that stands for several expanded
+    (``P.5,10`` gives P@5 and P@10, ``iprec_at_recall`` the eleven IPrec levels)."""
     good, errors = [], []
     for text in texts:
         try:
-            good.append(str(metrics.parse_measure(str(text).strip())))
+            good.extend(str(m) for m in expand(str(text).strip()))
         except metrics.MetricsError as exc:
             errors.append(f"{text}: {exc}")
     return list(dict.fromkeys(good)), errors
+
+
+@lru_cache(maxsize=1)
+def _registry_names() -> tuple[str, ...]:
+    """Every family of the registry in ir_measures syntax (at a cutoff of 10, or a recall level of
+    0.5, where one is required), then trec_eval's own measure names and a few of its spellings."""
+    ours = []
+    for name, family in REGISTRY.items():
+        if not isinstance(family, Family):
+            ours.append(name)
+        elif family.cutoff == "required":
+            ours.append(f"{name}@{0.5 if family.cutoff_type is float else 10}")
+        else:
+            ours += [name, f"{name}@10"] if family.cutoff == "optional" else [name]
+    trec = [name for name in TREC_MEASURES if expand(name)]
+    return tuple(dict.fromkeys([*ours, *trec, "ndcg_cut.10", "P.5,10", "iprec_at_recall.0.3", "map_cut.100",
+                                "recall.100", "set_F.1", "rbp.p=0.95"]))
+
+
+def suggested_measures(gain: str) -> list[str]:
+    """Names offered in the measure pickers: the common ones (nDCG with the sidebar's gain) first,
+    then every family of the registry and trec_eval's names; any other name can be typed."""
+    common = [metrics.with_gain(m, gain) for m in COMMON_MEASURES]
+    return list(dict.fromkeys([*common, "Bpref", "infAP", "IPrec@0.3", "11pt_avg", *_registry_names()]))
 
 
 @st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)

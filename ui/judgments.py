@@ -15,7 +15,11 @@ from metrics.ranking import Ranked
 from ui import state
 
 POOLED = "All selected systems (pooled)"
-STRATEGY_SHORT = {"zero": "0", "condensed": "condensed", "inferred": "inferred"}
+STRATEGY_SHORT = {"zero": "0", "condensed": "condensed", "inferred": "inferred", "Bpref": "Bpref", "infAP": "infAP"}
+INCOMPLETE = {"Bpref": "Bpref (unjudged ignored)", "infAP": "infAP (estimated from the judged)"}
+"""Measures built for incomplete judgments, ranked beside the three treatments of unjudged documents:
+Bpref counts only judged non-relevant documents above each relevant one (Buckley & Voorhees 2004);
+infAP estimates AP from the judged documents as a random sample of the pool (Yilmaz & Aslam 2006)."""
 
 
 def ranked_systems(sel: state.Selection) -> dict[str, Ranked]:
@@ -24,7 +28,7 @@ def ranked_systems(sel: state.Selection) -> dict[str, Ranked]:
 
 
 def strategy_labels(sel: state.Selection) -> dict[str, str]:
-    labels = dict(judgments.STRATEGIES)
+    labels = {**judgments.STRATEGIES, **INCOMPLETE}
     proxy = state.proxy(sel)
     if proxy is not None:
         labels["inferred"] = f"inferred (proxy: {proxy.source or proxy.name})"
@@ -32,13 +36,17 @@ def strategy_labels(sel: state.Selection) -> dict[str, str]:
 
 
 def strategy_frames(sel: state.Selection, measure: str) -> dict[str, pd.Series]:
-    """{strategy: mean per system} through the app's cached evaluation."""
+    """{strategy: mean per system} through the app's cached evaluation: ``measure`` under each
+    treatment of unjudged documents, then Bpref and infAP (on the run as it is: they treat
+    unjudged documents themselves)."""
     out = {
         "zero": metrics.means(state.evaluate(sel, [measure]))[measure],
         "condensed": metrics.means(state.evaluate(sel, [measure], judged_only=True))[measure],
     }
     if sel.proxy_digest:
         out["inferred"] = metrics.means(state.evaluate(sel, [measure], inferred=True))[measure]
+    incomplete = metrics.means(state.evaluate(sel, list(INCOMPLETE)))
+    out.update({name: incomplete[name] for name in INCOMPLETE})
     return out
 
 

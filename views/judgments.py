@@ -44,8 +44,10 @@ with tab_unjudged:
     st.table(ju.strategy_display(table, labels))
     st.caption(f"**{measure}** per system. unjudged = 0: unjudged documents gain nothing (trec_eval's default). "
                "condensed: unjudged documents are removed before scoring (judged_only, trec_eval -J). "
-               "inferred: proxy labels fill the unjudged documents. ▲/▼: places gained or lost against "
-               "unjudged = 0.")
+               "inferred: proxy labels fill the unjudged documents. Bpref and infAP, measures built for "
+               "incomplete judgments, rank the systems beside them: Bpref counts only judged non-relevant "
+               "documents above each relevant one; infAP estimates AP from the judged documents as a sample. "
+               "▲/▼: places gained or lost against unjudged = 0.")
     if not sel.proxy_digest:
         st.info(f"Collection **{sel.collection}** has no proxy judgments, so there is no *inferred* column. "
                 "To add one, open the Data page, expand **Qrels, proxy judgments, topics and document titles** "

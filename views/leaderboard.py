@@ -5,7 +5,7 @@ import metrics
 from metrics.report import export
 from metrics.report import text as report_text
 from ui import state
-from ui.compare import significance
+from ui.compare import canonical_measures, significance, suggested_measures
 from ui.tables import leaderboard_styler
 
 st.header("Leaderboard")
@@ -17,13 +17,24 @@ if sel is None or not sel.systems:
 extra = st.session_state.setdefault("extra_measures", [])
 with st.expander("Add a measure", expanded=False):
     with st.form("add_measure", clear_on_submit=True):
-        text = st.text_input("Measure (ir_measures syntax)", placeholder="e.g. nDCG@100, P(rel=2)@5, Rprec")
-        if st.form_submit_button("Add") and text.strip():
+        c1, c2 = st.columns(2)
+        known = c1.selectbox("Known measures", suggested_measures(sel.gain), index=None, accept_new_options=True,
+                             placeholder="pick or type: Bpref, infAP, IPrec@0.3, ndcg_cut.10, P.5,10 …",
+                             key="add_measure_known")
+        text = c2.text_input("Measure (ir_measures syntax)", placeholder="or type: nDCG@100, P(rel=2)@5, bpref",
+                             help="ir_measures syntax or a trec_eval spelling (ndcg_cut.10, P.5,10, "
+                                  "iprec_at_recall.0.3); one that stands for several adds them all. "
+                                  "nDCG-like columns follow the sidebar's gain.")
+        wanted = (text or "").strip() or (known or "").strip()
+        if st.form_submit_button("Add") and wanted:
+            names, errors = canonical_measures([wanted])
+            for message in errors:
+                st.error(message)
             try:
-                name = str(metrics.parse_measure(text.strip()))
-                state.evaluate(sel, [metrics.with_gain(name, sel.gain)])  # refuse what cannot be computed
-                if name not in extra:
-                    extra.append(name)
+                added = [metrics.with_gain(name, sel.gain) for name in names]
+                if added:
+                    state.evaluate(sel, added)  # refuse what cannot be computed
+                extra.extend(name for name in dict.fromkeys(added) if name not in extra)
             except metrics.MetricsError as exc:
                 st.error(str(exc))
     if extra and st.button("Reset to the default columns"):

@@ -22,7 +22,8 @@ def cmd_lint(args) -> int:
     for run in as_runs(list(args.runs)):
         findings = lint(qrels, run, k=args.k)
         for finding in findings:
-            print(f"{run.source}\twarning\t{finding.kind}\t{finding.message}")
+            examples = f" (e.g. {', '.join(map(str, finding.examples[:5]))})" if finding.examples else ""
+            print(f"{run.source}\twarning\t{finding.kind}\t{finding.message}{examples}")
         if all(f.kind == "judged" for f in findings):
             print(f"{run.source}\tok\t-\tno problems found")
     return status

@@ -141,9 +141,10 @@ def aggregate(measure, values) -> float:
     return float(np.exp(total / len(values))) if rule == "gmean" else total / len(values)
 
 
-def iprec_curve(ranked, levels=iprec.ELEVEN_POINTS, *, rel_level: int = 1) -> np.ndarray:
-    """(queries x levels) interpolated precision of ``ranked`` at any recall levels, all queries at once."""
-    return interpolated_precision(Context(ranked, rel_level=rel_level), levels)
+def iprec_curve(ranked, levels=iprec.ELEVEN_POINTS, *, rel_level: int = 1, rounding: str = "trec_eval10") -> np.ndarray:
+    """(queries x levels) interpolated precision of ``ranked`` at any recall levels, all queries at once
+    (``rounding="trec_eval9"``: the recall cut-offs of trec_eval 9.0.8, as pytrec_eval computes them)."""
+    return interpolated_precision(Context(ranked, rel_level=rel_level), levels, rounding=rounding)
 
 
 def parse_family(text) -> Measure:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MetricsError
 from .base import Family, Param
 from .context import NAN, Context
 from .cutoff import BINARY_PARAMS
@@ -27,15 +28,27 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return (whole + (x - whole >= 0.5)).astype(np.int64)
 
 
-def interpolated_precision(ctx: Context, levels, level: int | None = None) -> np.ndarray:
-    """(queries x levels) interpolated precision at each recall level, for all queries at once."""
+ROUNDINGS = ("trec_eval10", "trec_eval9")
+"""How a recall level x becomes a count c of relevant documents: lround(x R) in trec_eval 10,
+(long)(x R + 0.9) in 9.0.8 and before (pytrec_eval, ir_measures, PyTerrier)."""
+
+
+def interpolated_precision(ctx: Context, levels, level: int | None = None, *,
+                           rounding: str = "trec_eval10") -> np.ndarray:
+    """(queries x levels) interpolated precision at each recall level, for all queries at once.
+
+    ``rounding`` (one of :data:`ROUNDINGS`) picks the cut-off rule of trec_eval 10 or of 9.0.8.
+    """
     level = ctx.rel_level if level is None else int(level)
     levels = np.asarray(levels, dtype=np.float64).reshape(-1)
     rel = ctx.relevant(level)
     best_from = ctx.cached(("iprec_best", level),  # shared by every recall level
                            lambda: segment_reverse_max(rel.query, ctx.hits(level) / (rel.pos + 1.0)))
     num_ret, rel_ret, num_rel = ctx.counts(level)
-    needed = _lround(levels[None, :] * num_rel[:, None])
+    share = levels[None, :] * num_rel[:, None]
+    if rounding not in ROUNDINGS:
+        raise MetricsError(f"rounding={rounding!r} is not an option", fix=f"use one of {', '.join(ROUNDINGS)}")
+    needed = _lround(share) if rounding == "trec_eval10" else np.floor(share + 0.9).astype(np.int64)
     first = np.searchsorted(rel.query, np.arange(ctx.n), side="left")
     nth = np.maximum(needed, 1)
     found = nth <= rel_ret[:, None]

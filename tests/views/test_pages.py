@@ -294,9 +294,11 @@ def test_data_page_lists_the_sample_runs_and_their_lint_report(viewer):
         assert f"{name}: {len(problems)} finding(s) · Judged@10 = {judged.value:.3f}" in labels
         for finding in findings:
             assert f"**{finding.kind}**: {finding.message}" in body
-    # the bm25 sample has tied scores: the lint names the tie rule
-    assert any(label.startswith("bm25: 1 finding(s)") for label in labels)
+    # the bm25 sample has tied scores: the lint names the tie rule, that ranx may order those ties
+    # otherwise, and where pytrec_eval's 9.0.8 IPrec cut-offs differ
+    assert any(label.startswith("bm25: 3 finding(s)") for label in labels)
     assert "ties are broken by docno descending" in body
+    assert "**parity_ranx_unstable**" in body and "**parity_iprec**" in body
 
 
 def test_loading_a_sample_opens_it(editor):

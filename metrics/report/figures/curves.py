@@ -5,7 +5,9 @@ Inputs are the library's frames:
 - a *per-query curve* (``metrics.curve``): index ``qid``, columns ``k = 1..K``;
 - a *mean curve* (tidy): columns ``system, k, value`` and optionally
   ``lower, upper`` (a bootstrap band), one row per system and cutoff;
-- a *means table* (``metrics.means``): index ``system``, one column per measure.
+- a *means table* (``metrics.means``): index ``system``, one column per measure;
+- a *per-query precision-recall frame* (:func:`iprec_frame`): index ``qid``, columns the recall
+  levels, and its tidy mean ``system, recall, value`` (plus ``lower, upper``).
 
 Every builder returns a ``go.Figure`` with the shared look (:data:`LAYOUT`);
 pages hand it to ``st.plotly_chart(fig, config=FIGURE_CONFIG)``.
@@ -120,30 +122,34 @@ def _k_of(frame: pd.DataFrame) -> np.ndarray:
 
 
 def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None, seed: int = 0,
-                level: float = 0.95) -> pd.DataFrame:
+                level: float = 0.95, x: str = "k") -> pd.DataFrame:
     """Mean over queries of per-query curves: tidy ``system, k, value`` (plus ``lower, upper``).
 
-    ``curves`` maps system -> ``metrics.curve`` frame (index qid, columns k).
+    ``curves`` maps system -> ``metrics.curve`` frame (index qid, columns k); with ``x="recall"``
+    the columns are recall levels (:func:`iprec_frame`) and the tidy frame's column is ``recall``.
     value(k) = (1/|Q|) sum_q curve[q, k]; a NaN in a column makes that mean NaN.
     With ``n_boot`` the frame gains ``lower, upper``: the percentile bootstrap interval of each
     mean over ``n_boot`` resamples of the queries (:func:`metrics.stats.bootstrap_ci`; the same seed
     for every system, so paired systems share resamples).
     """
+    if x not in ("k", "recall"):
+        raise MetricsError(f"mean_curves: x={x!r} is not an option", fix="use x='k' or x='recall'")
     parts = []
     for system, frame in curves.items():
-        k = _k_of(frame)
+        k = _k_of(frame) if x == "k" else np.asarray(frame.columns, dtype=np.float64)
         values = frame.to_numpy(dtype=np.float64)
-        part = {"system": np.full(len(k), str(system), dtype=object), "k": k,
+        part = {"system": np.full(len(k), str(system), dtype=object), x: k,
                 "value": values.mean(axis=0) if len(values) else np.full(len(k), np.nan)}
         if n_boot is not None:
             part["lower"], part["upper"] = bootstrap_ci(values, resamples=n_boot, seed=seed, level=level)
         parts.append(pd.DataFrame(part))
-    columns = ["system", "k", "value"] + (["lower", "upper"] if n_boot is not None else [])
+    columns = ["system", x, "value"] + (["lower", "upper"] if n_boot is not None else [])
+    x_type = "int64" if x == "k" else "float64"
     if not parts:
-        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "k" else "float64") for c in columns}
+        return pd.DataFrame({c: pd.Series(dtype=x_type if c == x else "float64") for c in columns}
                             ).astype({"system": "string"})
     tidy = pd.concat(parts, ignore_index=True)[columns]
-    return tidy.astype({"system": "string", "k": "int64"})
+    return tidy.astype({"system": "string", x: x_type})
 
 
 # ---------------------------------------------------------------- order changes
@@ -292,3 +298,51 @@ def _mark_order_changes(fig: go.Figure, changes, *, log_x: bool, k_range: tuple[
             font={"size": 10, "color": "#555"}, bgcolor="rgba(255, 255, 255, 0.7)",
             hovertext="<br>".join([f"order of systems changes at k={k}", *detail]),
         )
+
+
+# ---------------------------------------------------------------- precision-recall
+
+def iprec_frame(values: np.ndarray, qids: Sequence[str], levels: Sequence[float]) -> pd.DataFrame:
+    """Per-query interpolated precision (``metrics.measures.iprec_curve``) as a frame: index
+    ``qid``, one column per recall level, ready for ``mean_curves(..., x="recall")``."""
+    levels = [float(x) for x in levels]
+    values = np.asarray(values, dtype=np.float64).reshape(len(qids), len(levels))
+    return pd.DataFrame(values, index=pd.Index([str(q) for q in qids], name="qid"),
+                        columns=pd.Index(levels, name="recall"))
+
+
+def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
+                           colors: Mapping[str, str] | None = None, band_label: str = "95% CI") -> go.Figure:
+    """The interpolated precision-recall curve, one line per system.
+
+    ``frame`` is the tidy mean ``system, recall, value`` (optional ``lower, upper`` draw the band)
+    of :func:`mean_curves` with ``x="recall"``: value(x) = mean over queries of IPrec@x =
+    max over ranks r' >= r_c of P@r', r_c the rank of the c-th relevant document, c = round(x R).
+    Traces: band polygons first (name ``"{system} {band_label}"``, no legend entry), then one
+    line with markers per system (name = system).
+    """
+    _require_columns(frame, ("system", "recall", "value"), "precision_recall_curve")
+    systems = list(dict.fromkeys(str(s) for s in frame["system"]))
+    palette = colors if colors is not None else system_colors(systems)
+    has_band = {"lower", "upper"} <= set(frame.columns)
+    fig = _figure(xaxis_title="recall", yaxis_title=f"{measure_label} (interpolated precision)",
+                  hovermode="closest", xaxis={"range": [-0.02, 1.02]}, yaxis={"range": [0, 1.02]})
+    lines = []
+    for system, part in frame.groupby("system", sort=False, observed=True):
+        system = str(system)
+        part = part.sort_values("recall", kind="stable")
+        recall = part["recall"].to_numpy(dtype=np.float64)
+        colour = palette.get(system, PALETTE[0])
+        hover = f"<b>{_plain(system)}</b><br>{_plain(measure_label)}@%{{x:.2f}} = %{{y:.4f}}"
+        customdata = None
+        if has_band:
+            lower, upper = part["lower"].to_numpy(dtype=np.float64), part["upper"].to_numpy(dtype=np.float64)
+            fig.add_trace(_band_trace(system, recall, lower, upper, colour, band_label))
+            customdata = np.column_stack([lower, upper])
+            hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
+        lines.append(go.Scatter(
+            x=recall, y=part["value"].to_numpy(dtype=np.float64), name=system, mode="lines+markers",
+            legendgroup=system, line={"color": colour, "width": 2}, marker={"size": 5},
+            customdata=customdata, hovertemplate=hover + "<extra></extra>"))
+    fig.add_traces(lines)
+    return fig

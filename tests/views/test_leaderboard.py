@@ -1,0 +1,112 @@
+"""AppTest of the measure pickers: the Leaderboard's box and the Compare page take any measure
+name, trec_eval spellings included, and show exactly what ``metrics.evaluate`` computes on the
+legal sample's files; a bad name shows its MetricsError. The Judgments page ranks by Bpref and
+infAP beside the treatments of unjudged documents."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
+
+
+def means(measures):
+    return metrics.means(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), list(measures)))
+
+
+def assert_ok(at) -> None:
+    assert not at.exception, "\n".join(e.value for e in at.exception)
+
+
+def shown(at, index: int = 0):
+    return at.table[index].value.map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
+
+
+def add(at, *, known: str | None = None, text: str | None = None):
+    if known is not None:
+        at.selectbox(key="add_measure_known").set_value(known)
+    if text is not None:
+        next(t for t in at.text_input if t.label == "Measure (ir_measures syntax)").input(text)
+    at.button(key="FormSubmitter:add_measure-Add").click().run()
+    assert_ok(at)
+    return at
+
+
+@pytest.fixture
+def leaderboard(open_app):
+    return open_app()
+
+
+def test_the_box_suggests_trec_eval_measures_and_adds_bpref_and_infap(leaderboard):
+    at = leaderboard
+    options = at.selectbox(key="add_measure_known").options
+    for name in ("Bpref", "infAP", "IPrec@0.3", "11pt_avg", "ndcg_cut.10", "P.5,10", "bpref", "gm_map"):
+        assert name in options
+    add(at, known="Bpref")
+    add(at, text="infAP")
+    table = shown(at)
+    expected = means(["Bpref", "infAP"])
+    for system in RUNS:
+        assert table.loc[system, "Bpref"] == f"{expected.at[system, 'Bpref']:.4f}"
+        assert table.loc[system, "infAP"] == f"{expected.at[system, 'infAP']:.4f}"
+    assert not at.error
+
+
+@pytest.mark.parametrize("text, columns", [
+    ("bpref", ["Bpref"]),
+    ("P.5,10", ["P@5"]),  # P@10 is a default column already
+    ("iprec_at_recall.0.3", ["IPrec@0.3"]),
+    ("ndcg_cut.100", ["nDCG(dcg=exp-log2)@100"]),  # nDCG columns follow the sidebar's gain
+])
+def test_trec_eval_spellings_add_their_measures(leaderboard, text, columns):
+    at = add(leaderboard, text=text)
+    table = shown(at)
+    expected = means(columns)
+    for column in columns:
+        for system in RUNS:
+            assert table.loc[system, column] == f"{expected.at[system, column]:.4f}"
+
+
+def test_a_bad_trec_eval_name_shows_the_metrics_error(leaderboard):
+    at = add(leaderboard, text="ndcg_cut.x")
+    assert len(at.error) == 1
+    with pytest.raises(metrics.MetricsError) as error:
+        metrics.measures.expand("ndcg_cut.x")
+    assert str(error.value) in at.error[0].value
+
+
+def test_compare_takes_a_trec_eval_spelling(open_app):
+    at = open_app("views/compare.py")
+    at.multiselect(key="cmp_systems::legal::bm25").set_value(["bm25_ce"]).run()
+    at.multiselect(key="cmp_measures::exp").set_value(["bpref", "P.5,10"]).run()
+    assert_ok(at)
+    assert [h.value for h in at.subheader][:3] == ["Bpref", "P@5", "P@10"]
+    expected = means(["Bpref", "P@5"])
+    table = at.table[0].value
+    assert table.loc["bm25_ce", "Mean"] == f"{expected.at['bm25_ce', 'Bpref']:.4f}"
+    assert table.loc["bm25_ce", "Baseline mean"] == f"{expected.at['bm25', 'Bpref']:.4f}"
+    assert at.table[1].value.loc["bm25_ce", "Mean"] == f"{expected.at['bm25_ce', 'P@5']:.4f}"
+
+    at.multiselect(key="cmp_measures::exp").set_value(["Foo@3"]).run()
+    assert_ok(at)
+    assert any("unknown measure" in e.value for e in at.error)
+
+
+def test_judgments_ranks_by_bpref_and_infap_beside_the_strategies(open_app):
+    at = open_app("views/judgments.py")
+    table = at.table[0].value
+    expected = means(["Bpref", "infAP"])
+    for name, label in (("Bpref", "Bpref (unjudged ignored)"), ("infAP", "infAP (estimated from the judged)")):
+        assert label in table.columns and f"rank ({name})" in table.columns
+        values = expected[name]
+        order = values.rank(ascending=False, method="min").astype(int)  # competition ranking
+        for system in RUNS:
+            assert table.loc[system, label] == f"{values[system]:.4f}"
+            assert table.loc[system, f"rank ({name})"].split(" ")[0] == str(order[system])
+    pairs = at.table[1].value.index
+    assert any("Bpref" in p for p in pairs) and any("infAP" in p for p in pairs)
