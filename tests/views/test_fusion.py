@@ -1,0 +1,77 @@
+"""Fusion page (AppTest): the fused row is the library's, significance rows are there, storing keeps the
+recipe, the sweep plots and shows the 2-fold split."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import metrics
+from metrics.analysis import fusion
+from tests.conftest import assert_ok
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+NDCG10 = "nDCG(dcg=exp-log2)@10"
+
+
+@pytest.fixture
+def page(open_app):
+    return open_app("views/fusion.py")
+
+
+def _expected(method="rrf", **options):
+    runs = [metrics.read_run(LEGAL / "bm25.run", name="bm25"), metrics.read_run(LEGAL / "bm25_ce.run", name="bm25_ce")]
+    fused, recipe = fusion.fuse(runs, method, **options)
+    frame = metrics.evaluate(LEGAL / "qrels.txt", {recipe.label(): fused}, [NDCG10])
+    return recipe.label(), float(frame["value"].mean())
+
+
+def _board(at):
+    (table,) = [t.value for t in at.table]
+    return table
+
+
+def test_fused_row_first_with_the_librarys_value(page):
+    name, value = _expected("rrf", k=60)
+    board = _board(page)
+    assert board.index[0] == name == "rrf(k=60) of bm25, bm25_ce"
+    assert float(str(board.loc[name, NDCG10]).split()[0]) == pytest.approx(value, abs=5e-5)
+    versus = page.dataframe[0].value
+    assert set(versus["against"]) == {"baseline: bm25", "best input: bm25_ce"}
+    assert versus["p_value"].between(0, 1).all()
+
+
+def test_method_norm_and_depth_change_the_fused_run(page):
+    page.selectbox(key="fuse_method").set_value("combmnz").run()
+    page.selectbox(key="fuse_norm").set_value("zscore").run()
+    page.number_input(key="fuse_depth").set_value(20).run()
+    assert_ok(page)
+    name, value = _expected("combmnz", norm="zscore", depth=20)
+    board = _board(page)
+    assert board.index[0] == name
+    assert float(str(board.loc[name, NDCG10]).split()[0]) == pytest.approx(value, abs=5e-5)
+
+
+def test_storing_keeps_the_recipe_and_the_run_reaches_the_leaderboard(page):
+    (store,) = [b for b in page.button if b.label.startswith("Store the fused run")]
+    store.click().run()
+    assert_ok(page)
+    from ui import state
+    (fused_info,) = [r for r in state.workspace().runs("legal") if r.recipe]
+    assert fused_info.name == "rrf(k=60) of bm25, bm25_ce"
+    assert fused_info.recipe["method"] == "rrf" and fused_info.recipe["params"]["k"] == 60.0
+    assert [i["name"] for i in fused_info.recipe["inputs"]] == ["bm25", "bm25_ce"]
+    assert any("Stored in" in s.value for s in page.success)
+    page.switch_page("views/leaderboard.py").run()
+    assert_ok(page)
+    assert fused_info.name in page.table[0].value.index
+
+
+def test_sweep_plots_and_shows_the_two_fold_split(page):
+    page.toggle(key="sweep_on").set_value(True).run()
+    assert_ok(page)
+    assert any("overfits" in w.value for w in page.warning)
+    folds = page.dataframe[1].value
+    assert folds["fold"].tolist() == ["1", "2", "cross-validated", "in-sample"]
+    assert len(page.get("plotly_chart")) == 1
