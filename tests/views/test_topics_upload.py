@@ -19,7 +19,8 @@ A customer slipped on a wet floor in a grocery store.
 Liability of a landlord for a criminal attack.
 </top>
 """
-XML = b'<topics task="legal"><topic number="1">slippery aisle injuries</topic><topic number="2">garage assault</topic></topics>'
+XML = (b'<topics task="legal"><topic number="1">slippery aisle injuries</topic>'
+       b'<topic number="2">garage assault</topic></topics>')
 
 
 def _stored(at):
