@@ -75,3 +75,19 @@ def test_sweep_plots_and_shows_the_two_fold_split(page):
     folds = page.dataframe[1].value
     assert folds["fold"].tolist() == ["1", "2", "cross-validated", "in-sample"]
     assert len(page.get("plotly_chart")) == 1
+
+
+def test_weighted_sum_sweeps_the_weights(page):
+    page.selectbox(key="fuse_method").set_value("wsum").run()
+    assert_ok(page)
+    page.number_input(key="fuse_w::bm25").set_value(0.7).run()
+    page.number_input(key="fuse_w::bm25_ce").set_value(0.3).run()
+    assert_ok(page)
+    name, value = _expected("wsum", norm="minmax", weights=[0.7, 0.3])
+    board = _board(page)
+    assert board.index[0] == name
+    assert float(str(board.loc[name, NDCG10]).split()[0]) == pytest.approx(value, abs=5e-5)
+    page.toggle(key="sweep_on").set_value(True).run()
+    assert_ok(page)
+    folds = page.dataframe[1].value
+    assert set(folds["setting"].iloc[:2]) <= {f"{w / 10:g},{1 - w / 10:g}" for w in range(11)}
