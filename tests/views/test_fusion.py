@@ -66,6 +66,8 @@ def test_storing_keeps_the_recipe_and_the_run_reaches_the_leaderboard(page):
     page.switch_page("views/leaderboard.py").run()
     assert_ok(page)
     assert fused_info.name in page.table[0].value.index
+    stamp = state.stamp(page.session_state["_selection"], [NDCG10])   # what every export carries
+    assert stamp["fusion_recipes"] == {fused_info.name: fused_info.recipe}
 
 
 def test_sweep_plots_and_shows_the_two_fold_split(page):
