@@ -29,8 +29,8 @@ def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _fused(ws_path: str, collection: str, inputs: tuple, method: str, k: float, norm: str | None,
-           weights: tuple | None, depth: int | None, _pool: fusion.Pool) -> fusion.Fused:
-    return fusion.fuse(_pool, method, k=k, norm=norm, weights=None if weights is None else list(weights))
+           weights: tuple | None, depth: int | None, _prepared: fusion.Pool) -> fusion.Fused:
+    return fusion.fuse(_prepared, method, k=k, norm=norm, weights=None if weights is None else list(weights))
 
 
 def fused(sel: state.Selection, inputs: tuple, method: str, *, k: float = 60, norm: str | None = None,
@@ -94,10 +94,10 @@ def store(sel: state.Selection, result: fusion.Fused) -> metrics.store.RunInfo:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _sweep(ws_path: str, collection: str, qrels_digest: str, inputs: tuple, method: str, parameter: str,
-           grid: tuple, norm: str | None, depth: int | None, measure: str, _pool: fusion.Pool,
+           grid: tuple, norm: str | None, depth: int | None, measure: str, _prepared: fusion.Pool,
            _qrels) -> pd.DataFrame:
     options = {"k": list(grid)} if parameter == "k" else {"weights": [list(w) for w in grid]}
-    return fusion_tuning.sweep(_qrels, _pool, method_name=method, measures=(measure,), norm=norm,
+    return fusion_tuning.sweep(_qrels, _prepared, method_name=method, measures=(measure,), norm=norm,
                                per_query=True, **options)
 
 
