@@ -255,13 +255,20 @@ def infos(cur, *, role: str, collection_id: int | None = None,
         params.append(name)
     rows = cur.execute(f"""
         SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id,
-               o.recipe
+               {recipe_column(cur)}
         FROM links l JOIN objects o ON o.id = l.object_id
         WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
     return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=utc(added), n_lines=lines,
                         n_queries=queries, findings=findings_from_json(findings),
                         recipe=None if recipe is None else json.loads(recipe)), cid)
             for oid, n, src, dg, added, lines, queries, findings, cid, recipe in rows]
+
+
+def recipe_column(cur) -> str:
+    """``o.recipe``, or ``NULL`` in a file of schema 2 opened read-only (it cannot be upgraded there)."""
+    found = one(cur, "SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() "
+                     "AND table_name = 'objects' AND column_name = 'recipe'")
+    return "o.recipe" if found[0] else "NULL"
 
 
 def linked(cur, cid: int, role: str, kind: str, digest_: str) -> StoredInfo | None:

@@ -41,6 +41,8 @@ def test_a_schema_2_workspace_gains_the_recipe_column(tmp_path):
     con.execute("ALTER TABLE objects DROP COLUMN recipe")
     con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     con.close()
+    with Workspace(path, read_only=True) as ws:   # a reader cannot upgrade the file, but lists its runs
+        assert [(r.name, r.recipe) for r in ws.runs("c")] == [("a", None)]
     with Workspace(path) as ws:
         assert [(r.name, r.recipe) for r in ws.runs("c")] == [("a", None)]
     con = duckdb.connect(str(path), read_only=True)
