@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io as stdio
-import json
 from math import log2
 
 import pandas as pd
@@ -40,8 +39,7 @@ def test_to_ranx_gives_real_ranx_objects_that_ranx_evaluates(run, qrels):
     # q1: gains 2, 0, 1 at ranks 1..3, ideal 2, 1; q2: one relevant at rank 1.
     q1 = (2 / log2(2) + 1 / log2(4)) / (2 / log2(2) + 1 / log2(3))
     assert ranx.evaluate(q, r, "ndcg@3") == pytest.approx((q1 + 1) / 2)
-    ours = metrics.means(metrics.evaluate(q, r, ["nDCG@3"]))
-    assert float(ours.iloc[0]["nDCG@3"] if "nDCG@3" in ours else ours["value"].iloc[0]) == pytest.approx((q1 + 1) / 2)
+    assert metrics.means(metrics.evaluate(q, r, ["nDCG@3"])).loc["sys", "nDCG@3"] == pytest.approx((q1 + 1) / 2)
 
 
 def test_ranx_objects_and_their_json_read_back(run, qrels, tmp_path):
@@ -126,6 +124,3 @@ def test_an_unknown_irds_id_is_one_clear_line():
     with pytest.raises(MetricsError, match="irds:no-such/dataset"):
         io.read_qrels("irds:no-such/dataset")
 
-
-def test_ranx_json_of_named_runs_is_plain_json(run):
-    assert json.loads(json.dumps(io.to_dict(run))) == io.to_dict(run)
