@@ -55,7 +55,8 @@ st.caption(f"**{md(name)}** beside its inputs and the baseline · {state.TESTS[s
 st.table(leaderboard_styler(table, markers, {}))
 st.markdown("**Significance of the fused run** (against the baseline and the best input)")
 st.dataframe(versus[["against", "measure", "mean", "baseline_mean", "diff", "p_value", "p_adjusted", "marker",
-                     "wins", "ties", "losses"]], hide_index=True, width="stretch")
+                     "wins", "ties", "losses"]].rename(columns={"baseline_mean": "reference mean"}),
+             hide_index=True, width="stretch")
 stored = next((r for r in runs if r.digest == result.run.digest), None)
 if stored is not None:
     st.success(f"Stored in {md(sel.collection)} as **{md(stored.name)}**.")
