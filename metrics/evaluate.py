@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from . import io
 from .errors import MetricsError
@@ -24,8 +25,16 @@ DEFAULT_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10",
 
 
 def as_runs(runs, *, on_duplicate: str = "error") -> list:
-    """Normalise one run, a list of runs or a {name: run} mapping into parsed Runs."""
-    if isinstance(runs, Mapping) and not is_ranx_dict(runs):
+    """Normalise one run, a list of runs or a {name: run} mapping into parsed Runs.
+
+    One run: a path, bytes, a frame (PyTerrier, trectools), a parsed Run, a ranx ``Run`` or
+    trectools ``TrecRun``, or a ``{qid: {docno: score}}`` dict. A mapping whose values are not
+    ``{docno: score}`` dicts is ``{name: run}``: ``{name: {qid: {docno: score}}}`` is as many
+    runs as it has names (see :func:`is_ranx_dict`).
+    """
+    if is_single_run(runs):
+        runs = [runs]
+    if isinstance(runs, Mapping):
         parsed = []
         for name, run in runs.items():
             r = io.read_run(run, name=str(name), on_duplicate=on_duplicate)
@@ -33,8 +42,6 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
                 r = io.Run(r.table, str(name), r.source, r.digest, r.findings)
             parsed.append(r)
         return parsed
-    if isinstance(runs, (str, Path, bytes, pd.DataFrame, io.Run)) or is_ranx_dict(runs):
-        runs = [runs]
     if not isinstance(runs, Sequence):
         runs = list(runs)
     parsed = [io.read_run(r, on_duplicate=on_duplicate) for r in runs]
@@ -49,11 +56,25 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
 
 
 def is_ranx_dict(value) -> bool:
-    """A ranx-style ``{qid: {docno: score}}`` dict (one run), as opposed to ``{name: run}``."""
+    """A ranx-style ``{qid: {docno: score}}`` dict (one run), as opposed to ``{name: run}``.
+
+    Decided by the first entry, two levels down: a score there (not a mapping) makes one run;
+    ``{name: {qid: {docno: score}}}`` has a mapping there, so it is named runs.
+    """
     if not isinstance(value, Mapping) or not value:
         return False
     first = next(iter(value.values()))
-    return isinstance(first, Mapping)
+    if not isinstance(first, Mapping):
+        return False
+    inner = next(iter(first.values()), None)
+    return not isinstance(inner, Mapping)
+
+
+def is_single_run(value) -> bool:
+    """One run rather than a list or ``{name: run}`` mapping of runs (see :func:`as_runs`)."""
+    module = type(value).__module__
+    return (isinstance(value, (str, Path, bytes, bytearray, pd.DataFrame, pa.Table, io.Run)) or is_ranx_dict(value)
+            or (module.startswith(("ranx", "trectools")) and not isinstance(value, Mapping | Sequence)))
 
 
 def rank_run(qrels, run, *, missing="zero", ties="score", max_depth=None, inferred=None,

@@ -13,6 +13,7 @@ import streamlit as st
 
 import metrics
 from metrics import io
+from metrics.io.topics import default_field, query_text, read_topics, text_fields
 
 
 def _seen() -> set:
@@ -102,3 +103,39 @@ def run_reader(file):
 
 def qrels_reader(file):
     return io.read_qrels(file)
+
+
+def topics_reader(file):
+    """Topics in every format the library reads (TREC SGML and XML, TSV/CSV, JSONL, .gz of each):
+    the whole frame, one column per field."""
+    return read_topics(file.getvalue(), source=file.name)
+
+
+def _topic_frames() -> dict:
+    return st.session_state.setdefault("_topic_frames", {})
+
+
+def store_topics(ws, collection: str, topics) -> None:
+    """Store the default field as the collection's query text; keep every field for :func:`pick_topics_field`."""
+    _topic_frames()[collection] = topics
+    ws.set_topics(collection, query_text(topics))
+
+
+def pick_topics_field(ws, collection: str) -> None:
+    """A choice of the field used as query text (title, description, ...) for the topics last uploaded."""
+    topics = _topic_frames().get(collection)
+    if topics is None or len(text_fields(topics)) < 2:
+        return
+    fields = text_fields(topics)
+
+    def store() -> None:
+        field = st.session_state[f"topics_field::{collection}"]
+        try:
+            ws.set_topics(collection, query_text(topics, field))
+            report("success", f"Query text is now the topics' **{md(field)}** field.")
+        except metrics.MetricsError as exc:
+            report("error", str(exc))
+
+    st.selectbox(f"Query text field of {topics.attrs.get('source', 'the topics')}", fields,
+                 index=fields.index(default_field(topics)), key=f"topics_field::{collection}", on_change=store,
+                 help="Which field of the topics is the query: the title (short), the description, ...")

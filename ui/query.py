@@ -1,4 +1,5 @@
-"""Rendering helpers of the Query explorer: grade chips, the lists table, per-rank tables.
+"""Rendering helpers of the Query explorer: grade chips, the lists table, per-rank tables, and the
+query-text section.
 
 HTML tables (st.table / st.html) keep their text in the DOM, so a browser test
 can read them.
@@ -9,8 +10,13 @@ import html
 from collections.abc import Mapping
 
 import pandas as pd
+import streamlit as st
 
+from metrics.analysis import querytext
+from metrics.report.figures import curves as figures
+from metrics.report.figures import querytext as fq
 from metrics.report.figures.explain import grade_color, text_color
+from ui import state
 
 CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right:.35em;border-radius:.6em;"
               "text-align:center;font-weight:600;font-size:.85em;border:1px solid rgba(0,0,0,.15);")
@@ -109,3 +115,44 @@ def _cell_css(grade, status: str) -> str:
 def simple_styler(frame: pd.DataFrame, formats: dict | None = None):
     """A frame as an HTML table with numeric formats and no index."""
     return frame.style.format(formats or {}, na_rep="—").hide(axis="index")
+
+
+def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferred: bool = False) -> None:
+    """The query-text analysis: score against length with trend lines, scores by length bucket, the
+    queries where the systems disagree most, search in the topics, documents only one system retrieves."""
+    st.subheader("Query text")
+    topics = state.topics(sel)
+    colors = figures.system_colors(state.all_system_names(sel))
+    if len(topics):
+        points = querytext.length_vs_score(scores, topics, measure, field="text")
+        trend = querytext.length_trend(points)
+        st.markdown(f"**{measure} against query length** (terms; dashed: least-squares trend per system)")
+        st.plotly_chart(fq.length_scatter(points, trend, measure=measure, colors=colors), width="stretch",
+                        config=figures.FIGURE_CONFIG, key="qt_length")
+        buckets = querytext.by_length_bucket(scores, topics, measure, field="text")
+        st.markdown("**Scores by length bucket**")
+        st.plotly_chart(fq.bucket_bars(buckets, measure=measure, colors=colors), width="stretch",
+                        config=figures.FIGURE_CONFIG, key="qt_buckets")
+        words = st.text_input("Search the topics for words (all of them, whole words)", key="qt_words",
+                              placeholder="e.g. contract breach")
+        if words.strip():
+            found = querytext.search_topics(topics, words, fields=["text"])
+            st.caption(f"{len(found)} of {len(topics)} topics hold every word")
+            st.dataframe(found.merge(scores[scores["measure"] == measure].pivot_table(
+                index="qid", columns="system", values="value").reset_index(), on="qid", how="left"),
+                hide_index=True, width="stretch", key="qt_found")
+    else:
+        st.info("No topics in this collection: upload them on the Data page to see score against query length.")
+    if len(sel.systems) >= 2:
+        st.markdown(f"**Queries where the systems disagree most** on {measure} (spread = best − worst)")
+        st.dataframe(querytext.disagreement(scores, topics if len(topics) else None, measure,
+                                            field="text" if len(topics) else None, top=10),
+                     hide_index=True, width="stretch", key="qt_disagree")
+    if len(shown) >= 2:
+        k = st.number_input("Top k for the overlap", min_value=1, max_value=1000, value=10, key="qt_k")
+        rankeds = {name: sel.ranked(name, dict(sel.systems)[name], inferred=inferred) for name in shown}
+        per_system = querytext.overlap(rankeds, int(k)).groupby("system", sort=False)[
+            ["retrieved", "unique", "unique_relevant", "shared_by_all"]].sum()
+        st.markdown(f"**Documents retrieved by only one system** in the top {int(k)} (systems side by side above)")
+        st.dataframe(per_system, width="stretch", key="qt_overlap")
+        st.dataframe(querytext.unique_documents(rankeds, int(k)), hide_index=True, width="stretch", key="qt_unique")

@@ -240,7 +240,10 @@ def _baseline_widget(ws, collection: str, names: list[str]) -> str | None:
 
 
 def stamp(sel: Selection, measures) -> dict:
-    """Settings, input hashes and the tool version, attached to every export."""
+    """Settings, input hashes and the tool version, attached to every export; fused runs add
+    their recipes (inputs by digest, method, parameters)."""
+    selected = {name for name, _ in sel.systems}
+    recipes = {r.name: r.recipe for r in workspace().runs(sel.collection) if r.recipe and r.name in selected}
     return {
         "tool": f"nDCG Lab {metrics.__version__}",
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -251,7 +254,7 @@ def stamp(sel: Selection, measures) -> dict:
         "measures": list(measures),
         "order": "score desc, ties docno desc (trec_eval)",
         "missing_queries": "scored 0 (trec_eval -c)",
-    }
+    } | ({"fusion_recipes": recipes} if recipes else {})
 
 
 def remember(selection: Selection | None) -> None:

@@ -125,8 +125,8 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
         (c1, "Replace qrels", "qrels", ingest.qrels_reader, lambda q: ws.set_qrels(collection, q)),
         (c2, "Proxy judgments (inferred labels, qrels format)", "proxy", ingest.qrels_reader,
          lambda q: ws.set_proxy(collection, q)),
-        (c1, "Topics (qid, text)", "topics", lambda f: metrics.io.read_two_columns(f, ("qid", "text")),
-         lambda t: ws.set_topics(collection, t)),
+        (c1, "Topics (TREC SGML or XML, TSV/CSV, JSONL; .gz)", "topics", ingest.topics_reader,
+         lambda t: ingest.store_topics(ws, collection, t)),
         (c2, "Document titles (docno, title)", "docs", lambda f: metrics.io.read_two_columns(f, ("docno", "title")),
          lambda t: ws.set_docs(collection, t)),
     ]
@@ -147,6 +147,7 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
                     ingest.report("error", str(exc) if exc.source else f"{file.name}: {exc}")
     if changed:
         st.rerun()
+    ingest.pick_topics_field(ws, collection)
     info = next(c for c in ws.collections() if c.name == collection)
     st.caption(f"Qrels: {info.qrels.source} ({info.qrels.n_lines:,} judgments, {info.qrels.n_queries:,} queries) · "
                f"proxy: {info.proxy.source if info.proxy else 'none'} · topics: {info.n_topics:,} · "

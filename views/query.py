@@ -180,3 +180,6 @@ for tab, name in zip(tabs, shown):
         matrix = explain.relevance_matrix(sel.ranked(name, digests[name], inferred=inferred), depth=k, qids=rows)
         st.plotly_chart(fx.relevance_heatmap(matrix), width="stretch", config=figures.FIGURE_CONFIG,
                         key=f"qe_heatmap_{name}")
+
+# -- query text ----------------------------------------------------------------------------------
+view.text_section(sel, scores, measure, shown, inferred=inferred)

@@ -76,15 +76,13 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
 from ..ranking import canonical_order, positions
 from .fusion_kernels import Pool, combine, positive_int, prepare
 
-__all__ = ["METHODS", "NORMS", "Fused", "Method", "Pool", "Recipe", "fuse", "method", "norm_name", "prepare",
-           "write_trec"]
+__all__ = ["METHODS", "NORMS", "Fused", "Method", "Pool", "Recipe", "fuse", "method", "norm_name", "prepare"]
 
 SEMANTICS = "nDCG-Lab fusion v1"
 
@@ -279,20 +277,6 @@ def _findings(pool: Pool, qcode: np.ndarray, scores: np.ndarray) -> list:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def write_trec(run: io.Run, dest) -> None:
-    """Write ``run`` as TREC text (``qid Q0 docno rank score tag``), scores in shortest round-trip form.
-
-    ``dest``: a path or a binary file object. The rows are written in the run's table order.
-    """
-    import pyarrow.csv as pacsv
-
-    t = run.table
-    out = pa.table({"qid": t["qid"], "q0": pa.repeat(pa.scalar("Q0"), t.num_rows), "docno": t["docno"],
-                    "rank": t["rank"], "score": pc.cast(t["score"], pa.string()), "tag": t["tag"]})
-    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
-    pacsv.write_csv(out, dest, write_options=options)
 
 
 def _weights(weights, n: int) -> np.ndarray:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
+from .. import io
 from ..analysis import fusion
 from ..errors import MetricsError
 
@@ -64,10 +65,10 @@ def run(args) -> int:
                                 weights=parse_weights(args.weights), depth=args.depth, keep=args.keep,
                                 name=args.name, on_duplicate=args.on_duplicate)
     if args.output == "-":
-        fusion.write_trec(fused, sys.stdout.buffer)
+        io.to_trec(fused, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:
-        fusion.write_trec(fused, args.output)
+        io.to_trec(fused, args.output)
     if args.recipe:
         Path(args.recipe).write_text(recipe.to_json() + "\n", encoding="utf-8")
     n_queries = pc.count_distinct(fused.table["qid"]).as_py()

@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import is_ranx_dict
+from ..evaluate import is_ranx_dict, is_single_run
 from ..io.keys import as_array, exact_duplicates
 from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
 from ..io.validate import RUN, encode, quoting
@@ -57,7 +56,7 @@ def run_specs(runs) -> list[tuple[str | None, object]]:
     mapping), bytes, a DataFrame, a parsed Run or a {qid: {docno: score}} dict."""
     if isinstance(runs, Mapping) and not is_ranx_dict(runs):
         return [(str(k), v) for k, v in runs.items()]
-    if isinstance(runs, (str, Path, bytes, bytearray, pd.DataFrame, pa.Table, io.Run)) or is_ranx_dict(runs):
+    if is_single_run(runs):
         return [(None, runs)]
     return [(None, r) for r in runs]
 

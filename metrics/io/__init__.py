@@ -7,12 +7,14 @@ grades, dropped duplicates) is reported as :class:`Finding` objects on the resul
 
 Modules, lowest first: ``sources`` (open, sniff, decompress; paths and URLs), ``keys``
 (hashes, duplicates, digests), ``validate`` (Run, Qrels, findings), ``trec`` (TREC text),
-``tables`` (headed text, JSON, parquet, frames, dicts; two-column tables), ``read`` (the
-entry points).
+``tables`` (headed text, JSON, parquet, frames, dicts; two-column tables), ``topics``,
+``irds`` (ir_datasets), ``interchange`` (ranx, trectools, dicts, TREC and JSON writers),
+``read`` (the entry points).
 """
+from .interchange import to_dict, to_ranx, to_trec, to_trectools, write_json
 from .read import read_qrels, read_run
 from .tables import ALIASES, read_two_columns
 from .validate import QRELS_SCHEMA, RUN_SCHEMA, Finding, Qrels, Run, finite_scores
 
 __all__ = ["ALIASES", "Finding", "QRELS_SCHEMA", "Qrels", "RUN_SCHEMA", "Run", "finite_scores", "read_qrels",
-           "read_run", "read_two_columns"]
+           "read_run", "read_two_columns", "to_dict", "to_ranx", "to_trec", "to_trectools", "write_json"]

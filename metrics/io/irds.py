@@ -11,9 +11,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import MetricsError
-from .read import read_qrels
+from .keys import canonical_digest
+from .tables import frame_to_table, from_table
 from .topics import read_topics
-from .validate import Qrels
+from .validate import QRELS, Qrels, Source
 
 __all__ = ["PREFIX", "is_irds", "dataset_id", "load_qrels", "load_topics", "load"]
 
@@ -44,7 +45,8 @@ def load_qrels(dataset) -> Qrels:
         raise MetricsError("the dataset's qrels are empty", source=label, fix="pick a subset with judgments")
     frame = pd.DataFrame({"qid": [str(r.query_id) for r in records], "docno": [str(r.doc_id) for r in records],
                           "rel": [int(r.relevance) for r in records]})
-    return read_qrels(frame, name=label[len(PREFIX):], source=label)
+    return from_table(frame_to_table(frame, label), QRELS, label[len(PREFIX):], Source(label), canonical_digest,
+                      "error")
 
 
 def load_topics(dataset) -> pd.DataFrame:

@@ -16,6 +16,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import MetricsError
+from .interchange import unwrap
+from .irds import is_irds, load_qrels
 from .keys import canonical_digest
 from .sources import FIRST_DATA_LINE, check_text, decompress, line_of_offset, sha256_later, stem
 from .tables import dict_to_table, frame_to_table, from_table, header_columns, read_headed, read_json, read_parquet
@@ -41,12 +43,17 @@ def read_run(src, *, name: str | None = None, source: str | None = None,
 
 
 def read_qrels(src, *, name: str | None = None, source: str | None = None) -> Qrels:
-    """Parse and validate relevance judgments (``qid iter docno rel``; same inputs as read_run)."""
+    """Parse and validate relevance judgments (``qid iter docno rel``; same inputs as read_run,
+    and ``irds:ID``: the qrels of an ir_datasets dataset)."""
+    if is_irds(src):
+        qrels = load_qrels(src)
+        return qrels if name is None else dataclasses.replace(qrels, name=name)
     return _read(src, QRELS, name=name, source=source, on_duplicate="error")
 
 
 def _read(src, kind: Kind, *, name, source, on_duplicate):
     own, other = (Run, Qrels) if kind is RUN else (Qrels, Run)
+    src = unwrap(src)
     if isinstance(src, own):
         return src if name is None or name == src.name else dataclasses.replace(src, name=name)
     if isinstance(src, other):

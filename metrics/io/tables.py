@@ -39,7 +39,7 @@ from .validate import (
 
 # Column names accepted in headed tables, frames and parquet (lower case, by priority).
 ALIASES = {
-    "qid": ("qid", "query_id", "queryid", "q_id", "topic", "topic_id", "topicid"),
+    "qid": ("qid", "query_id", "queryid", "q_id", "topic", "topic_id", "topicid", "query"),
     "docno": ("docno", "doc_id", "docid", "document_id", "documentid", "did", "pid"),
     "score": ("score", "sim", "similarity"),
     "rank": ("rank",),

@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..errors import MetricsError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
@@ -46,7 +46,7 @@ CREATE SEQUENCE IF NOT EXISTS link_ids START 1;
 CREATE TABLE IF NOT EXISTS objects (
     id BIGINT PRIMARY KEY, kind VARCHAR NOT NULL, digest VARCHAR NOT NULL,
     n_lines BIGINT NOT NULL, n_queries BIGINT NOT NULL, findings VARCHAR NOT NULL,
-    stored TIMESTAMP NOT NULL, n_bytes BIGINT);
+    stored TIMESTAMP NOT NULL, n_bytes BIGINT, recipe VARCHAR);
 CREATE TABLE IF NOT EXISTS collections (
     id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, baseline VARCHAR, created TIMESTAMP NOT NULL);
 -- An object as a collection sees it: its role there, the name and source file it was given.
@@ -77,6 +77,9 @@ UPDATE objects SET n_bytes = (SELECT coalesce(sum(strlen(qid) + strlen(docno) + 
                               FROM qrels_lines WHERE object_id = objects.id) WHERE kind = 'qrels' AND n_bytes IS NULL;
 """
 
+# Schema 2 lacked objects.recipe: how a fused run was made (JSON of metrics.analysis.fusion.Recipe).
+MIGRATE_2 = "ALTER TABLE objects ADD COLUMN IF NOT EXISTS recipe VARCHAR;"
+
 LINES = {"run": ("run_lines", io.RUN_SCHEMA), "qrels": ("qrels_lines", io.QRELS_SCHEMA)}
 EXTRAS = {"topics": ("qid", "text", ("text", "query", "title")), "docs": ("docno", "title", ("title",))}
 _FIXED_BYTES = {"run": 16, "qrels": 8}
@@ -104,6 +107,7 @@ class StoredInfo:
     n_lines: int
     n_queries: int
     findings: list = field(default_factory=list, compare=False)
+    recipe: dict | None = field(default=None, compare=False)
 
 
 def one(cur, sql: str, params=None) -> tuple | None:
@@ -121,8 +125,9 @@ def stored_id(cur, kind: str, digest: str) -> int | None:
     return None if row is None else row[0]
 
 
-def store_object(cur, kind: str, obj) -> int:
-    """Id of the stored copy of a run or qrels (``kind``), inserting its rows if new."""
+def store_object(cur, kind: str, obj, recipe: dict | None = None) -> int:
+    """Id of the stored copy of a run or qrels (``kind``), inserting its rows if new; ``recipe``
+    (a fused run's, JSON-able) is kept with the content."""
     found = stored_id(cur, kind, digest(obj))
     if found is not None:
         return found
@@ -139,10 +144,10 @@ def store_object(cur, kind: str, obj) -> int:
     finally:
         cur.unregister(view)
     n_queries = pc.count_distinct(table.column("qid")).as_py()
-    cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes, recipe) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [object_id, kind, digest(obj), n, n_queries, findings_to_json(obj.findings), now(),
-                 data_bytes(kind, table)])
+                 data_bytes(kind, table), None if recipe is None else json.dumps(recipe, sort_keys=True)])
     return object_id
 
 
@@ -249,12 +254,21 @@ def infos(cur, *, role: str, collection_id: int | None = None,
         where.append("l.name = ?")
         params.append(name)
     rows = cur.execute(f"""
-        SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id
+        SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id,
+               {recipe_column(cur)}
         FROM links l JOIN objects o ON o.id = l.object_id
         WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
     return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=utc(added), n_lines=lines,
-                        n_queries=queries, findings=findings_from_json(findings)), cid)
-            for oid, n, src, dg, added, lines, queries, findings, cid in rows]
+                        n_queries=queries, findings=findings_from_json(findings),
+                        recipe=None if recipe is None else json.loads(recipe)), cid)
+            for oid, n, src, dg, added, lines, queries, findings, cid, recipe in rows]
+
+
+def recipe_column(cur) -> str:
+    """``o.recipe``, or ``NULL`` in a file of schema 2 opened read-only (it cannot be upgraded there)."""
+    found = one(cur, "SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() "
+                     "AND table_name = 'objects' AND column_name = 'recipe'")
+    return "o.recipe" if found[0] else "NULL"
 
 
 def linked(cur, cid: int, role: str, kind: str, digest_: str) -> StoredInfo | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -191,7 +191,9 @@ class Workspace:
                 if row is None:
                     cur.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
                 elif version < SCHEMA_VERSION:
-                    cur.execute(tables.MIGRATE_1)
+                    if version < 2:
+                        cur.execute(tables.MIGRATE_1)
+                    cur.execute(tables.MIGRATE_2)
                     cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
                     version = SCHEMA_VERSION
             if version > SCHEMA_VERSION:
@@ -575,8 +577,11 @@ class Workspace:
             return [info for info, _ in tables.infos(cur, role="run", collection_id=cid)]
 
     @_writes
-    def add_run(self, collection: str, run, name: str | None = None) -> RunInfo:
+    def add_run(self, collection: str, run, name: str | None = None, *, recipe=None) -> RunInfo:
         """Store a run (a parsed Run, or anything ``metrics.io.read_run`` reads) in a collection.
+
+        ``recipe``: how a fused run was made (a ``Recipe`` or its ``to_dict()``), kept with the
+        content and returned as ``RunInfo.recipe``.
 
         The name defaults to the run's; a name already taken gets " (2)", " (3)", ...
         A run whose content (digest) the collection already holds is not added
@@ -596,7 +601,9 @@ class Workspace:
                 size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
                 self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
             name = tables.unique_name(name, tables.run_names(cur, cid))
-            tables.link(cur, cid, "run", tables.store_object(cur, "run", run), name, run.source)
+            if recipe is not None and not isinstance(recipe, Mapping):
+                recipe = recipe.to_dict()
+            tables.link(cur, cid, "run", tables.store_object(cur, "run", run, recipe), name, run.source)
             return tables.infos(cur, role="run", collection_id=cid, name=name)[0][0]
 
     def load_run(self, collection: str, name: str, *, digest: str | None = None) -> io.Run:

@@ -514,7 +514,8 @@ def test_a_schema_1_workspace_is_upgraded_in_place(tmp_path):
         assert ws.usage() == store.Usage(bytes=qrels_bytes + run_bytes + names, runs=1)
         ws.add_run("old", make_run())
     con = duckdb.connect(str(path), read_only=True)
-    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
+    version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    assert version == [(str(store_tables.SCHEMA_VERSION),)]
     con.close()
 
 

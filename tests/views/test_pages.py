@@ -407,7 +407,7 @@ def test_a_bad_topics_file_is_reported_not_raised(editor):
 
     at.file_uploader(key="topics_upload::legal").upload("topics.tsv", b"\xff\xfe\x00broken").run()
     assert_ok(at)
-    assert plain(at.error[0].value).startswith("topics.tsv line 1: invalid UTF-8")
+    assert plain(at.error[0].value).startswith("topics.tsv line 1: binary data (a NUL byte)")
     at.file_uploader(key="topics_upload::legal").upload("empty.tsv", b"").run()
     assert_ok(at)
     assert plain(at.error[0].value).startswith("empty.tsv line 1: the file is empty")

@@ -70,3 +70,48 @@ def test_query_param_search_and_difference_order(app):
     at.text_input(key="qe_search").input("zzzz-no-such-topic").run()
     assert not at.exception
     assert any("No query id or topic" in w.value for w in at.warning)
+
+
+SECTION_COLUMNS = {"qt_disagree": "spread", "qt_found": "matched", "qt_overlap": "unique_relevant",
+                   "qt_unique": "relevant"}
+
+
+def _frame(at, key):
+    """The query-text table ``key`` (found by the column only it has)."""
+    (found,) = [d.value for d in at.dataframe if SECTION_COLUMNS[key] in d.value.columns]
+    return found
+
+
+def test_query_text_section(app, board):
+    import numpy as np
+    import pandas as pd
+
+    at = app.switch_page("views/query.py").run()
+    assert not at.exception, at.exception
+    assert any(m.value.startswith("**nDCG") and "against query length" in m.value for m in at.markdown)
+    topics = pd.read_csv(LEGAL / "topics.tsv", sep="\t", dtype=str)
+    # disagreement: spread = max - min over the selected systems, recomputed from metrics' values
+    disagree = _frame(at, "qt_disagree")
+    systems = [s for s in disagree.columns if s in set(board.index.get_level_values("system"))]
+    wide = board.unstack("system")[systems]
+    spread = (wide.max(axis=1) - wide.min(axis=1)).sort_values(ascending=False)
+    top = disagree.iloc[0]
+    assert top["spread"] == pytest.approx(spread.iloc[0])
+    assert top["text"] == topics.set_index("qid").loc[top["qid"], "text"]
+    # search: whole words, every word
+    at.text_input(key="qt_words").input("parking lot").run()
+    found = _frame(at, "qt_found")
+    expected = topics[topics["text"].str.contains(r"\bparking\b", case=False)
+                      & topics["text"].str.contains(r"\blot\b", case=False)]
+    assert sorted(found["qid"]) == sorted(expected["qid"]) and len(found) >= 1
+    # overlap: a document counted unique is in exactly one shown system's top 10
+    unique = _frame(at, "qt_unique")
+    shown = at.multiselect(key="qe_systems").value
+    tops = {s: metrics.read_run(LEGAL / f"{s}.run").table.to_pandas() for s in shown}
+    row = unique.iloc[0]
+    holders = []
+    for s, t in tops.items():
+        q = t[t["qid"] == row["qid"]].sort_values(["score", "docno"], ascending=False).head(10)
+        holders += [s] if row["docno"] in set(q["docno"]) else []
+    assert holders == [row["system"]]
+    assert np.isfinite(_frame(at, "qt_overlap")["unique"]).all()

@@ -288,13 +288,13 @@ def test_written_run_reads_back_exactly_and_evaluates_the_same(tmp_path):
     runs = tie_free_runs(seed=9, n_runs=3, n_queries=4)
     fused, _ = fuse([read_run(r, name=f"r{i}") for i, r in enumerate(runs)], "rrf", name="fused")
     buffer = stdio.BytesIO()
-    fusion.write_trec(fused, buffer)
+    metrics.io.to_trec(fused, buffer)
     assert buffer.getvalue().splitlines()[0].split()[1] == b"Q0"
     back = read_run(buffer.getvalue(), name="fused")
     assert back.table.equals(fused.table)
     qrels = {q: {d: int(i % 3 == 0) for i, d in enumerate(docs)} for q, docs in runs[0].items()}
     path = tmp_path / "fused.run"
-    fusion.write_trec(fused, path)
+    metrics.io.to_trec(fused, path)
     left = metrics.evaluate(qrels, [fused], ["nDCG@10", "AP"])
     right = metrics.evaluate(qrels, [str(path)], ["nDCG@10", "AP"])
     assert left["value"].tolist() == right["value"].tolist()

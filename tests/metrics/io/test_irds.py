@@ -124,3 +124,16 @@ def test_ids():
     assert irds.dataset_id("irds:msmarco-passage/dev/small") == irds.dataset_id("msmarco-passage/dev/small")
     with pytest.raises(MetricsError, match="no dataset id after irds:"):
         irds.load_qrels("irds:")
+
+
+def test_irds_ids_where_a_qrels_path_is_taken(tsv_dataset, tmp_path, capsys):
+    from metrics.cli import main
+
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d3 1 1.0 r\n")
+    by_id = metrics.evaluate(f"irds:{tsv_dataset}", str(run), ["P@1"])
+    assert by_id.equals(metrics.evaluate(str(tmp_path / "qrels.txt"), str(run), ["P@1"]))
+    assert metrics.read_qrels(f"irds:{tsv_dataset}").source == f"irds:{tsv_dataset}"
+    assert main(["eval", f"irds:{tsv_dataset}", str(run), "-m", "P@1"]) in (0, None)
+    # q1: d1 (rel 1) first; q2: d3 (rel 2) first: P@1 = (1 + 1) / 2
+    assert capsys.readouterr().out.split("\n")[-2].split() == ["P@1", "all", "1.000000"]
