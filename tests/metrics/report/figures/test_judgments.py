@@ -6,9 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import metrics
+from metrics.analysis import judgments as J
 from metrics.errors import MetricsError
+from metrics.ranking import rank
 from metrics.report.figures import judgments as figs
 from metrics.report.figures.curves import PALETTE
+from tests.metrics.analysis.judgments.case import RUNS, make_qrels, make_run
 
 
 def curve(rows: dict[str, list[float]]) -> pd.DataFrame:
@@ -85,3 +89,29 @@ def test_overlap_heatmap_values_text_and_title():
     assert list(heat.x) == ["A", "B"] and list(heat.y) == ["A", "B"]
     assert heat.colorbar.title.text == "Jaccard@2" and "mean Jaccard@2" in heat.hovertemplate
     assert figs.overlap_heatmap(matrix).data[0].colorbar.title.text == "Jaccard"
+
+
+@pytest.fixture
+def runs3():
+    """The three systems of the judgments tests' hand-built case (tests/metrics/analysis/judgments/case.py)."""
+    qrels = make_qrels()
+    return {name: rank(make_run(name, lists), qrels) for name, lists in RUNS.items()}
+
+
+def test_figures_carry_the_numbers(runs3):
+    curves = {name: metrics.curve_ranked(r, "Judged", max_k=3) for name, r in runs3.items()}
+    fig = figs.judged_curve(curves)
+    assert [t.name for t in fig.data] == ["A", "B", "C"]
+    assert list(fig.layout.yaxis.range) == [0, 1.02]
+
+    table = J.strategy_table({"zero": {"A": 0.5, "B": 0.4}, "condensed": {"A": 0.3, "B": 0.6}})
+    fig = figs.strategy_ranks(table, labels=J.STRATEGIES, measure="nDCG@10")
+    a = next(t for t in fig.data if t.name == "A")
+    assert list(a.y) == [1, 2] and list(a.x) == ["unjudged = 0", "condensed (judged only)"]
+
+    box = figs.first_unjudged_box(J.first_unjudged(runs3))
+    assert [list(t.y) for t in box.data] == [[3, 2], [1, 3], []]
+
+    matrix, _ = J.topk_jaccard(runs3, 3)
+    heat = figs.overlap_heatmap(matrix, k=3)
+    assert np.allclose(np.asarray(heat.data[0].z, dtype=float), matrix.to_numpy())
