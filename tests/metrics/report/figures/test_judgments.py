@@ -13,18 +13,12 @@ from metrics.ranking import rank
 from metrics.report.figures import judgments as figs
 from metrics.report.figures.curves import PALETTE
 from tests.metrics.analysis.judgments.case import RUNS, make_qrels, make_run
-
-
-def curve(rows: dict[str, list[float]]) -> pd.DataFrame:
-    """A per-query Judged curve: index qid, columns k = 1..K."""
-    values = np.array(list(rows.values()), dtype=float)
-    return pd.DataFrame(values, index=pd.Index(list(rows), name="qid"),
-                        columns=pd.RangeIndex(1, values.shape[1] + 1, name="k"))
+from tests.metrics.report.figures.test_curves import per_query
 
 
 def test_judged_curve_is_the_mean_over_queries_on_a_zero_to_one_axis():
-    curves = {"A": curve({"q1": [1.0, 0.5, 2 / 3], "q2": [0.0, 0.5, 2 / 3]}),
-              "B": curve({"q1": [1.0, 1.0, 1.0], "q2": [1.0, 0.5, 1 / 3]})}
+    curves = {"A": per_query({"q1": [1.0, 0.5, 2 / 3], "q2": [0.0, 0.5, 2 / 3]}),
+              "B": per_query({"q1": [1.0, 1.0, 1.0], "q2": [1.0, 0.5, 1 / 3]})}
     fig = figs.judged_curve(curves)
     lines = {t.name: t for t in fig.data}
     assert list(lines) == ["A", "B"]
