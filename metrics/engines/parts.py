@@ -3,6 +3,11 @@ file cut at line boundaries) in pieces of whole lines, parse each piece with ``m
 normalisation, validation and messages; line numbers shifted to the original file) and append
 each bucket's rows to its own parquet fragment ``run/b{bucket}/p{part}.parquet``. Memory is
 bounded by the piece size, never by the run.
+
+One file for one task, at about 500 lines: the piece reader, the three part readers (text,
+parquet, whole file) and the fragment writers share ``PartResult``, ``_Writers`` and one rule,
+that every line number and row shift refers to the original file; split, that rule would be
+spread over modules that only make sense together.
 """
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import metrics
+
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -299,3 +301,18 @@ def test_web_runs_have_distinct_quality(web):
     qrels = web["qrels"]
     assert len(qrels) >= 50
     assert all(max(docs.values()) >= 3 for docs in qrels.values())
+
+
+def test_proxy_sample_is_reproducible():
+    path = LEGAL / "proxy.txt"
+    if not path.exists():
+        pytest.skip("sample_data/legal/proxy.txt is absent")
+    import sys
+    sys.path.insert(0, str(ROOT / "sample_data"))
+    try:
+        import make_proxy
+    finally:
+        sys.path.remove(str(ROOT / "sample_data"))
+    assert "\n".join(make_proxy.build_proxy()) + "\n" == path.read_text(encoding="utf-8")
+    proxy = metrics.read_qrels(path)
+    assert set(proxy.table["rel"].to_pylist()) <= {0, 1, 2, 3}

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import stats
+from tests.conftest import assert_ok
 from ui.tables import best_mask, leaderboard_styler
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,10 +32,6 @@ LINEAR_DEFAULT = ["nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "
 
 
 # --------------------------------------------------------------------------- harness
-
-def assert_ok(at: AppTest) -> None:
-    assert not at.exception, "\n".join(e.value for e in at.exception)
-
 
 @pytest.fixture
 def viewer(open_app, shared_home):

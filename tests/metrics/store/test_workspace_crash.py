@@ -21,7 +21,7 @@ from metrics.store import Workspace
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 N_LINES = 3_000_000
 DEPTH = 1000
 

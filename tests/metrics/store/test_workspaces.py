@@ -30,7 +30,7 @@ from metrics.store import (
     view_token_of,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DAY = 86400.0
 
 QRELS = "q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n"

@@ -1,0 +1,28 @@
+"""metrics.engines.dask: the Dask engine on a real LocalCluster gives exactly the local engine's
+values."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import metrics
+from metrics.engines import streaming as streaming_engine
+from tests.metrics.engines.collection import MEASURES, MISSING, TINY, UNJUDGED_QUERIES, shards
+
+
+def test_local_streaming_and_dask_are_identical(collection, cluster):
+    qrels, runs = shards(collection)
+    local = metrics.evaluate(qrels, runs, MEASURES)
+    streaming = streaming_engine.evaluate(qrels, runs, MEASURES, engine="streaming", buckets=3, **TINY)
+    dask = streaming_engine.evaluate(qrels, runs, MEASURES, engine="dask", buckets=5,
+                                     scheduler=cluster.scheduler_address, **TINY)
+    pd.testing.assert_frame_equal(streaming, local, check_exact=True)
+    pd.testing.assert_frame_equal(dask, local, check_exact=True)
+    assert ((local["value"].to_numpy() == dask["value"].to_numpy()).all())
+    means = metrics.means(local)
+    assert np.abs(metrics.means(dask).to_numpy() - means.to_numpy()).max() <= 1e-12
+    # missing queries score 0 in every engine; queries without judgments are not reported
+    missing = dask[dask["qid"].isin(MISSING) & (dask["measure"] != "NumRet")]
+    assert len(missing) == len(MISSING) * (len(MEASURES) - 1) and (missing["value"] == 0).all()
+    assert not dask["qid"].isin(UNJUDGED_QUERIES).any()
+    assert means.loc["sys", "nDCG@10"] > 0.1

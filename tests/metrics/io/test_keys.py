@@ -1,0 +1,59 @@
+"""metrics.io.keys: content digests, string hashes and exact duplicate detection."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from metrics import io
+from metrics.io import keys
+from tests.metrics.io.helpers import RUN, fails
+
+
+def test_digests():
+    assert io.read_run(RUN).digest == hashlib.sha256(RUN).hexdigest()
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, 2.0]})
+    first = io.read_run(frame).digest
+    assert re.fullmatch("[0-9a-f]{64}", first)
+    assert io.read_run(frame.copy()).digest == first
+    assert io.read_run({"1": {"a": 1.0, "b": 2.0}}).digest == first
+    changed = frame.assign(score=[1.0, 2.5])
+    assert io.read_run(changed).digest != first
+    assert io.read_qrels(frame.rename(columns={"score": "rel"})).digest != first
+
+
+def test_duplicates_match_pandas_on_random_runs():
+    rng = np.random.default_rng(7)
+    n = 20000
+    qid = rng.integers(0, 50, n).astype(str)
+    docno = np.char.add("doc-", rng.integers(0, 3000, n).astype(str))
+    frame = pd.DataFrame({"qid": qid, "docno": docno, "score": rng.random(n)})
+    expected = frame.duplicated(["qid", "docno"], keep="first").to_numpy()
+    assert expected.sum() > 100
+    run = io.read_run(frame, on_duplicate="first")
+    assert len(run) == n - expected.sum()
+    assert run.table["docno"].to_pylist() == frame.loc[~expected, "docno"].tolist()
+    assert [f.count for f in run.findings if f.kind == "duplicates"] == [int(expected.sum())]
+
+
+def test_hash_collisions_are_resolved_exactly(monkeypatch):
+    # Every docno hashing alike must not create false duplicates.
+    monkeypatch.setattr(keys, "string_hash", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    run = io.read_run(b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 a 1 1 t\n")
+    assert len(run) == 4
+    fails(lambda: io.read_run(b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 b 3 1 t\n", source="r"), source="r", line=3,
+          problem="'b' appears twice", fix="on_duplicate")
+
+
+def test_string_hash_long_and_non_ascii_ids():
+    long_a = "http://example.org/" + "x" * 300 + "/a"
+    long_b = "http://example.org/" + "x" * 300 + "/b"
+    values = pa.array(["é", "e", "ü€x", long_a, long_b, "é", long_a, ""])
+    h = keys.string_hash(values)
+    assert h[0] == h[5] and h[3] == h[6]
+    assert len(set(h[[0, 1, 2, 3, 4, 7]].tolist())) == 6
+    run = io.read_run({"q": {long_a: 1.0, long_b: 2.0, "é": 0.5}})
+    assert len(run) == 3

@@ -1,0 +1,61 @@
+"""metrics.io.sources: decompression by magic bytes, missing files, empty, binary and
+undecodable input."""
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import lzma
+
+import pyarrow as pa
+import pytest
+
+from metrics import io
+from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
+
+
+def _zstd(data: bytes) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "zstd") as out:
+        out.write(data)
+    return sink.getvalue().to_pybytes()
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress, _zstd])
+def test_compressed_by_magic_bytes(compress, tmp_path):
+    path = write(tmp_path, "bm25.run.gz", compress(RUN))
+    run = io.read_run(path)
+    assert rows(run) == RUN_ROWS
+    assert run.name == "bm25" and run.source == "bm25.run.gz"
+    assert run.digest == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert rows(io.read_qrels(compress(QRELS))) == QRELS_ROWS
+
+
+def test_corrupt_gzip_is_an_error():
+    fails(lambda: io.read_run(gzip.compress(RUN)[:20], source="run.gz"), source="run.gz", line=None,
+          problem="cannot decompress", fix="truncated or damaged")
+
+
+def test_missing_file():
+    fails(lambda: io.read_run("/nonexistent/run.txt"), source="run.txt", line=None,
+          problem="no such file", fix="check the path")
+
+
+
+
+def test_empty_and_comment_only_files():
+    fails(lambda: io.read_run(b"", source="e.txt"), source="e.txt", line=1, problem="the file is empty",
+          fix="qid Q0 docno rank score tag")
+    fails(lambda: io.read_qrels(b"  \n\n", source="e.txt"), source="e.txt", line=1,
+          problem="only blank lines", fix="qid iter docno rel")
+    fails(lambda: io.read_run(b"# a\n\n# b\n", source="e.txt"), source="e.txt", line=3,
+          problem="no data lines: all 3 lines are blank or comments", fix="qid Q0 docno rank score tag")
+
+
+def test_binary_and_undecodable_input():
+    fails(lambda: io.read_run(RUN + b"301 Q0 d\x009 1 1.0 t\n", source="b.txt"), source="b.txt", line=4,
+          problem="NUL byte", fix="plain-text")
+    fails(lambda: io.read_run(b"# ok\n301 Q0 caf\xe9 1 1.0 t\n", source="b.txt"), source="b.txt", line=2,
+          problem=r"invalid UTF-8 \(byte 0xe9 at column 11\)", fix="save the file as UTF-8")
+    # valid UTF-8 is fine
+    assert io.read_run("301 Q0 café 1 1.0 t\n".encode()).table["docno"][0].as_py() == "café"

@@ -1,0 +1,179 @@
+"""metrics.io.trec: TREC run and qrels text (whitespace, comments, line ends, trec_eval's files),
+column-count errors and the line numbers of errors.
+
+Errors are checked for the four parts a user needs: file, line, problem, fix.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metrics import io
+from metrics.errors import MetricsError
+from metrics.io import sources
+from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows
+
+
+def test_plain_trec_run_schema_and_values():
+    run = io.read_run(RUN)
+    assert run.table.schema == io.RUN_SCHEMA
+    assert rows(run) == RUN_ROWS
+    assert len(run) == 3
+    assert run.findings == []
+    assert list(run.df.columns) == ["qid", "docno", "score", "rank", "tag"]
+
+
+def test_plain_trec_qrels():
+    qrels = io.read_qrels(QRELS)
+    assert qrels.table.schema == io.QRELS_SCHEMA
+    assert rows(qrels) == QRELS_ROWS
+
+
+def test_crlf_bom_tabs_blanks_and_comments():
+    data = (b"\xef\xbb\xbf# produced by bm25\r\n"
+            b"\r\n"
+            b"  007\tQ0   d1 \t 1   3.0\tbm25  \r\n"
+            b"   # an indented comment\r\n"
+            b"007 Q0 d2 2 2.0 bm25\r\n"
+            b"\t\r\n"
+            b"008\t\tQ0 d1 1 1.5 bm25")
+    run = io.read_run(data)
+    assert rows(run) == RUN_ROWS
+    assert run.line_of([0, 1, 2]).tolist() == [3, 5, 7]
+
+
+def test_hash_inside_docno_is_data():
+    run = io.read_run(b"2024-1 Q0 msmarco_v2.1_doc_50_22#13_30 1 0.7 t\n# comment\n2024-1 Q0 d#2 2 0.5 t\n")
+    assert run.table["docno"].to_pylist() == ["msmarco_v2.1_doc_50_22#13_30", "d#2"]
+    assert run.line_of([1]).tolist() == [3]
+
+
+def test_hash_inside_docno_in_trec_eval_files(trec_eval_data):
+    qrels = io.read_qrels(trec_eval_data / "qrels.comment.test")
+    assert qrels.table["docno"][0].as_py() == "msmarco_v2.1_doc_00_880019750#4_1633802806"
+
+
+def test_trec_eval_style_tab_and_padding():
+    run = io.read_run(b"301\tQ0\tFR940202-2-00150\t104\t  2.129133\tSTANDARD\n"
+                      b"301\tQ0\tFR940202-2-00151\t414\t  1.724760\tSTANDARD\n")
+    assert rows(run) == [("301", "FR940202-2-00150", 2.129133, 104, "STANDARD"),
+                         ("301", "FR940202-2-00151", 1.72476, 414, "STANDARD")]
+
+
+def test_extra_trailing_fields_of_a_run_are_ignored():
+    run = io.read_run(b"1 Q0 d1 1 2.0 x more junk\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 0.5 x at end\n")
+    assert rows(run) == [("1", "d1", 2.0, 1, "x"), ("1", "d2", 1.0, 2, "x"), ("1", "d3", 0.5, 3, "x")]
+
+
+def test_lone_cr_line_ends():
+    assert rows(io.read_run(RUN.replace(b"\n", b"\r"))) == RUN_ROWS
+
+
+def test_trec_eval_files_row_counts(trec_eval_data):
+    assert len(io.read_run(trec_eval_data / "results.test")) == 1500
+    assert len(io.read_run(trec_eval_data / "results.comment.test")) == 30100
+    trunc = io.read_run(trec_eval_data / "results.trunc")
+    assert len(trunc) == 584 and set(trunc.table["tag"].to_pylist()) == {"STANDARD"}
+    assert len(io.read_qrels(trec_eval_data / "qrels.test")) == 3681
+    assert len(io.read_qrels(trec_eval_data / "qrels.comment.test")) == 5890
+    rel_level = io.read_qrels(trec_eval_data / "qrels.rel_level")
+    assert len(rel_level) == 3681
+    negative = [f for f in rel_level.findings if f.kind == "negative_grades"][0]
+    assert negative.count == int((rel_level.df["rel"] < 0).sum()) > 0
+
+
+def test_trec_eval_run_values(trec_eval_data):
+    run = io.read_run(trec_eval_data / "results.test")
+    assert run.table.slice(0, 1).to_pylist() == [
+        {"qid": "301", "docno": "FR940202-2-00150", "score": 2.129133, "rank": 104, "tag": "STANDARD"}]
+    assert run.table["qid"].to_pylist().count("302") == 500
+
+
+
+
+def test_qrels_given_as_run():
+    fails(lambda: io.read_run(QRELS, source="q.txt"), source="q.txt", line=1,
+          problem="expected at least 6 columns .*found 4", fix="this looks like a qrels file (qid iter docno rel); "
+          "load it as qrels")
+
+
+def test_run_given_as_qrels():
+    fails(lambda: io.read_qrels(RUN, source="run.txt"), source="run.txt", line=1,
+          problem="expected exactly 4 columns .*found 6", fix="this looks like a run file (qid Q0 docno rank score "
+          "tag); load it as a run")
+
+
+def test_short_line_in_the_middle_counts_comment_and_blank_lines():
+    data = b"# header comment\n301 Q0 d1 1 3.0 t\n\n301 Q0 d2 2 2.0\n"
+    err = fails(lambda: io.read_run(data, source="run.txt"), source="run.txt", line=4,
+                problem="expected at least 6 columns .*found 5", fix="lacks the Q0 column or the run tag")
+    assert "'301 Q0 d2 2 2.0'" in err.problem
+
+
+def test_qrels_wrong_column_counts():
+    fails(lambda: io.read_qrels(b"301 0 d1 1\n301 0 d2 1 0.5\n", source="q.txt"), source="q.txt", line=2,
+          problem="exactly 4 columns .*found 5", fix="remove the extra columns")
+    fails(lambda: io.read_qrels(b"301 0 d1 1\n301 d2 1\n", source="q.txt"), source="q.txt", line=2,
+          problem="found 3", fix="lacks the iteration column")
+
+
+def test_bad_score_in_a_clean_large_file_is_located():
+    lines = [f"{q} Q0 d{i} {i + 1} {100 - i} t" for q in range(50) for i in range(100)]
+    lines[3456] = "34 Q0 d56 57 x12 t"
+    data = ("\n".join(lines) + "\n").encode()
+    fails(lambda: io.read_run(data, source="big.txt"), source="big.txt", line=3457,
+          problem="score 'x12' is not a number", fix="check the column order")
+
+
+def test_random_layouts_parse_alike_and_keep_line_numbers():
+    """Seeded fuzz: the same rows in random whitespace, comments, blank lines and line ends."""
+    rng = np.random.default_rng(2024)
+    blanks = [" ", "  ", "\t", " \t ", "\t\t"]
+    for trial in range(60):
+        n = int(rng.integers(1, 40))
+        expected = [(f"{rng.integers(0, 5):03d}", f"d{i}#{rng.integers(0, 9)}", float(rng.integers(-50, 50)) / 4,
+                     int(rng.integers(1, 100)), "tag") for i in range(n)]
+        newline = ["\n", "\r\n", "\r"][trial % 3]
+        lines, data_lines = [], []
+        for row in expected:
+            while rng.random() < 0.2:
+                lines.append(rng.choice(["", "   ", "# comment", "  # indented comment", "\t"]))
+            seps = [blanks[i] for i in rng.integers(0, len(blanks), 5)]
+            fields = [row[0], "Q0", row[1], str(row[3]), repr(row[2]), row[4]]
+            text = "".join(f + s for f, s in zip(fields, seps + [""]))
+            if rng.random() < 0.2:
+                text = rng.choice(blanks) + text
+            if rng.random() < 0.2:
+                text += rng.choice(blanks)
+            lines.append(text)
+            data_lines.append(len(lines))
+        data = newline.join(lines) + (newline if rng.random() < 0.5 else "")
+        run = io.read_run(data.encode(), on_duplicate="first")
+        assert rows(run) == expected, (trial, data)
+        assert run.line_of(np.arange(n)).tolist() == data_lines, (trial, data)
+
+
+def test_line_numbers_of_errors_after_random_comments():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        lines = []
+        for i in range(30):
+            if rng.random() < 0.3:
+                lines.append("# note")
+            lines.append(f"1 Q0 d{i} {i + 1} {30 - i} t")
+        bad = int(rng.integers(0, len(lines)))
+        while lines[bad].startswith("#"):
+            bad = (bad + 1) % len(lines)
+        lines[bad] = lines[bad].replace(" t", "")
+        with pytest.raises(MetricsError) as info:
+            io.read_run("\n".join(lines).encode(), source="r.txt")
+        assert info.value.line == bad + 1
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
+def test_errors_quote_the_original_line_whatever_the_line_ends(newline):
+    data = newline.join([b"# c", b"1 Q0 a 1 2 t", b"", b"1\tQ0 b 2 x t", b"1 Q0 c 3 1 t"])
+    err = fails(lambda: io.read_run(data, source="r.txt"), source="r.txt", line=4,
+                problem="score 'x' is not a number", fix="column order")
+    assert err.problem.endswith(": '1\\tQ0 b 2 x t'")
+    assert sources.line_of_offset(data, data.index(b"x")) == 4
