@@ -147,6 +147,7 @@ def _cases() -> list[Case]:
         Case("nested.gz", _gzip(_gzip(GOOD_RUN)), "run", "compressed twice", None),
         # structured formats
         Case("bad.json", b'{"q1": {"d1": 1.0}, "q2": ', "run", "invalid JSON", 1),
+        Case("grade_overflow.json", b'{"q1": {"d1": 199999999999999999999, "d2": 0}}', "qrels", "64-bit", None),
         Case("wrong_columns.parquet", _parquet(pa.table({"a": [1, 2], "b": ["x", "y"]})), "run", "column", None),
         Case("truncated.parquet", _parquet(pa.table({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))[:-12] +
              b"PAR1", "run", "parquet", None),
