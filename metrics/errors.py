@@ -13,7 +13,9 @@ class MetricsError(ValueError):
 
     def __init__(self, problem: str, *, source: str | None = None,
                  line: int | None = None, fix: str | None = None) -> None:
-        self.problem = problem
+        # One line, always: a library's own message (pyarrow's, a parser's) may hold newlines.
+        self.problem = " ".join(part.strip() for part in problem.splitlines()) if "\n" in problem or "\r" in problem \
+            else problem
         self.source = source
         self.line = None if line is None else int(line)
         self.fix = fix

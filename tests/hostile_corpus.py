@@ -147,6 +147,7 @@ def _cases() -> list[Case]:
         Case("nested.gz", _gzip(_gzip(GOOD_RUN)), "run", "compressed twice", None),
         # structured formats
         Case("bad.json", b'{"q1": {"d1": 1.0}, "q2": ', "run", "invalid JSON", 1),
+        Case("grade_overflow.json", b'{"q1": {"d1": 199999999999999999999, "d2": 0}}', "qrels", "64-bit", None),
         Case("wrong_columns.parquet", _parquet(pa.table({"a": [1, 2], "b": ["x", "y"]})), "run", "column", None),
         Case("truncated.parquet", _parquet(pa.table({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))[:-12] +
              b"PAR1", "run", "parquet", None),
@@ -171,3 +172,63 @@ CASES: list[Case] = _cases()
 """Every hostile case; ``[c for c in CASES if c.kind != "topics"]`` are those `eval` reads."""
 
 BOMBS = [c for c in CASES if c.name.startswith("bomb.")]
+
+
+# --------------------------------------------------------------------------- fuzzing
+
+GOOD_TITLES = b"docno\ttitle\nd1\tApple pie, the classic\nd2\tBanana bread\nd3\t\"Quoted\" title\n"
+
+SEEDS: dict[str, list[bytes]] = {
+    "run": [GOOD_RUN, GOOD_RUN.replace(b" ", b"\t"), b"# comment\n" + GOOD_RUN.replace(b"\n", b"\r\n"),
+            b"qid,docno,score\nq1,d1,2.5\nq1,d2,1.5\n", b'{"q1": {"d1": 2.5, "d2": 1.5}, "q2": {"d3": 0.5}}',
+            _gzip(GOOD_RUN), _parquet(pa.table({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [2.5, 1.5]}))],
+    "qrels": [GOOD_QRELS, GOOD_QRELS.replace(b" ", b"\t"), b"qid\tdocno\trel\nq1\td1\t1\nq2\td3\t2\n",
+              b'{"q1": {"d1": 1, "d2": 0}}', bz2.compress(GOOD_QRELS)],
+    "topics": [GOOD_TOPICS, b"<top>\n<num> Number: 301\n<title> apple pie\n<desc> Description:\nabout pies\n</top>\n",
+               b'<topics><topic number="1"><query>apple</query></topic></topics>',
+               b'{"qid": "q1", "query": "apple"}\n{"qid": "q2", "query": "pear"}\n', b"qid,query\nq1,apple\nq2,pear\n",
+               lzma.compress(GOOD_TOPICS)],
+    "titles": [GOOD_TITLES, b"d1,Apple\nd2,Banana\n", b"docno\ttitle\n"],
+}
+"""Valid inputs of every reader, which :func:`mutate` damages."""
+
+_INSERTS = (b"\x00", b"\t", b" ", b"  ", b"\r", b"\n", b"\r\n", b"#", b"-", b"e", b".", b",", b'"', b"{", b"}", b"[",
+            b"<", b">", b"</top>", b"&", b"99999999999999999999", b"1e309", b"nan", b"-inf", b"\xff\xfe",
+            b"\xef\xbb\xbf", b"\xe9", b"\xc3", b"\x1f\x8b", b"PK\x03\x04", b"PAR1", b"Q0", b"0")
+
+
+def mutate(data: bytes, rnd) -> bytes:
+    """``data`` damaged by 1-4 random edits: bit flips, truncation, inserted tokens, deleted or
+    repeated spans, two fields swapped on a line. ``rnd`` is a :class:`random.Random`."""
+    out = bytearray(data)
+    for _ in range(rnd.randint(1, 4)):
+        op = rnd.choice(("flip", "truncate", "insert", "delete", "repeat", "swap"))
+        at = rnd.randrange(len(out) + 1)
+        if op == "flip" and out:
+            i = rnd.randrange(len(out))
+            out[i] ^= 1 << rnd.randrange(8)
+        elif op == "truncate":
+            del out[at:]
+        elif op == "insert":
+            out[at:at] = rnd.choice(_INSERTS) * rnd.choice((1, 1, 1, 2, 50))
+        elif op == "delete":
+            del out[at:at + rnd.randint(1, 16)]
+        elif op == "repeat":
+            out[at:at] = out[at:at + rnd.randint(1, 64)] * rnd.randint(1, 8)
+        elif op == "swap":
+            lines = bytes(out).split(b"\n")
+            row = rnd.randrange(len(lines))
+            fields = lines[row].split()
+            if len(fields) > 1:
+                i, j = rnd.sample(range(len(fields)), 2)
+                fields[i], fields[j] = fields[j], fields[i]
+                lines[row] = b" ".join(fields)
+            out = bytearray(b"\n".join(lines))
+    return bytes(out)
+
+
+def fuzz_input(kind: str, rnd) -> bytes:
+    """One fuzz input for a reader: a mutated seed mostly, sometimes random bytes."""
+    if rnd.random() < 0.15:
+        return bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 256)))
+    return mutate(rnd.choice(SEEDS[kind]), rnd)

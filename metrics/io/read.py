@@ -107,6 +107,17 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                        fix="pass a path, bytes, a file object, a pandas DataFrame or a {qid: {docno: value}} dict")
 
 
+def _valid_text(table: pa.Table, source: str) -> pa.Table:
+    """``table`` if its column names and strings are valid UTF-8 (parquet does not promise it)."""
+    try:
+        _ = table.schema.names   # decoding the names raises on invalid UTF-8
+        table.validate(full=True)
+    except (UnicodeDecodeError, pa.ArrowInvalid) as exc:
+        raise MetricsError(f"the parquet file holds text that is not valid UTF-8 ({exc})", source=source,
+                           fix="write the file again from data with UTF-8 strings") from None
+    return table
+
+
 def _is_ranx_object(src) -> bool:
     return type(src).__module__.startswith("ranx") and hasattr(src, "to_dict")
 
@@ -115,7 +126,7 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
     data = decompress(raw, source)
     if data[:4] == b"PAR1":
         digest_of = sha256_later(raw)
-        table = read_parquet(data, source)
+        table = _valid_text(read_parquet(data, source), source)
         return from_table(table, kind, name, Source(source), lambda t, k: digest_of(), on_duplicate)
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]

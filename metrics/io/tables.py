@@ -225,6 +225,8 @@ def dict_to_table(mapping: Mapping, kind: Kind, source: str) -> pa.Table:
         bad = np.isnan(numeric) & ~pd.isna(pd.Series(values, dtype=object)).to_numpy()
         if not bad.any():
             bad = pd.isna(pd.Series(values, dtype=object)).to_numpy()
+        if not bad.any():   # integers beyond int64: the grade or rank checks name them
+            return pa.table({"qid": qid_col, "docno": pa.array(docnos, pa.string()), kind.value: pa.array(numeric)})
         i = int(np.flatnonzero(bad)[0])
         q = str(qid_col[i])
         raise MetricsError(f"query {q!r}, document {docnos[i]!r}: {kind.value} {values[i]!r} is not a number",

@@ -130,6 +130,8 @@ def normalise(data: bytes) -> tuple[bytes, LineMap]:
     compaction of doubled and trailing blanks, then per-line work (leading
     blanks, comments) on the line starts only.
     """
+    if not data:
+        return data, LineMap()
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"\t" in data or b"\v" in data or b"\f" in data:
