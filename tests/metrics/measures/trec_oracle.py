@@ -24,6 +24,15 @@ def trec_eval10_cases() -> list[tuple[str, list[str]]]:
     return [(out, args.split()) for out, args in re.findall(r"\| (\S+\.out) \| `trec_eval (.*?)`", index.read_text())]
 
 
+def trec_eval_readme_cases() -> list[tuple[str, list[str]]]:
+    """(expected output file, trec_eval arguments) of trec_eval's own tests (../shared/data/trec_eval/README.md)."""
+    readme = TREC_EVAL / "README.md"
+    if not readme.exists():
+        return []
+    found = re.findall(r"\| (out\S*) \| `trec_eval (.*?)`", readme.read_text())
+    return [(out, args.replace("test/", "").split()) for out, args in found]
+
+
 def read_trec_output(text: str) -> dict[tuple[str, str], str]:
     """{(printed measure name, qid): value text} of trec_eval output lines."""
     table = {}
