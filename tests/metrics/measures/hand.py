@@ -26,12 +26,13 @@ def tables(ranking: dict[str, list[tuple[str, float]]], judgments: dict[str, dic
     return run, qrels
 
 
-def ranked_from(grades: dict[str, list], ideal: dict[str, dict[str, int]] | None = None, **options):
-    """Run whose docs d0, d1, ... come in the listed order; a grade of None means unjudged."""
+def ranked_from(grades: dict[str, list], extra: dict[str, dict[str, int]] | None = None, **options):
+    """A run whose documents d0, d1, ... come in the listed order, ranked against its qrels: a grade of
+    None means unjudged; ``extra`` adds judgments of documents the run lacks ({qid: {docno: grade}})."""
     ranking = {q: [(f"d{i}", 100.0 - i) for i in range(len(gs))] for q, gs in grades.items()}
     judgments = {q: {f"d{i}": g for i, g in enumerate(gs) if g is not None} for q, gs in grades.items()}
-    for q, extra in (ideal or {}).items():
-        judgments.setdefault(q, {}).update(extra)
+    for q, docs in (extra or {}).items():
+        judgments.setdefault(q, {}).update(docs)
     run, qrels = tables(ranking, judgments)
     return rank(run, qrels, **options)
 

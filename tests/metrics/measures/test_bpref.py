@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.metrics.measures.hand import value
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from, value
 
 
 def test_bpref_counts_judged_nonrelevant_above_each_relevant():

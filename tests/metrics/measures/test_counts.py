@@ -5,7 +5,7 @@ from tests.metrics.measures.hand import ranked_from, value
 
 
 def test_counts():
-    ranked = ranked_from({"q1": [1, None, 0, 2]}, ideal={"q1": {"x": 3}})
+    ranked = ranked_from({"q1": [1, None, 0, 2]}, extra={"q1": {"x": 3}})
     assert value(ranked, "NumRet") == 4
     assert value(ranked, "NumRel") == 3
     assert value(ranked, "NumRelRet") == 2

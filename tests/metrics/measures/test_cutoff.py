@@ -7,7 +7,7 @@ from tests.metrics.measures.hand import ranked_from, value
 
 
 def test_precision_recall_success_rprec():
-    ranked = ranked_from({"q1": [2, 0, 1, 0]}, ideal={"q1": {"x": 1, "y": 0}})
+    ranked = ranked_from({"q1": [2, 0, 1, 0]}, extra={"q1": {"x": 1, "y": 0}})
     assert value(ranked, "P@3") == pytest.approx(2 / 3)
     assert value(ranked, "P@10") == pytest.approx(2 / 10)  # divides by k even past the end
     assert value(ranked, "P(rel=2)@3") == pytest.approx(1 / 3)

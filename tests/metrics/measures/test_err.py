@@ -16,8 +16,7 @@ from metrics.measures import (
     compute_curve,
     parse_family,
 )
-from tests.metrics.measures.hand import value, values
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from, value, values
 
 
 def test_err_cascade_by_hand():

@@ -5,8 +5,7 @@ from math import log2
 
 import pytest
 
-from tests.metrics.measures.hand import value
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from, value
 
 
 def test_bing_and_g_by_hand():

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from metrics.measures import Context, compute, iprec_curve, parse
-from tests.metrics.measures.hand import value
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from, value
 
 
 def test_interpolated_precision_and_eleven_points():

@@ -26,7 +26,7 @@ def test_ndcg_exponential_gain():
 
 
 def test_ideal_counts_relevant_docs_not_retrieved():
-    ranked = ranked_from({"q1": [1, 0]}, ideal={"q1": {"missing": 3}})
+    ranked = ranked_from({"q1": [1, 0]}, extra={"q1": {"missing": 3}})
     dcg = 1 / log2(2)
     idcg = 3 / log2(2) + 1 / log2(3)
     assert value(ranked, "nDCG@2") == pytest.approx(dcg / idcg)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from metrics.measures import Context, compute_curve, parse_family
-from tests.metrics.measures.hand import value, values
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from, value, values
 
 
 def test_rbp_binary_by_hand():

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from metrics.measures import TextMeasure, relstring, trec_plan
-from tests.metrics.measures.trec_oracle import ranked_from
+from tests.metrics.measures.hand import ranked_from
 
 
 def test_relstring_digits_unjudged_negative_and_above_nine():

@@ -11,7 +11,6 @@ half a unit in the last place.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
@@ -26,6 +25,7 @@ from tests.metrics.measures.trec_oracle import (
     library_values,
     read_trec_output,
     trec_eval10_cases,
+    trec_eval_readme_cases,
     trec_options,
 )
 
@@ -85,15 +85,7 @@ def test_evaluate_gives_the_same_per_query_values(trec_eval10_data):
 
 # ---------------------------------------------------------------- trec_eval's own tests, 4 decimals
 
-def _readme_cases():
-    readme = TREC_EVAL / "README.md"
-    if not readme.exists():
-        return []
-    found = re.findall(r"\| (out\S*) \| `trec_eval (.*?)`", readme.read_text())
-    return [(out, args.replace("test/", "").split()) for out, args in found]
-
-
-README_CASES = _readme_cases()
+README_CASES = trec_eval_readme_cases()
 
 
 @pytest.mark.skipif(not README_CASES, reason="../shared/data/trec_eval is absent")

@@ -13,7 +13,14 @@ import pytest
 
 from metrics.cli.trec_eval import format_value, trec_eval_lines, trec_line
 from metrics.errors import MetricsError
-from tests.metrics.measures.trec_oracle import ROOT, TREC_EVAL, TREC_EVAL10, trec_eval10_cases, trec_options
+from tests.metrics.measures.trec_oracle import (
+    ROOT,
+    TREC_EVAL,
+    TREC_EVAL10,
+    trec_eval10_cases,
+    trec_eval_readme_cases,
+    trec_options,
+)
 
 CASES = trec_eval10_cases()
 
@@ -58,17 +65,7 @@ def test_four_decimals_equal_the_trec_eval_binary(trec_eval_4):
         assert lines_for(args, TREC_EVAL10) == binary, out
 
 
-def _readme_cases():
-    import re
-
-    readme = TREC_EVAL / "README.md"
-    if not readme.exists():
-        return []
-    found = re.findall(r"\| (out\S*) \| `trec_eval (.*?)`", readme.read_text())
-    return [(out, args.replace("test/", "").split()) for out, args in found]
-
-
-README_CASES = _readme_cases()
+README_CASES = trec_eval_readme_cases()
 
 
 @pytest.mark.skipif(not README_CASES, reason="../shared/data/trec_eval is absent")

@@ -1,16 +1,15 @@
-"""Helpers of the measure tests: small rankings, trec_eval 10's reference cases and its output format."""
+"""Helpers of the trec_eval 10 conformance tests: its reference cases and its output format (and
+``ranked_from`` of hand.py, for the tests that import it from here)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
-import pyarrow as pa
 
 import metrics
 from metrics.measures import TextMeasure, aggregate, relstring, trec_plan
-from metrics.ranking import rank
+from tests.metrics.measures.hand import ranked_from as ranked_from
 
 ROOT = Path(__file__).resolve().parents[3]
 TREC_EVAL10 = ROOT.parent / "shared" / "data" / "trec_eval10"
@@ -23,6 +22,15 @@ def trec_eval10_cases() -> list[tuple[str, list[str]]]:
     if not index.exists():
         return []
     return [(out, args.split()) for out, args in re.findall(r"\| (\S+\.out) \| `trec_eval (.*?)`", index.read_text())]
+
+
+def trec_eval_readme_cases() -> list[tuple[str, list[str]]]:
+    """(expected output file, trec_eval arguments) of trec_eval's own tests (../shared/data/trec_eval/README.md)."""
+    readme = TREC_EVAL / "README.md"
+    if not readme.exists():
+        return []
+    found = re.findall(r"\| (out\S*) \| `trec_eval (.*?)`", readme.read_text())
+    return [(out, args.replace("test/", "").split()) for out, args in found]
 
 
 def read_trec_output(text: str) -> dict[tuple[str, str], str]:
@@ -101,18 +109,3 @@ def library_values(options: dict, folder: Path) -> dict[tuple[str, str], object]
             out[(v.printed, "all")] = v.spec.complete_summary(grades) if complete else aggregate(v.measure,
                                                                                                     np.asarray(per_query))
     return out
-
-
-def ranked_from(grades: dict[str, list], extra: dict[str, dict[str, int]] | None = None):
-    """A run whose documents d0, d1, ... come in the listed order; a grade of None means unjudged."""
-    run_rows = [(q, f"d{i}", 100.0 - i) for q, gs in grades.items() for i in range(len(gs))]
-    qrels_rows = [(q, f"d{i}", g) for q, gs in grades.items() for i, g in enumerate(gs) if g is not None]
-    qrels_rows += [(q, d, g) for q, docs in (extra or {}).items() for d, g in docs.items()]
-    run = SimpleNamespace(name="run", table=pa.table({
-        "qid": [r[0] for r in run_rows], "docno": [r[1] for r in run_rows],
-        "score": pa.array([r[2] for r in run_rows], pa.float64()),
-        "rank": pa.array(range(1, len(run_rows) + 1), pa.int64()), "tag": ["t"] * len(run_rows)}))
-    qrels = SimpleNamespace(table=pa.table({
-        "qid": [r[0] for r in qrels_rows], "docno": [r[1] for r in qrels_rows],
-        "rel": pa.array([r[2] for r in qrels_rows], pa.int64())}))
-    return rank(run, qrels)
