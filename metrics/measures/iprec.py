@@ -30,7 +30,8 @@ def _lround(x: np.ndarray) -> np.ndarray:
 
 ROUNDINGS = ("trec_eval10", "trec_eval9")
 """How a recall level x becomes a count c of relevant documents: lround(x R) in trec_eval 10,
-(long)(x R + 0.9) in 9.0.8 and before (pytrec_eval, ir_measures, PyTerrier)."""
+(long)(x R + 0.9) in 9.0.8 and before (pytrec_eval, ir_measures, PyTerrier), as trec_eval 10's
+m_iprec_at_recall.c and m_11pt_avg.c state; tests/metrics/test_parity.py checks it on pytrec_eval."""
 
 
 def interpolated_precision(ctx: Context, levels, level: int | None = None, *,
@@ -39,6 +40,8 @@ def interpolated_precision(ctx: Context, levels, level: int | None = None, *,
 
     ``rounding`` (one of :data:`ROUNDINGS`) picks the cut-off rule of trec_eval 10 or of 9.0.8.
     """
+    if rounding not in ROUNDINGS:
+        raise MetricsError(f"rounding={rounding!r} is not an option", fix=f"use one of {', '.join(ROUNDINGS)}")
     level = ctx.rel_level if level is None else int(level)
     levels = np.asarray(levels, dtype=np.float64).reshape(-1)
     rel = ctx.relevant(level)
@@ -46,8 +49,6 @@ def interpolated_precision(ctx: Context, levels, level: int | None = None, *,
                            lambda: segment_reverse_max(rel.query, ctx.hits(level) / (rel.pos + 1.0)))
     num_ret, rel_ret, num_rel = ctx.counts(level)
     share = levels[None, :] * num_rel[:, None]
-    if rounding not in ROUNDINGS:
-        raise MetricsError(f"rounding={rounding!r} is not an option", fix=f"use one of {', '.join(ROUNDINGS)}")
     needed = _lround(share) if rounding == "trec_eval10" else np.floor(share + 0.9).astype(np.int64)
     first = np.searchsorted(rel.query, np.arange(ctx.n), side="left")
     nth = np.maximum(needed, 1)

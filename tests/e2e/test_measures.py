@@ -56,6 +56,17 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(modu
         assert shown[system]["Bpref"] == f"{values.at[system, 'Bpref']:.4f}"
     assert page.locator('[data-testid="stException"]').count() == 0
 
+    known = box.locator('[data-testid="stSelectbox"]').filter(has_text="Known measures")
+    known.locator("input").fill("P.5,10")  # a suggestion, or any name: trec_eval's two cut-offs
+    page.keyboard.press("Enter")
+    box.get_by_role("button", name="Add").click()
+    wait_for_app(page)
+    expect(header).to_contain_text("P@5", timeout=TIMEOUT)
+    shown = table_cells(page)
+    p5 = expected(["P@5"])
+    for system in RUNS:
+        assert shown[system]["P@5"] == f"{p5.at[system, 'P@5']:.4f}"
+
     field.fill("ndcg_cut.x")  # a bad name: the MetricsError's line, no traceback
     box.get_by_role("button", name="Add").click()
     wait_for_app(page)

@@ -133,3 +133,16 @@ def test_a_run_that_every_library_orders_alike_has_no_parity_finding():
     # grades 0, 2, 1, so P@1..3 = 0, 1/2, 2/3 and IPrec is 2/3 at 0, 1 or 2 relevant documents:
     # 9.0.8's floor(x R + 0.9) and 10's round(x R) give the same values
     assert parity(metrics.read_qrels(qrels), metrics.read_run(run)) == []
+
+
+def test_lint_command_prints_the_parity_findings_with_examples(tmp_path, capsys):
+    from metrics.cli import main
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 1.0 x\n1 Q0 b 2 1.0 x\n")  # tied; trec_eval puts b (docno descending) first
+    assert main(["lint", str(qrels), str(run)]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    (row,) = [line for line in lines if line[2] == "parity_ranx_ties"]
+    assert row[3].startswith("ranx would score 1 query of run differently") and row[3].endswith("(e.g. query 1)")
