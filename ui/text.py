@@ -1,0 +1,60 @@
+"""User-controlled names as inert text on the screen: the one escaping helper of the pages.
+
+Streamlit renders GitHub-flavoured Markdown in ``st.markdown``, captions, headers, expander
+labels, messages and in every cell, index entry and header of ``st.table``. A file name, run
+tag, collection name, topic or title may hold ``[a](http://x)``, ``<img ...>``, ``**``, ``$``,
+``:red[...]`` or a bare URL; :func:`md` escapes exactly the characters that would turn such a
+name into markup, so that ordinary names (``bm25_ce``, ``nDCG(dcg=exp-log2)@10``, ``run (2)``)
+stay as they are, letter for letter.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+__all__ = ["md", "plain_frame"]
+
+# Inline markup anywhere: escapes, code, emphasis, strikethrough, links and images ([ ]), raw
+# HTML and entities (< > &), math ($), table cells (|); a colon that touches the next character
+# (emoji :smile:, directives :red[...], autolinks http://).
+_INLINE = re.compile(r"([\\`*~\[\]<>&$|]|:(?=\S))")
+# Underscore emphasis opens or closes only next to a non-word character (intraword _ is text).
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# Block markers at the start: headings, lists, quotes, rules, setext underlines, ordered lists.
+_BLOCK = re.compile(r"^(\s*)([#+\-=>]|\d+(?=[.)]))")
+# GFM autolink literals that need no colon: www.example.com and user@example.com.
+_WWW = re.compile(r"(?i)\b(www)\.")
+_EMAIL = re.compile(r"@(?=[\w-]+\.\w)")
+
+
+def md(text) -> str:
+    """``text`` escaped for Streamlit Markdown: shown letter for letter, never as markup."""
+    text = str(text)
+    text = _INLINE.sub(r"\\\1", text)
+    text = _UNDERSCORE.sub(r"\\_", text)
+    text = _WWW.sub(r"\1\\.", text)
+    text = _EMAIL.sub(r"\\@", text)
+    lines = []
+    for line in text.split("\n"):
+        match = _BLOCK.match(line)
+        if match:
+            marker = match.group(2)
+            if marker.isdigit():   # "1." and "1)" start an ordered list: escape the dot
+                end = match.end()
+                line = line[:end] + "\\" + line[end:]
+            else:
+                line = line[:match.start(2)] + "\\" + line[match.start(2):]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` for ``st.table`` with every text cell, index entry and header escaped."""
+    def escape(value):
+        return md(value) if isinstance(value, str) else value
+
+    shown = frame.map(escape) if len(frame.columns) else frame.copy()
+    shown.index = pd.Index([escape(v) for v in frame.index], name=frame.index.name)
+    shown.columns = pd.Index([escape(v) for v in frame.columns], name=frame.columns.name)
+    return shown
