@@ -21,8 +21,9 @@ __all__ = ["md", "plain_frame"]
 _INLINE = re.compile(r"([\\`*~\[\]<>&$|]|:(?=\S))")
 # Underscore emphasis opens or closes only next to a non-word character (intraword _ is text).
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-# Block markers at the start: headings, lists, quotes, rules, setext underlines, ordered lists.
-_BLOCK = re.compile(r"^(\s*)([#+\-=>]|\d+(?=[.)]))")
+# Block markers at the start, followed by a space or the end: headings, bullets, rules, setext
+# underlines, ordered lists ("1." or "1)"). "-0.5" and "#1" are text and stay as they are.
+_BLOCK = re.compile(r"^(\s*)([#+\-=*_]+|\d+(?=[.)]))(?=[.)]?(?:\s|$))")
 # GFM autolink literals that need no colon: www.example.com and user@example.com.
 _WWW = re.compile(r"(?i)\b(www)\.")
 _EMAIL = re.compile(r"@(?=[\w-]+\.\w)")

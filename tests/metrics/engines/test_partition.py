@@ -313,6 +313,7 @@ def test_data_page_streams_a_large_run_and_says_so(monkeypatch, tmp_path):
     monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("NDCG_LAB_STREAMING_BYTES", "1000")
     root = Path(__file__).resolve().parents[3]
+    monkeypatch.setenv("NDCG_LAB_DATA_ROOTS", str(root / "sample_data"))
     at = AppTest.from_file(str(root / "app.py"), default_timeout=120).run()
     at.switch_page("views/data.py").run()
     assert not at.exception
