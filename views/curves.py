@@ -4,6 +4,7 @@ import streamlit as st
 import metrics
 from metrics.report.figures import curves as figures
 from ui import state
+from ui.text import md
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP"}
 N_BOOT = 1000
@@ -39,7 +40,7 @@ fig = figures.metric_curve(mean, measure_label=label, log_x=log_x, order_changes
 st.plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG)
 
 depth = int(mean["k"].max()) if len(mean) else 0
-st.caption(f"**{label}** for k = 1..{depth} · {sel.collection} · mean over {n_queries} queries · "
+st.caption(f"**{label}** for k = 1..{depth} · {md(sel.collection)} · mean over {n_queries} queries · "
            "dotted lines: cutoffs where the systems' order changes"
            + (f" · band: 95% percentile bootstrap over queries ({N_BOOT:,} resamples, seed 0)" if with_band else "")
            + ".")

@@ -1,0 +1,173 @@
+"""Malformed and hostile inputs as data: every case is a file a user could upload, the kind it
+is given as, a fragment its one-line error must hold, and the line it must name (None: the
+problem is the whole file).
+
+Used by the library and CLI tests (tests/metrics/io/test_hostile.py) and by the browser tests.
+Bombs inflate past ``INFLATE_LIMIT``: run those cases with ``NDCG_LAB_INFLATE_LIMIT`` set to it.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+INFLATE_LIMIT = 1 << 20
+"""The inflate limit the bomb cases are meant for (NDCG_LAB_INFLATE_LIMIT=1048576)."""
+
+GOOD_RUN = b"q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 1.5 sys\nq2 Q0 d3 1 0.5 sys\n"
+GOOD_QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
+GOOD_TOPICS = b"q1\tapple pie\nq2\tbanana bread\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str            # the file name, as uploaded (it must appear in the message)
+    data: bytes
+    kind: str            # "run", "qrels" or "topics"
+    message: str         # a fragment of the error (compared case-insensitively)
+    line: int | None     # the line the error names, or None when it names none
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _xlsx() -> bytes:
+    return _zip({"[Content_Types].xml": b"<?xml version='1.0'?><Types/>",
+                 "xl/workbook.xml": b"<workbook/>", "xl/worksheets/sheet1.xml": b"<worksheet/>"})
+
+
+def _parquet(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def _bomb_body(kind: str) -> bytes:
+    """Valid-looking text that inflates to 4 x INFLATE_LIMIT from a few kB."""
+    line = GOOD_RUN.splitlines(keepends=True)[0] if kind == "run" else GOOD_QRELS.splitlines(keepends=True)[0]
+    return line * (4 * INFLATE_LIMIT // len(line) + 1)
+
+
+def _zstd(data: bytes) -> bytes:
+    return pa.compress(data, codec="zstd", asbytes=True)
+
+
+def _cases() -> list[Case]:
+    run_line = "q1 Q0 d1 1 2.5 sys\n"
+    big = "99999999999999999999"
+    cases = [
+        # column counts
+        Case("four_columns.run", b"q1 Q0 d1 1\n", "run", "expected at least 6 columns", 1),
+        Case("five_columns.run", (run_line + "q1 Q0 d2 2 1.5\n").encode(), "run", "found 5", 2),
+        Case("qrels_as_run.run", GOOD_QRELS, "run", "looks like a qrels", 1),
+        Case("one_field.run", b"hello\n", "run", "expected at least 6 columns", 1),
+        Case("long_line.run", b"x" * 200_000 + b"\n", "run", "expected at least 6 columns", 1),
+        Case("three_columns.qrels", b"q1 d1 1\n", "qrels", "expected exactly 4 columns", 1),
+        Case("five_columns.qrels", b"q1 0 d1 1\nq1 0 d2 1 extra\n", "qrels", "expected exactly 4 columns", 2),
+        Case("run_as_qrels.qrels", GOOD_RUN, "qrels", "looks like a run", 1),
+        # numbers
+        Case("score_word.run", (run_line + "q1 Q0 d2 2 high sys\n").encode(), "run", "'high' is not a number", 2),
+        Case("rank_word.run", (run_line + "q1 Q0 d2 first 1.5 sys\n").encode(), "run", "'first' is not a number", 2),
+        Case("rank_fraction.run", (run_line + "q1 Q0 d2 2.5 1.5 sys\n").encode(), "run", "not a whole number", 2),
+        Case("rank_overflow.run", (run_line + f"q1 Q0 d2 {big} 1.5 sys\n").encode(), "run", "64-bit", 2),
+        Case("rank_negative_overflow.run", (run_line + f"q1 Q0 d2 -{big} 1.5 sys\n").encode(), "run", "64-bit", 2),
+        Case("rank_float_overflow.run", (run_line + "q1 Q0 d2 1e30 1.5 sys\n").encode(), "run", "64-bit", 2),
+        Case("score_1e309.run", (run_line + "q1 Q0 d2 2 1e309 sys\n").encode(), "run",
+             "overflows double precision", 2),
+        Case("score_minus_1e309.run", (run_line + "q1 Q0 d2 2 -1e309 sys\n").encode(), "run",
+             "overflows double precision", 2),
+        Case("score_nan.run", (run_line + "q1 Q0 d2 2 nan sys\n").encode(), "run", "not a finite number", 2),
+        Case("score_inf.run", (run_line + "q1 Q0 d2 2 inf sys\n").encode(), "run", "not a finite number", 2),
+        Case("score_empty_field.run", (run_line + "q1\tQ0\td2\t2\t\tsys\n").encode(), "run", "found 5", 2),
+        Case("grade_word.qrels", b"q1 0 d1 1\nq1 0 d2 high\n", "qrels", "'high' is not a number", 2),
+        Case("grade_fraction.qrels", b"q1 0 d1 1\nq1 0 d2 1.5\n", "qrels", "not a whole number", 2),
+        Case("grade_overflow.qrels", f"q1 0 d1 1\nq1 0 d2 {big}\n".encode(), "qrels", "64-bit", 2),
+        Case("grade_negative_overflow.qrels", f"q1 0 d1 1\nq1 0 d2 -{big}\n".encode(), "qrels", "64-bit", 2),
+        Case("grade_float_overflow.qrels", b"q1 0 d1 1\nq1 0 d2 1e20\n", "qrels", "64-bit", 2),
+        Case("grade_nan.qrels", b"q1 0 d1 1\nq1 0 d2 nan\n", "qrels", "not a whole number", 2),
+        Case("grade_overflow_header.tsv", f"qid\tdocno\trel\nq1\td1\t1\nq1\td2\t{big}\n".encode(), "qrels",
+             "64-bit", 3),
+        Case("rank_overflow_header.tsv",
+             f"qid\tdocno\tscore\trank\nq1\td1\t2.5\t1\nq1\td2\t1.5\t{big}\n".encode(), "run", "64-bit", 3),
+        Case("score_word_header.csv", b"qid,docno,score\nq1,d1,2.5\nq1,d2,abc\n", "run", "not a number", 3),
+        # empty and comments
+        Case("empty.run", b"", "run", "the file is empty", 1),
+        Case("blank.run", b"\n \n\t\n", "run", "only blank lines", 1),
+        Case("comments.run", b"# a run\n# nothing else\n", "run", "no data lines", 2),
+        Case("empty.qrels", b"", "qrels", "the file is empty", 1),
+        Case("comments.qrels", b"# judgments\n\n# none\n", "qrels", "no data lines", 3),
+        Case("empty.gz", _gzip(b""), "run", "the file is empty", 1),
+        # duplicates
+        Case("duplicate_doc.run", (run_line + "q1 Q0 d1 2 1.5 sys\n").encode(), "run", "appears twice", 2),
+        Case("conflicting_grades.qrels", b"q1 0 d1 1\nq1 0 d1 2\n", "qrels", "twice with different grades", 2),
+        # encodings and file types
+        Case("utf16_bom.run", GOOD_RUN.decode().encode("utf-16"), "run", "UTF-16", None),
+        Case("utf16le_no_bom.run", GOOD_RUN.decode().encode("utf-16-le"), "run", "UTF-16", None),
+        Case("utf16be_no_bom.run", GOOD_RUN.decode().encode("utf-16-be"), "run", "UTF-16", None),
+        Case("utf16_bom.qrels", GOOD_QRELS.decode().encode("utf-16"), "qrels", "UTF-16", None),
+        Case("latin1.run", (run_line + "q1 Q0 caf\xe9 2 1.5 sys\n").encode("latin-1"), "run", "invalid UTF-8", 2),
+        Case("run.zip", _zip({"run.txt": GOOD_RUN}), "run", "zip archive", None),
+        Case("qrels.zip", _zip({"qrels.txt": GOOD_QRELS}), "qrels", "zip archive", None),
+        Case("run.xlsx", _xlsx(), "run", "Excel workbook", None),
+        Case("qrels.xlsx", _xlsx(), "qrels", "Excel workbook", None),
+        Case("nul_byte.run", (run_line + "q1 Q0 d2\x00 2 1.5 sys\n").encode(), "run", "NUL byte", 2),
+        Case("nul_byte.qrels", b"q1 0 d1 1\nq1 0 d2\x00 1\nq1 0 d3 1\n", "qrels", "NUL byte", 2),
+        Case("image.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "run", "PNG image", None),
+        Case("document.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "run", "PDF document", None),
+        Case("random.bin", bytes((i * 97 + 13) % 256 for i in range(4096)), "run", "binary", None),
+        # compression
+        Case("garbage.gz", b"\x1f\x8b\x08\x00" + b"not really gzip at all" * 10, "run", "cannot decompress", None),
+        Case("truncated.gz", _gzip(GOOD_RUN * 50)[:-30], "run", "cannot decompress", None),
+        Case("garbage.bz2", b"BZh9" + b"\x00garbage" * 20, "run", "cannot decompress", None),
+        Case("truncated.xz", lzma.compress(GOOD_RUN * 50)[:-20], "run", "cannot decompress", None),
+        Case("garbage.zst", b"\x28\xb5\x2f\xfd" + b"garbage!" * 8, "qrels", "cannot decompress", None),
+        Case("bomb.run.gz", _gzip(_bomb_body("run")), "run", "inflates to more than", None),
+        Case("bomb.run.bz2", bz2.compress(_bomb_body("run")), "run", "inflates to more than", None),
+        Case("bomb.qrels.xz", lzma.compress(_bomb_body("qrels")), "qrels", "inflates to more than", None),
+        Case("bomb.qrels.zst", _zstd(_bomb_body("qrels")), "qrels", "inflates to more than", None),
+        Case("nested.gz", _gzip(_gzip(GOOD_RUN)), "run", "compressed twice", None),
+        # structured formats
+        Case("bad.json", b'{"q1": {"d1": 1.0}, "q2": ', "run", "invalid JSON", 1),
+        Case("wrong_columns.parquet", _parquet(pa.table({"a": [1, 2], "b": ["x", "y"]})), "run", "column", None),
+        Case("truncated.parquet", _parquet(pa.table({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))[:-12] +
+             b"PAR1", "run", "parquet", None),
+        # names a user controls (the message must name them as given) and line endings
+        Case("<img src=x onerror=alert(1)>.run", b"q1 Q0 d1 1\n", "run", "expected at least 6 columns", 1),
+        Case("[link](http://example.com).run", b"q1 Q0 d1 1\n", "run", "expected at least 6 columns", 1),
+        Case("=HYPERLINK(\"http://x\").qrels", b"q1 d1 1\n", "qrels", "expected exactly 4 columns", 1),
+        Case("crlf_mix.run", b"q1 Q0 d1 1 2.5 sys\r\nq1 Q0 d2 2 1.5 sys\nq1 Q0 d3 3\r\n", "run", "found 4", 3),
+        Case("lone_cr.qrels", b"q1 0 d1 1\rq1 0 d2 1\rq1 0 d3 x\r", "qrels", "'x' is not a number", 3),
+        # topics
+        Case("empty.topics", b"", "topics", "the file is empty", 1),
+        Case("duplicate.topics", b"q1\tapple\nq1\tpear\n", "topics", "twice", 2),
+        Case("nul.topics", b"q1\tapple\nq2\t\x00\n", "topics", "NUL byte", 2),
+        Case("utf16.topics", GOOD_TOPICS.decode().encode("utf-16"), "topics", "UTF-16", None),
+        Case("topics.zip", _zip({"topics.txt": GOOD_TOPICS}), "topics", "zip archive", None),
+        Case("broken.xml", b"<topics>\n<topic number=\"1\">apple\n</topics>\n", "topics", "xml", 3),
+    ]
+    return cases
+
+
+CASES: list[Case] = _cases()
+"""Every hostile case; ``[c for c in CASES if c.kind != "topics"]`` are those `eval` reads."""
+
+BOMBS = [c for c in CASES if c.name.startswith("bomb.")]
