@@ -25,4 +25,4 @@ navigation = st.navigation([
     for i, (path, title, icon) in enumerate(PAGES) if (HERE / path).exists()
 ])
 state.remember(state.sidebar())
-navigation.run()
+state.run_page(navigation)

@@ -1,30 +1,75 @@
-"""The ``ndcg-lab`` console command: ``ndcg-lab app [streamlit options]`` starts the dashboard,
-every other subcommand is the library's command line (``ndcg-lab eval|lint|compare|negatives``,
-the same as ``python -m metrics``).
+"""The ``ndcg-lab`` console command: ``ndcg-lab app [--mode personal|shared] [streamlit options]``
+starts the dashboard, every other subcommand is the library's command line (``ndcg-lab
+eval|lint|compare|negatives``, the same as ``python -m metrics``).
 
 Streamlit runs in a child process on :func:`ui.paths.app_dir`'s ``app.py``, in that folder, so
-that its ``.streamlit/config.toml`` applies.
+that its ``.streamlit/config.toml`` applies. The operator settings (:mod:`metrics.settings`) are
+checked before it starts, and become Streamlit flags: the upload limit
+(``NDCG_LAB_UPLOAD_BYTES`` -> ``server.maxUploadSize``) always; for ``shared`` mode also no
+developer toolbar for visitors and XSRF protection on. Flags given on the command line win.
 """
 from __future__ import annotations
 
+import math
+import os
 import subprocess
 import sys
 
+from metrics import settings
 from metrics.cli import main as cli_main
+from metrics.errors import MetricsError
 from ui.paths import CHECKOUT, INSTALLED, app_dir
 
 PROG = "ndcg-lab"
 
 
+def streamlit_flags(config: settings.Settings) -> list[str]:
+    """Streamlit options that carry the operator settings (maxUploadSize is in MiB)."""
+    flags = ["--server.maxUploadSize", str(max(1, math.ceil(config.upload_bytes / 2**20)))]
+    if config.shared:
+        flags += ["--client.toolbarMode", "viewer", "--server.enableXsrfProtection", "true",
+                  "--server.enableCORS", "true"]
+    return flags
+
+
+def _mode(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--mode X`` or ``--mode=X`` taken out of the app's arguments."""
+    rest, mode = [], None
+    items = iter(args)
+    for item in items:
+        if item == "--mode":
+            mode = next(items, "")
+        elif item.startswith("--mode="):
+            mode = item.split("=", 1)[1]
+        else:
+            rest.append(item)
+    return mode, rest
+
+
+def app(args: list[str]) -> int:
+    folder = app_dir()
+    if not (folder / "app.py").is_file():
+        print(f"{PROG}: app.py is missing (looked in {CHECKOUT} and {INSTALLED})", file=sys.stderr)
+        return 2
+    mode, rest = _mode(args)
+    env = dict(os.environ)
+    if mode is not None:
+        env["NDCG_LAB_MODE"] = mode
+    try:
+        config = settings.load(env)
+    except MetricsError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"), *streamlit_flags(config), *rest]
+    if mode is None:
+        return subprocess.call(command, cwd=folder)
+    return subprocess.call(command, cwd=folder, env=env)
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["app"]:
-        folder = app_dir()
-        if not (folder / "app.py").is_file():
-            print(f"{PROG}: app.py is missing (looked in {CHECKOUT} and {INSTALLED})", file=sys.stderr)
-            return 2
-        return subprocess.call([sys.executable, "-m", "streamlit", "run", str(folder / "app.py"), *argv[1:]],
-                               cwd=folder)
+        return app(argv[1:])
     return cli_main(argv, prog=PROG)
 
 

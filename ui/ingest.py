@@ -6,7 +6,6 @@ so that later reruns do not store it again.
 """
 from __future__ import annotations
 
-import re
 import time
 
 import streamlit as st
@@ -14,6 +13,7 @@ import streamlit as st
 import metrics
 from metrics import io
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
+from ui.text import md  # noqa: F401 - ingest.md is the pages' name for it
 
 
 def _seen() -> set:
@@ -30,15 +30,6 @@ def new_files(files) -> list:
 
 def mark_done(file) -> None:
     _seen().add(file.file_id)
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+|~$:!-])")
-
-
-def md(text) -> str:
-    """``text`` escaped for Streamlit markdown: file, run and docno names may hold * _ $ [ ...,
-    which would otherwise turn into emphasis, LaTeX or links."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
 def report(kind: str, text: str) -> None:

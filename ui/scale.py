@@ -8,6 +8,7 @@ Results stay in the session: engine, buckets, time, and the mean of every measur
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -19,9 +20,21 @@ import metrics
 from metrics import engines
 from metrics.io.sources import expand, is_url, shard_name
 from metrics.report.text import human_bytes
-from ui import ingest
+from metrics.settings import check_server_source
+from ui import ingest, state
+from ui.text import md, plain_frame
 
 _RESULTS = "_scale_results"
+# A quoted fragment of a message, as repr() writes it: 'text' or "text" (escapes included).
+_QUOTED = re.compile(r"""\s*:?\s*(?:'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""")
+
+
+def server_error(exc: metrics.MetricsError) -> str:
+    """The message of an error about a file on the server, without the file's text: the name, the
+    line number and the problem stay, every quoted fragment (a line, a field) goes."""
+    problem = _QUOTED.sub("", exc.problem).strip(" :") or "the file could not be read"
+    fix = _QUOTED.sub("", exc.fix).strip(" :") if exc.fix else None
+    return str(metrics.MetricsError(problem, source=exc.source, line=exc.line, fix=fix))
 
 
 def threshold() -> int:
@@ -58,8 +71,21 @@ def route_uploads(files: list, sel, ws) -> list:
     return small
 
 
-def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | None = None) -> dict | None:
-    """Score the run at ``path`` (a file, glob or fsspec URL) with the streaming engine, showing progress."""
+def evaluate_server_source(text: str, sel, ws) -> dict | None:
+    """Score a run a visitor named by its path, glob or URL on the server: only under the operator's
+    roots and URL schemes (metrics.settings.check_server_source); errors never quote the file."""
+    try:
+        path = check_server_source(text, state.settings())
+    except metrics.MetricsError as exc:
+        ingest.report("error", str(exc))
+        return None
+    return evaluate_large(path, sel, ws, server=True)
+
+
+def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | None = None,
+                   server: bool = False) -> dict | None:
+    """Score the run at ``path`` (a file, glob or fsspec URL) with the streaming engine, showing progress.
+    ``server``: the path was typed by a visitor, so an error message leaves out the file's text."""
     qrels = ws.load_qrels(sel.collection)
     label = name or Path(path).name
     bar = st.progress(0.0, text=f"{label}: starting the streaming engine…")
@@ -83,7 +109,7 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
                                  engine="streaming", progress=counting)
     except metrics.MetricsError as exc:
         bar.empty()
-        ingest.report("error", str(exc))
+        ingest.report("error", server_error(exc) if server else str(exc))
         return None
     seconds = time.perf_counter() - started
     bar.progress(1.0, text=f"{label}: done in {seconds:.1f} s")
@@ -97,7 +123,7 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
               "queries": int(frame["qid"].nunique()), "means": metrics.means(frame),
               "collection": sel.collection}
     st.session_state.setdefault(_RESULTS, []).append(result)
-    ingest.report("success", f"Evaluated **{ingest.md(result['name'])}** from {ingest.md(label)} "
+    ingest.report("success", f"Evaluated **{md(result['name'])}** from {md(label)} "
                              f"({human_bytes(size)}) with the "
                              f"**streaming** engine in {seconds:.1f} s ({result['buckets']} buckets, "
                              f"{result['queries']:,} queries).")
@@ -105,26 +131,33 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
 
 
 def section(sel, ws) -> None:
-    """Where large runs go: the threshold, a server path/URL form, and the results of this session."""
+    """Where large runs go: the threshold, a server path/URL form (only where the operator allows
+    server files), and the results of this session."""
     limit = threshold()
+    config = state.settings()
     with st.expander(f"Large runs (above {human_bytes(limit)}: streaming engine)", expanded=False):
         st.caption(f"Runs up to {human_bytes(limit)} are loaded into the workspace and evaluated in memory (local "
-                   f"engine). Larger uploads, or a path/URL given here, are split into buckets by query and "
-                   f"scored one bucket at a time (streaming engine); set NDCG_LAB_STREAMING_BYTES to change "
-                   f"the threshold. See docs/scale.md for Dask clusters.")
-        with st.form("large_run_form"):
-            path = st.text_input("Run file, glob or URL on the server (e.g. /data/run-*.txt.gz, s3://bucket/run/)",
-                                 key="large_run_path")
-            if st.form_submit_button("Evaluate with the streaming engine"):
-                if path.strip():
-                    evaluate_large(path.strip(), sel, ws)
-                    st.rerun()
-                else:
-                    st.error("Give a path, a glob or an fsspec URL.")
+                   f"engine). Larger uploads{', or a path/URL given here,' if config.server_files else ''} are "
+                   f"split into buckets by query and scored one bucket at a time (streaming engine); set "
+                   f"NDCG_LAB_STREAMING_BYTES to change the threshold. See docs/scale.md for Dask clusters.")
+        if config.server_files:
+            allowed = [str(root) for root in config.data_roots] + [f"{s}://" for s in sorted(config.url_schemes)]
+            with st.form("large_run_form"):
+                path = st.text_input(f"Run file, glob or URL on the server (under {', '.join(allowed)})",
+                                     key="large_run_path")
+                if st.form_submit_button("Evaluate with the streaming engine"):
+                    if path.strip():
+                        evaluate_server_source(path.strip(), sel, ws)
+                        st.rerun()
+                    else:
+                        st.error("Give a path, a glob or an fsspec URL.")
+        else:
+            st.caption("Files on the server are not offered here: the operator allows folders with "
+                       "NDCG_LAB_DATA_ROOTS (and URL schemes with NDCG_LAB_URL_SCHEMES).")
     results = [r for r in st.session_state.get(_RESULTS, []) if r["collection"] == sel.collection]
     if results:
         st.markdown("**Large runs evaluated in this session**")
-        st.table(pd.DataFrame([{
+        st.table(plain_frame(pd.DataFrame([{
             "name": r["name"], "file": r["file"], "size": human_bytes(r["size"]), "engine": r["engine"],
             "buckets": r["buckets"], "time (s)": f"{r['seconds']:.1f}", "queries": f"{r['queries']:,}",
-            **{m: f"{v:.4f}" for m, v in r["means"].iloc[0].items()}} for r in results]))
+            **{m: f"{v:.4f}" for m, v in r["means"].iloc[0].items()}} for r in results])))

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ui.text import md
+
 BEST_STYLE = "font-weight: 700; background-color: rgba(46, 160, 67, 0.15)"
 MISSING = "–"
 
@@ -21,7 +23,8 @@ def best_mask(table: pd.DataFrame) -> pd.DataFrame:
 
 def leaderboard_styler(table: pd.DataFrame, markers: dict | None = None, tooltips: dict | None = None,
                        digits: int = 4):
-    """Styler of a system x measure table: the best value per column bold, markers after values."""
+    """Styler of a system x measure table: the best value per column bold, markers after values.
+    System and measure names are escaped (st.table renders Markdown in every cell and header)."""
     markers = markers or {}
     shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
     best = best_mask(table)
@@ -31,11 +34,17 @@ def leaderboard_styler(table: pd.DataFrame, markers: dict | None = None, tooltip
             text = MISSING if np.isnan(value) else f"{value:.{digits}f}"
             marker = markers.get((system, col))
             shown.at[system, col] = f"{text} {marker}" if marker else text
-    styler = shown.style.apply(lambda _: bold, axis=None)
     if tooltips:
         tips = pd.DataFrame("", index=table.index, columns=table.columns)
         for (system, col), text in tooltips.items():
             if system in tips.index and col in tips.columns:
                 tips.at[system, col] = text
+    names = pd.Index([md(s) for s in table.index], name=table.index.name)
+    measures = pd.Index([md(c) for c in table.columns], name=table.columns.name)
+    shown.index = bold.index = names
+    shown.columns = bold.columns = measures
+    styler = shown.style.apply(lambda _: bold, axis=None)
+    if tooltips:
+        tips.index, tips.columns = names, measures
         styler = styler.set_tooltips(tips)
     return styler

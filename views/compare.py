@@ -11,6 +11,7 @@ from metrics.report.figures import compare as figs
 from metrics.report.figures.curves import FIGURE_CONFIG
 from ui import compare as ui
 from ui import state
+from ui.text import md, plain_frame
 
 st.header("Compare systems")
 sel = state.selection()
@@ -71,7 +72,7 @@ try:
     table = ui.comparison(compared, tuple(measures), baseline, tuple(systems), test, correction, seed, permutations,
                           resamples, tolerance, alpha)
 except metrics.MetricsError as exc:
-    st.error(str(exc))
+    st.error(md(str(exc)))
     st.stop()
 n_queries = int(table["n_queries"].iloc[0])
 
@@ -79,13 +80,13 @@ n_queries = int(table["n_queries"].iloc[0])
 st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{state.CORRECTIONS[correction]}** over "
            f"{len(table)} comparison(s) (systems × measures) · ▲/▼: corrected p < {alpha:g} · "
            f"{n_queries} queries "
-           f"(a query a run lacks scores 0) · Δ = system − {baseline} · CI: percentile bootstrap, {resamples:,} "
+           f"(a query a run lacks scores 0) · Δ = system − {md(baseline)} · CI: percentile bootstrap, {resamples:,} "
            f"resamples · d: paired Cohen's d · seed {seed}")
 for measure, rows in table.groupby("measure", sort=False):
     st.subheader(measure)
-    st.caption(f"Baseline **{baseline}**: mean {rows['baseline_mean'].iloc[0]:.4f} "
+    st.caption(f"Baseline **{md(baseline)}**: mean {rows['baseline_mean'].iloc[0]:.4f} "
                f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
-    st.table(ui.display_table(rows))
+    st.table(plain_frame(ui.display_table(rows)))
 
 stamp = {**state.stamp(compared, measures), "baseline": baseline, "test": test, "correction": correction,
          "alpha": alpha, "seed": seed, "permutations": permutations, "resamples": resamples,
@@ -110,7 +111,8 @@ measure = c2.selectbox("Measure", measures, key="cmp_inspect_measure") if len(me
 frame = state.evaluate(compared, measures)
 rows = ui.per_query(frame, measure, baseline, system, state.topics(sel))
 row = table[(table["measure"] == measure) & (table["system"] == system)].iloc[0]
-st.markdown(f"**{system}** vs **{baseline}** on **{measure}**: {row['mean']:.4f} vs {row['baseline_mean']:.4f}, "
+st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row['mean']:.4f} vs "
+            f"{row['baseline_mean']:.4f}, "
             f"Δ = {row['diff']:+.4f} ({report_text.percent(row['rel_diff'])}); better on {row['wins']}, tied on "
             f"{row['ties']}, worse on {row['losses']} of {n_queries} queries.")
 
@@ -142,16 +144,16 @@ if shown_qid is not None:
     picked_row = rows[rows["qid"] == shown_qid]
     if len(picked_row):
         r = picked_row.iloc[0]
-        st.info(f"Query **{shown_qid}**{': ' + r['text'] if r['text'] else ''} — {baseline} {r['baseline']:.4f}, "
-                f"{system} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
+        st.info(f"Query **{md(shown_qid)}**{': ' + md(r['text']) if r['text'] else ''} — {md(baseline)} "
+                f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
 for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
                                        ("No query improved.", "No query got worse.")):
     with column:
-        st.markdown(f"**{title}** by {system}")
+        st.markdown(f"**{title}** by {md(system)}")
         queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
         if len(queries):
-            st.table(queries)
+            st.table(plain_frame(queries))
         else:
             st.caption(none)
 
@@ -181,10 +183,10 @@ if len(systems) >= 2:
             st.markdown(f"**Tukey HSD, {m}** (two-way: systems × queries, the query effect removed; "
                         f"{int(stats.DEFAULT_LEVEL * 100)}% simultaneous CIs)")
             hsd = ui.tukey(compared, m, everyone)
-            st.table(hsd.assign(**{c: hsd[c].map("{:+.4f}".format) for c in ("diff", "ci_low", "ci_high")},
+            st.table(plain_frame(hsd.assign(**{c: hsd[c].map("{:+.4f}".format) for c in ("diff", "ci_low", "ci_high")},
                                 p_value=hsd["p_value"].map(report_text.format_p))
                      .rename(columns={"system_a": "A", "system_b": "B", "diff": "Δ (B − A)", "ci_low": "CI low",
-                                      "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"]))
+                                      "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"])))
         stability = stats.ranking_stability(ui.cutoff_means(compared, family, max_k))
         st.markdown(f"**Ranking stability**: Kendall's τ between the systems' orders by {family} at each cutoff")
         st.table(stability.map("{:.3f}".format))

@@ -4,6 +4,7 @@ import streamlit as st
 import metrics
 from metrics.report.figures import curves as figures
 from ui import curves, state
+from ui.text import md
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP", "IPrec": "IPrec (precision-recall)"}
 
@@ -28,7 +29,7 @@ if family == "IPrec":
     mean, n_queries = curves.precision_recall(sel, levels, with_band)
     fig = figures.precision_recall_curve(mean, colors=colors)
     st.plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG, key="iprec_chart")
-    st.caption(f"**IPrec@x** (trec_eval's iprec_at_recall) at {len(levels)} recall levels · {sel.collection} · "
+    st.caption(f"**IPrec@x** (trec_eval's iprec_at_recall) at {len(levels)} recall levels · {md(sel.collection)} · "
                f"mean over {n_queries} queries · IPrec@x = the best precision at or below the rank of the "
                "round(x R)-th relevant document (trec_eval 10's rounding)" + band_note + ".")
     recall = st.number_input("IPrec at recall level", min_value=0.0, max_value=1.0, value=0.3, step=0.05,
@@ -44,7 +45,7 @@ else:
     fig = figures.metric_curve(mean, measure_label=label, log_x=log_x, order_changes=changes, colors=colors)
     st.plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG)
     depth = int(mean["k"].max()) if len(mean) else 0
-    st.caption(f"**{label}** for k = 1..{depth} · {sel.collection} · mean over {n_queries} queries · "
+    st.caption(f"**{label}** for k = 1..{depth} · {md(sel.collection)} · mean over {n_queries} queries · "
                "dotted lines: cutoffs where the systems' order changes" + band_note + ".")
     if changes:
         st.markdown("**Order changes across k**")

@@ -1,36 +1,25 @@
 """Data: sample collections, uploads with lint reports, rename/delete/baseline."""
-import hashlib
-
 import pandas as pd
 import streamlit as st
 
 import metrics
 from ui import ingest, state
 from ui import scale as scale_ui
+from ui.text import md, plain_frame
 
-# The sidebar's collection selectbox (key "collection") is drawn before this page runs, so a
-# switch of collection is made in a button callback, which runs before the next script run.
+# The sidebar's collection selectbox is drawn before this page runs, so a switch of collection
+# is made in a button callback (state.open_collection), which runs before the next script run.
 
 
 def _load_sample(name: str) -> None:
-    """Add the bundled sample ``name`` (or restore it), keeping runs and proxy judgments the
+    """Restore the bundled sample ``name`` (one transaction), keeping runs and proxy judgments the
     user added to that collection, and open it."""
-    ws = state.workspace()
-    kept, proxy = [], None
-    if ws.has_collection(name):
-        sample = {hashlib.sha256(path.read_bytes()).hexdigest() for path in state.sample_files(name)["runs"]}
-        kept = [ws.load_run(name, r.name) for r in ws.runs(name) if r.digest not in sample]
-        proxy = ws.load_proxy(name)
     try:
-        state.load_sample(ws, name)
-        for run in kept:
-            ws.add_run(name, run)
-        if proxy is not None:
-            ws.set_proxy(name, proxy)
+        kept = state.reload_sample(name)
     except metrics.MetricsError as exc:
         ingest.report("error", str(exc))
         return
-    st.session_state["collection"] = name
+    state.open_collection(name)
     note = f" (kept {len(kept)} run(s) you had added)" if kept else ""
     ingest.report("success", f"Loaded the {name} sample collection{note}.")
 
@@ -58,16 +47,20 @@ def _create_collection(upload_key: str) -> None:
     except metrics.MetricsError as exc:
         ingest.report("error", str(exc))
         return
-    ss["collection"] = name
+    state.open_collection(name)
     ss["new_collection_name"] = ""
     ss["_new_collection_form"] = ss.get("_new_collection_form", 0) + 1  # a fresh, empty uploader
-    ingest.report("success", f"Created collection **{ingest.md(name)}** with {len(qrels):,} judgments "
-                             f"({ingest.md(upload.name)}); now add its runs below.")
+    ingest.report("success", f"Created collection **{md(name)}** with {len(qrels):,} judgments "
+                             f"({md(upload.name)}); now add its runs below.")
 
 
 st.header("Data")
 ws = state.workspace()
+locked = ws.read_only
 ingest.show_reports()
+if locked:
+    st.info("This is a read-only link: you can look at every collection and run; uploads and changes are "
+            "turned off.", icon="👁️")
 
 st.subheader("Sample collections")
 collections = [c.name for c in ws.collections()]
@@ -75,27 +68,31 @@ cols = st.columns(len(state.SAMPLE_COLLECTIONS))
 for col, name in zip(cols, state.SAMPLE_COLLECTIONS):
     exists = name in collections
     col.button(f"{'Reload' if exists else 'Load'} the {name} sample", key=f"sample_{name}", width="stretch",
-               on_click=_load_sample, args=(name,),
+               on_click=_load_sample, args=(name,), disabled=locked,
                help=(f"Restores the bundled {name} files and opens the collection; runs you added to it are kept."
                      if exists else f"Adds the bundled {name} collection to the workspace and opens it."))
 
 sel = state.selection()
 
-with st.expander("New collection", expanded=not collections):
+with st.expander("New collection", expanded=not collections and not locked):
     upload_key = f"new_collection_qrels::{st.session_state.get('_new_collection_form', 0)}"
-    st.text_input("Collection name", key="new_collection_name")
-    st.file_uploader("Qrels (qid iter docno rel)", key=upload_key, type=None, accept_multiple_files=False)
+    st.text_input("Collection name", key="new_collection_name", disabled=locked)
+    st.file_uploader("Qrels (qid iter docno rel)", key=upload_key, type=None, accept_multiple_files=False,
+                     disabled=locked)
     st.button("Create collection", key="create_collection", on_click=_create_collection,
-              args=(upload_key,))
+              args=(upload_key,), disabled=locked)
 
 if sel is None:
     st.stop()
 collection = sel.collection
-st.subheader(f"Collection: {collection}")
+st.subheader(f"Collection: {md(collection)}")
 
+# One uploader for every collection: a file is stored in the collection this run shows, so an
+# upload can never land in an uploader that the next run no longer draws.
 run_files = st.file_uploader("Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or JSON also read) — drop several at once",
-                             accept_multiple_files=True, key=f"runs_upload::{collection}")
+                             accept_multiple_files=True, key="runs_upload", disabled=locked)
 fresh = ingest.new_files(run_files)
+fresh = state.bounded_upload(fresh)
 # uploads above the streaming threshold are scored bucket by bucket (ui/scale.py), not stored
 fresh = scale_ui.route_uploads(fresh, sel, ws)
 for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "run"):
@@ -110,10 +107,10 @@ for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "ru
         ingest.report("error", str(exc))
         continue
     if run.digest in stored:
-        ingest.report("info", f"{ingest.md(file.name)} is already in {ingest.md(collection)} as run "
-                              f"**{ingest.md(info.name)}** (same content); nothing was added.")
+        ingest.report("info", f"{md(file.name)} is already in {md(collection)} as run "
+                              f"**{md(info.name)}** (same content); nothing was added.")
     else:
-        ingest.report("success", f"Added run **{ingest.md(info.name)}** from {ingest.md(file.name)}: "
+        ingest.report("success", f"Added run **{md(info.name)}** from {md(file.name)}: "
                                  f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
 if fresh:
     st.rerun()
@@ -133,8 +130,9 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
     changed = False
     for column, label, key, reader, save in slots:
         with column:
-            upload = st.file_uploader(label, key=f"{key}_upload::{collection}")
-            for file, parsed, error in ingest.parse_with_progress(ingest.new_files(upload), reader, key):
+            upload = st.file_uploader(label, key=f"{key}_upload", disabled=locked)
+            for file, parsed, error in ingest.parse_with_progress(state.bounded_upload(ingest.new_files(upload)),
+                                                                  reader, key):
                 ingest.mark_done(file)
                 changed = True
                 if error:
@@ -142,54 +140,58 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
                     continue
                 try:
                     save(parsed)
-                    ingest.report("success", f"Stored {key} from {ingest.md(file.name)} ({len(parsed):,} rows).")
+                    ingest.report("success", f"Stored {key} from {md(file.name)} ({len(parsed):,} rows).")
                 except metrics.MetricsError as exc:
                     ingest.report("error", str(exc) if exc.source else f"{file.name}: {exc}")
     if changed:
         st.rerun()
     ingest.pick_topics_field(ws, collection)
-    info = next(c for c in ws.collections() if c.name == collection)
-    st.caption(f"Qrels: {info.qrels.source} ({info.qrels.n_lines:,} judgments, {info.qrels.n_queries:,} queries) · "
-               f"proxy: {info.proxy.source if info.proxy else 'none'} · topics: {info.n_topics:,} · "
+    info = state.collection_info(sel)
+    st.caption(f"Qrels: {md(info.qrels.source)} ({info.qrels.n_lines:,} judgments, {info.qrels.n_queries:,} "
+               f"queries) · proxy: {md(info.proxy.source) if info.proxy else 'none'} · topics: {info.n_topics:,} · "
                f"titles: {info.n_docs:,}")
 
 runs = ws.runs(collection)
-st.markdown(f"**Runs in {collection}** ({len(runs)})")
+st.markdown(f"**Runs in {md(collection)}** ({len(runs)})")
 if not runs:
     st.info("No runs yet: drop run files above.")
     st.stop()
 baseline = ws.baseline(collection)
-st.table(pd.DataFrame([{
+st.table(plain_frame(pd.DataFrame([{
     "name": r.name + (" (baseline)" if r.name == baseline else ""), "file": r.source,
     "uploaded (UTC)": r.uploaded.strftime("%Y-%m-%d %H:%M:%S"), "lines": f"{r.n_lines:,}",
-    "queries": f"{r.n_queries:,}", "sha256": r.digest[:12]} for r in runs]))
+    "queries": f"{r.n_queries:,}", "sha256": r.digest[:12]} for r in runs])))
+
+
+def _change(action, message: str) -> None:
+    """Run one change of the workspace; its message, or the error (read-only, quota, a name taken)."""
+    try:
+        action()
+    except metrics.MetricsError as exc:
+        st.error(md(str(exc)), icon="🚫")
+        return
+    ingest.report("success", message)
+    st.rerun()
+
 
 c1, c2, c3 = st.columns(3)
 with c1.form("rename_run"):
     old = st.selectbox("Run", [r.name for r in runs], key="rename_old")
     new = st.text_input("New name", key="rename_new")
-    if st.form_submit_button("Rename"):
-        try:
-            ws.rename_run(collection, old, new.strip())
-            ingest.report("success", f"Renamed {ingest.md(repr(old))} to {ingest.md(repr(new.strip()))}.")
-            st.rerun()
-        except metrics.MetricsError as exc:
-            st.error(ingest.md(str(exc)))
+    if st.form_submit_button("Rename", disabled=locked):
+        _change(lambda: ws.rename_run(collection, old, new.strip()),
+                f"Renamed {md(repr(old))} to {md(repr(new.strip()))}.")
 with c2.form("delete_run"):
     victim = st.selectbox("Run", [r.name for r in runs], key="delete_which")
-    if st.form_submit_button("Delete"):
-        ws.delete_run(collection, victim)
-        ingest.report("success", f"Deleted run {ingest.md(repr(victim))}.")
-        st.rerun()
+    if st.form_submit_button("Delete", disabled=locked):
+        _change(lambda: ws.delete_run(collection, victim), f"Deleted run {md(repr(victim))}.")
 with c3.form("pick_baseline"):
     names = [r.name for r in runs]
     choice = st.selectbox("Baseline", names, index=names.index(baseline) if baseline in names else 0,
                           key="baseline_pick")
-    if st.form_submit_button("Set baseline"):
-        ws.set_baseline(collection, choice)
+    if st.form_submit_button("Set baseline", disabled=locked):
         st.session_state.pop(f"baseline::{collection}", None)
-        ingest.report("success", f"Baseline is now {ingest.md(repr(choice))}.")
-        st.rerun()
+        _change(lambda: ws.set_baseline(collection, choice), f"Baseline is now {md(repr(choice))}.")
 
 st.markdown("**Lint report**")
 for r in runs:
@@ -197,10 +199,10 @@ for r in runs:
     problems = [f for f in findings if f.kind != "judged"]
     judged = next((f for f in findings if f.kind == "judged"), None)
     shown = f" · Judged@10 = {judged.value:.3f}" if judged and judged.value is not None else ""
-    title = f"{r.name}: {len(problems)} finding(s)" + shown
+    title = f"{md(r.name)}: {len(problems)} finding(s)" + shown
     with st.expander(title):
         if not findings:
             st.write("No findings.")
         for f in findings:
-            examples = f" (e.g. {', '.join(map(str, f.examples[:5]))})" if f.examples else ""
-            st.markdown(f"- **{f.kind}**: {f.message}" + examples)
+            examples = f" (e.g. {', '.join(md(e) for e in f.examples[:5])})" if f.examples else ""
+            st.markdown(f"- **{f.kind}**: {md(f.message)}" + examples)

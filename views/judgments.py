@@ -7,6 +7,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import judgments as jfig
 from ui import judgments as ju
 from ui import state
+from ui.text import md
 
 st.header("Judgments")
 sel = state.selection()
@@ -16,7 +17,7 @@ if sel is None or not sel.systems:
 
 colors = figures.system_colors(state.all_system_names(sel))
 docs, topics = state.docs(sel), state.topics(sel)
-st.caption(f"Collection **{sel.collection}** · {len(sel.systems)} systems · judged = in the qrels "
+st.caption(f"Collection **{md(sel.collection)}** · {len(sel.systems)} systems · judged = in the qrels "
            "(any grade); proxy labels never count as judgments on this page.")
 
 tab_unjudged, tab_negatives, tab_pool = st.tabs(["Unjudged documents", "Hard negatives", "Pool depth"])

@@ -7,6 +7,7 @@ from metrics.report import text as report_text
 from ui import state
 from ui.compare import canonical_measures, significance, suggested_measures
 from ui.tables import leaderboard_styler
+from ui.text import md
 
 st.header("Leaderboard")
 sel = state.selection()
@@ -60,12 +61,12 @@ if sel.baseline in table.index and len(table.index) > 1:
         tips[(row.system, row.measure)] = f"{test_name} vs {sel.baseline}: p = {row.p_value:.4g}; {adjusted}"
 
 if markers:
-    significance_note = (f"baseline: **{sel.baseline}** · ▲/▼ significantly better/worse than the baseline "
+    significance_note = (f"baseline: **{md(sel.baseline)}** · ▲/▼ significantly better/worse than the baseline "
                          f"({test_name}, p < 0.05, {corrected})")
 else:
-    significance_note = (f"no significance markers: select the baseline (**{sel.baseline}**) and at least "
+    significance_note = (f"no significance markers: select the baseline (**{md(sel.baseline)}**) and at least "
                          "one other system")
-st.caption(f"Collection **{sel.collection}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
+st.caption(f"Collection **{md(sel.collection)}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
            f"{significance_note} · bold: best in column")
 st.table(leaderboard_styler(table, markers, tips))
 

@@ -8,6 +8,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
 from ui import query as view
 from ui import state
+from ui.text import md
 
 st.header("Query explorer")
 sel = state.selection()
@@ -105,9 +106,9 @@ frames = {name: explain.explain(sel.ranked(name, digests[name], inferred=inferre
           for name in shown}
 
 # -- the lists side by side --------------------------------------------------------------------
-st.subheader(f"Query {qid}" + (f": {topic_text[qid]}" if qid in topic_text else ""))
+st.subheader(f"Query {md(qid)}" + (f": {md(topic_text[qid])}" if qid in topic_text else ""))
 values = {name: float(frame["ndcg"].iloc[-1]) for name, frame in frames.items()}
-st.caption(f"**{measure}** · " + " · ".join(f"{name} {v:.4f}" for name, v in values.items())
+st.caption(f"**{measure}** · " + " · ".join(f"{md(name)} {v:.4f}" for name, v in values.items())
            + f" · {frames[shown[0]].attrs['relevant']} documents with gain > 0 in the qrels")
 colors = figures.system_colors(state.all_system_names(sel))
 st.plotly_chart(fx.ranked_lists(frames, colors=colors), width="stretch", config=figures.FIGURE_CONFIG,

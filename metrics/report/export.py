@@ -36,10 +36,39 @@ def _cell(value: float, best: bool, mark: str | None, digits: int) -> str:
     return text
 
 
-def to_csv(table: pd.DataFrame, stamp: dict | None = None) -> str:
-    """CSV with ``# key: value`` stamp lines first (pandas reads it back with comment='#')."""
-    head = "".join(f"# {key}: {json.dumps(value)}\n" for key, value in (stamp or {}).items())
-    return head + table.to_csv(index=True)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value):
+    """A text cell a spreadsheet would run as a formula (it begins with = + - @, tab or CR),
+    prefixed with a single quote (OWASP's advice for CSV injection); anything else as it is.
+    Numbers stay numbers: -0.5 is a value, not a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def neutralised(table: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``table`` with every text cell, index entry and header passed through :func:`neutralise`."""
+    out = table.map(neutralise) if len(table.columns) else table.copy()
+    out.columns = _neutral_index(table.columns)
+    out.index = _neutral_index(table.index)
+    return out
+
+
+def _neutral_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(neutralise(v) for v in t) for t in index],
+                                         names=[neutralise(n) for n in index.names])
+    return pd.Index([neutralise(v) for v in index], name=neutralise(index.name))
+
+
+def to_csv(table: pd.DataFrame, stamp: dict | None = None, *, sep: str = ",") -> str:
+    """CSV (or TSV with ``sep="\\t"``) with ``# key: value`` stamp lines first (pandas reads it
+    back with comment='#'); text cells that a spreadsheet would run as formulas are neutralised.
+    Lines end in CRLF (RFC 4180), so that a cell holding a CR or LF is quoted, never split."""
+    head = "".join(f"# {key}: {json.dumps(value)}\r\n" for key, value in (stamp or {}).items())
+    return head + neutralised(table).to_csv(index=True, sep=sep, lineterminator="\r\n")
 
 
 def to_json(table: pd.DataFrame, stamp: dict | None = None, extra: dict | None = None) -> str:

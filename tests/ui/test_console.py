@@ -43,8 +43,30 @@ def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(monkeypatch):
     monkeypatch.setattr(console.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
     assert console.main(["app", "--server.port", "8600"]) == 0
     [(cmd, cwd)] = calls
-    assert cmd == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", "8600"]
+    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
+    assert cmd[-2:] == ["--server.port", "8600"]
     assert cwd == ROOT == app_dir()
+
+
+def test_app_mode_shared_sets_the_mode_and_the_server_flags(monkeypatch):
+    calls = []
+    monkeypatch.setattr(console.subprocess, "call", lambda cmd, cwd, env=None: calls.append((cmd, env)) or 0)
+    monkeypatch.setenv("NDCG_LAB_UPLOAD_BYTES", "100MiB")
+    assert console.main(["app", "--mode", "shared", "--server.port", "8600"]) == 0
+    [(cmd, env)] = calls
+    assert env["NDCG_LAB_MODE"] == "shared"
+    flags = dict(zip(cmd[5::2], cmd[6::2]))
+    assert flags == {"--server.maxUploadSize": "100", "--client.toolbarMode": "viewer",
+                     "--server.enableXsrfProtection": "true", "--server.enableCORS": "true",
+                     "--server.port": "8600"}
+
+
+def test_app_refuses_a_bad_setting_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(console.subprocess, "call", lambda *a, **k: pytest.fail("streamlit must not start"))
+    assert console.main(["app", "--mode=public"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ndcg-lab: NDCG_LAB_MODE: expected personal or shared, found 'public'")
+    assert err.count("\n") == 1
 
 
 def test_help_names_the_ndcg_lab_program(capsys):

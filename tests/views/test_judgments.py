@@ -83,8 +83,8 @@ def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch, open_app):
     # store the samples and the proxy before the app opens the workspace (as the sample loader would)
     from ui import state
     with store.Workspace(store.default_path()) as ws:
-        for name in state.SAMPLE_COLLECTIONS:
-            state.load_sample(ws, name)
+        for sample in state.samples():
+            ws.replace_collection(sample.name, **sample.read())
         ws.set_proxy("legal", metrics.read_qrels(proxy))
     at = open_app(PAGE, home=tmp_path)
     table = at.table[0].value

@@ -51,3 +51,17 @@ def test_json_holds_the_stamp_the_means_and_extra_keys():
                    "means": {"bm25": {"nDCG@10": 0.5, "P(rel=2)@5": 0.2},
                              "dense": {"nDCG@10": 0.61234, "P(rel=2)@5": 0.1}},
                    "note": "x"}
+
+
+def test_csv_neutralises_cells_a_spreadsheet_would_run_as_formulas():
+    names = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx", "bm25", "a=b"]
+    table = pd.DataFrame({"nDCG@10": [-0.5] * len(names), "note": names}, index=pd.Index(names, name="system"))
+    for sep in (",", "\t"):
+        back = pd.read_csv(io.StringIO(to_csv(table, {"tool": "nDCG Lab"}, sep=sep)), sep=sep, comment="#",
+                           index_col=0, keep_default_na=False)
+        expected = ["'" + n for n in names[:6]] + ["bm25", "a=b"]
+        assert list(back.index) == expected
+        assert list(back["note"]) == expected
+        assert list(back["nDCG@10"]) == [-0.5] * len(names)   # a number is a value, never prefixed
+    header = pd.DataFrame({"=1+1": [0.1]}, index=pd.Index(["a"], name="@system"))
+    assert to_csv(header).splitlines()[0] == "'@system,'=1+1"
