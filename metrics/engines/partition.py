@@ -24,7 +24,7 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluate import is_ranx_dict, is_single_run
 from ..io.keys import as_array, exact_duplicates
-from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
+from ..io.sources import display_name, expand, filesystem, is_url, join_path, read_parquet_table, shard_name, stem
 from ..io.validate import RUN, encode, quoting
 from ..settings import check_server_source
 from .buckets import HASH, bucket_of, default_buckets
@@ -340,7 +340,7 @@ def remove_tree(fs: pafs.FileSystem, path: str) -> None:
 
 def read_parquet_whole(files, fs) -> pa.Table:
     """All row groups of every fragment, in order (never a row group alone: queries straddle them)."""
-    tables = [pq.read_table(f, filesystem=fs) for f in files]
+    tables = [read_parquet_table(f, filesystem=fs) for f in files]
     return pa.concat_tables(tables) if tables else FRAGMENT_SCHEMA.empty_table()
 
 

@@ -480,7 +480,7 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
         columns = [c for c in (picked["qid"], picked["docno"], picked["score"], rank_col) if c is not None]
         done = 0
         groups = max(reader.metadata.num_row_groups, 1)
-        for i, batch in enumerate(reader.iter_batches(batch_size=1 << 20, columns=columns)):
+        for i, batch in enumerate(reader.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)):
             table = pa.Table.from_batches([batch])
             try:
                 table = _validate_rows(table, picked, rank_col, part.source)

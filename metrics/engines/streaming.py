@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from .. import io
 from ..errors import MetricsError
 from ..evaluate import evaluate_ranked, measure_list, tidy
-from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
+from ..io.sources import filesystem, is_shards, is_url, join_path, read_parquet_table, shard_name
 from ..measures import parse
 from ..ranking import rank
 from .buckets import bucket_of
@@ -61,9 +61,9 @@ def _load_bucket(task: BucketTask) -> tuple[pa.Table, pa.Table, pa.Table | None]
     """The bucket's run rows (every fragment, every row group), its qrels and its proxy qrels."""
     fs, _ = filesystem(task.path)
     table = read_parquet_whole([filesystem(f)[1] for f in task.files], fs)
-    qrels_table = pq.read_table(filesystem(task.qrels_file)[1], filesystem=fs)
+    qrels_table = read_parquet_table(filesystem(task.qrels_file)[1], filesystem=fs)
     proxy_table = None if task.proxy_file is None else \
-        pq.read_table(filesystem(task.proxy_file)[1], filesystem=fs)
+        read_parquet_table(filesystem(task.proxy_file)[1], filesystem=fs)
     return table, qrels_table, proxy_table
 
 

@@ -21,6 +21,7 @@ import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
 from .keys import as_array
+from .sources import read_parquet_table
 from .trec import BLOCK_SIZE, line_bounds, normalise, ranges
 from .validate import (
     QRELS,
@@ -177,9 +178,8 @@ def read_json(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
 
 
 def read_parquet(data: bytes, source: str) -> pa.Table:
-    import pyarrow.parquet as pq
     try:
-        return pq.read_table(pa.BufferReader(data))
+        return read_parquet_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError) as exc:
         raise MetricsError(f"cannot read the parquet file ({exc})", source=source,
                            fix="the file may be truncated; write it again") from None

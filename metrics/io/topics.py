@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import MetricsError
-from .sources import decompress
+from .sources import decompress, read_parquet_table
 from .topics_markup import read_sgml, read_xml
 
 __all__ = ["read_topics", "text_fields", "default_field", "query_text", "FORMATS"]
@@ -132,9 +132,8 @@ def query_text(topics: pd.DataFrame, field: str | None = None) -> pd.DataFrame:
 def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
     data = decompress(raw, source)
     if data[:4] == b"PAR1" or format == "parquet":
-        import pyarrow.parquet as pq
         try:
-            table = pq.read_table(pa.BufferReader(data))
+            table = read_parquet_table(pa.BufferReader(data))
         except (pa.ArrowException, OSError) as exc:
             raise MetricsError(f"cannot read the parquet file ({exc})", source=source,
                                fix="the file may be truncated; write it again") from None
