@@ -142,12 +142,16 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
     for measure, rows in table.groupby("measure", sort=False):
         first = rows.iloc[0]
         low, high = int(rows["n_queries"].min()), int(rows["n_queries"].max())
+        per_run = low != high or rows["baseline_mean"].nunique() > 1   # --skip-missing: pairs differ per run
         queries = f"{low} queries" if low == high else f"{low}-{high} queries, each run paired over its own"
-        head = (f"{measure}  baseline {first.baseline} = {first.baseline_mean:.4f}  ({queries}; "
+        base = f"baseline {first.baseline}" + ("" if per_run else f" = {first.baseline_mean:.4f}")
+        head = (f"{measure}  {base}  ({queries}; "
                 f"{test}; {correction} correction over {len(table)} comparison{'s' if len(table) != 1 else ''}; "
                 f"seed {settings['seed']})")
         shown = pd.DataFrame({
             "system": rows["system"], "mean": rows["mean"].map("{:.4f}".format),
+            **({"n": rows["n_queries"].astype(int), "baseline": rows["baseline_mean"].map("{:.4f}".format)}
+               if per_run else {}),
             "diff": rows["diff"].map("{:+.4f}".format), "rel": rows["rel_diff"].map(percent),
             "95% CI of diff": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
             "p": rows["p_value"].map(format_p), "p adj": rows["p_adjusted"].map(format_p),

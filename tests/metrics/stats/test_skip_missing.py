@@ -71,3 +71,17 @@ def test_compare_cli_skip_missing_stamps_and_pairs(tmp_path, capsys):
     assert cli.main(args) == 0
     row = json.loads(capsys.readouterr().out)["comparisons"][0]
     assert row["n_queries"] == 5 and row["mean"] == pytest.approx((0.5 + 0.5) / 5)
+
+
+def test_compare_cli_table_shows_each_pairing_when_they_differ(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(1, 6)))
+    (tmp_path / "base").write_text("".join(f"q{i} Q0 d{i} 1 1.0 b\n" for i in range(1, 6)))
+    (tmp_path / "a").write_text("q1 Q0 x 1 2.0 a\nq1 Q0 d1 2 1.0 a\nq2 Q0 d2 1 1.0 a\n")
+    (tmp_path / "b").write_text("".join(f"q{i} Q0 d{i} 1 1.0 b\n" for i in range(1, 5)))
+    assert cli.main(["compare", str(tmp_path / "qrels"), str(tmp_path / "base"), str(tmp_path / "a"),
+                     str(tmp_path / "b"), "-m", "RR", "--skip-missing"]) == 0
+    out = capsys.readouterr().out
+    assert "2-4 queries, each run paired over its own" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    assert rows["a"][1:4] == ["0.7500", "2", "1.0000"]    # mean of (0.5, 1), over 2 queries, baseline 1
+    assert rows["b"][1:4] == ["1.0000", "4", "1.0000"]
