@@ -12,6 +12,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
 from ui import learn as text
 from ui import query as view
+from ui.text import md, plain_frame
 
 ss = st.session_state
 DEFAULT_PRESET = "legal"
@@ -134,13 +135,13 @@ with left:
         row = per_rank.iloc[i]
         c = st.columns([0.4, 0.8, 1.3, 0.75, 0.75, 2.4], vertical_alignment="center")
         c[0].markdown(f"**{i + 1}**")
-        c[1].markdown(f"`{name}`")
-        c[2].selectbox(f"Grade of {name} at rank {i + 1}", text.GRADE_OPTIONS, key=f"learn_grade_{i}",
+        c[1].markdown(md(name))
+        c[2].selectbox(f"Grade of {md(name)} at rank {i + 1}", text.GRADE_OPTIONS, key=f"learn_grade_{i}",
                        on_change=_on_grade, args=(i,), label_visibility="collapsed")
         c[3].button("↑", key=f"learn_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0,
-                    help=f"Move {name} up", width="stretch")
+                    help=f"Move {md(name)} up", width="stretch")
         c[4].button("↓", key=f"learn_down_{i}", on_click=_move, args=(i, 1), disabled=i == len(sb) - 1,
-                    help=f"Move {name} down", width="stretch")
+                    help=f"Move {md(name)} down", width="stretch")
         cut = "" if i < k else " · below k"
         c[5].caption(f"{row['gain']:g} / log2({i + 2}) = {row['contribution']:.3f}{cut}")
     s1, s2 = st.columns(2)
@@ -238,7 +239,7 @@ if sb.unjudged:
     st.markdown("Guess a grade for each unjudged document (used by the *inferred* strategy):")
     cols = st.columns(min(len(sb.unjudged), 6))
     for i, name in enumerate(sb.unjudged):
-        cols[i % len(cols)].selectbox(f"Guess for {name}", list(sandbox.GRADES), key=f"learn_guess_{name}",
+        cols[i % len(cols)].selectbox(f"Guess for {md(name)}", list(sandbox.GRADES), key=f"learn_guess_{name}",
                                       on_change=_on_guess, args=(name,))
 else:
     st.caption("No document is unjudged: set a grade to ? to see the strategies disagree.")
@@ -261,14 +262,14 @@ st.subheader("What if?")
 moves = sandbox.what_if(sb)
 best = moves.iloc[0]
 if best["delta"] > 0:
-    st.markdown(f"The single move that raises nDCG@{k} most: **{best['description']}**: "
+    st.markdown(f"The single move that raises nDCG@{k} most: **{md(best['description'])}**: "
                 f"{best['before']:.4f} → {best['after']:.4f} ({best['delta']:+.4f}). "
                 f"Tried: {len(moves)} moves (every swap and every grade change).")
     st.button("Apply this move", key="learn_apply", on_click=_apply, args=(best.to_dict(),))
 else:
     st.markdown(f"No single move raises nDCG@{k}: of {len(moves)} swaps and grade changes, none beats "
                 f"{best['before']:.4f}.")
-top = moves.head(8)[["description", "after", "delta"]].rename(columns={"after": f"nDCG@{k} after"})
+top = plain_frame(moves.head(8)[["description", "after", "delta"]].rename(columns={"after": f"nDCG@{k} after"}))
 st.table(view.simple_styler(top, {f"nDCG@{k} after": "{:.4f}", "delta": "{:+.4f}"}))
 st.caption("A grade change edits the judgments, so it moves IDCG as well: lowering the grade of a relevant "
            "document the list ranks badly can raise nDCG.")

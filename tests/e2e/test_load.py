@@ -264,8 +264,9 @@ async def reload_race(url: str) -> list[str]:
 
 
 def test_a_page_switch_during_the_first_load_keeps_collection_and_upload(server):
-    """An idle server, a reloaded legal sample (so that the collections are listed web first), and a
-    page link clicked 0-800 ms into the first load: the upload that follows is stored."""
+    """A reloaded legal sample (so that the collections are listed web first, as when the upload was
+    lost), then a page link clicked 0-800 ms into a first load: the sidebar's collection is the
+    page's, and the upload that follows is stored or refused with a message."""
     from playwright.async_api import async_playwright
 
     app = server()
