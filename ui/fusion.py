@@ -17,18 +17,18 @@ FOLD_SEED = 0
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _pool(ws_path: str, collection: str, inputs: tuple, depth: int | None, _runs: list) -> fusion.Pool:
+def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _runs: list) -> fusion.Pool:
     return fusion.prepare(_runs, depth=depth)
 
 
 def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
     """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests)."""
     inputs = tuple(inputs)
-    return _pool(sel.ws_path, sel.collection, inputs, depth, [state.run(sel, n, d) for n, d in inputs])
+    return _pool(sel.scope, sel.collection, inputs, depth, [state.run(sel, n, d) for n, d in inputs])
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _fused(ws_path: str, collection: str, inputs: tuple, method: str, k: float, norm: str | None,
+def _fused(scope: str, collection: str, inputs: tuple, method: str, k: float, norm: str | None,
            weights: tuple | None, depth: int | None, _prepared: fusion.Pool) -> fusion.Fused:
     return fusion.fuse(_prepared, method, k=k, norm=norm, weights=None if weights is None else list(weights))
 
@@ -36,12 +36,12 @@ def _fused(ws_path: str, collection: str, inputs: tuple, method: str, k: float, 
 def fused(sel: state.Selection, inputs: tuple, method: str, *, k: float = 60, norm: str | None = None,
           weights: tuple | None = None, depth: int | None = None) -> fusion.Fused:
     """``Fused(run, recipe)`` of the inputs (cached on their digests and the parameters)."""
-    return _fused(sel.ws_path, sel.collection, tuple(inputs), method, float(k), norm,
+    return _fused(sel.scope, sel.collection, tuple(inputs), method, float(k), norm,
                   None if weights is None else tuple(float(w) for w in weights), depth, pool(sel, inputs, depth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _fused_frame(ws_path: str, collection: str, qrels_digest: str, run_digest: str, measures: tuple,
+def _fused_frame(scope: str, collection: str, qrels_digest: str, run_digest: str, measures: tuple,
                  _result: fusion.Fused, _qrels) -> pd.DataFrame:
     return metrics.evaluate(_qrels, {label(_result.recipe): _result.run}, list(measures))
 
@@ -60,7 +60,7 @@ def comparison(sel: state.Selection, inputs: tuple, method: str, measures: list,
     mean), with the sidebar's test and correction, one row per (reference, measure).
     """
     result = fused(sel, inputs, method, k=k, norm=norm, weights=weights, depth=depth)
-    fused_frame = _fused_frame(sel.ws_path, sel.collection, sel.qrels_digest, result.run.digest, tuple(measures),
+    fused_frame = _fused_frame(sel.scope, sel.collection, sel.qrels_digest, result.run.digest, tuple(measures),
                                result, state.qrels(sel))
     name = fused_frame["system"].iloc[0]
     stored = {r.name: r.digest for r in state.workspace().runs(sel.collection)}
@@ -93,7 +93,7 @@ def store(sel: state.Selection, result: fusion.Fused) -> metrics.store.RunInfo:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _sweep(ws_path: str, collection: str, qrels_digest: str, inputs: tuple, method: str, parameter: str,
+def _sweep(scope: str, collection: str, qrels_digest: str, inputs: tuple, method: str, parameter: str,
            grid: tuple, norm: str | None, depth: int | None, measure: str, _prepared: fusion.Pool,
            _qrels) -> pd.DataFrame:
     options = {"k": list(grid)} if parameter == "k" else {"weights": [list(w) for w in grid]}
@@ -107,7 +107,7 @@ def sweep(sel: state.Selection, inputs: tuple, method: str, parameter: str, grid
     ``value``, and ``k`` or ``w:<run>``), and :func:`tune_on_folds` on the seeded 2-fold split."""
     grid = tuple(float(x) for x in grid) if parameter == "k" else tuple(tuple(float(w) for w in g) for g in grid)
     inputs = tuple(inputs)
-    per_query = _sweep(sel.ws_path, sel.collection, sel.qrels_digest, inputs, method, parameter, grid,
+    per_query = _sweep(sel.scope, sel.collection, sel.qrels_digest, inputs, method, parameter, grid,
                        norm, depth, str(metrics.parse_measure(measure)), pool(sel, inputs, depth), state.qrels(sel))
     keys = [c for c in per_query.columns if c == "k" or c.startswith("w:")]
     curve = (per_query.groupby(["setting", *keys], sort=False, observed=True)["value"].mean().reset_index())
