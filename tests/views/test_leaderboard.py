@@ -24,7 +24,12 @@ def assert_ok(at) -> None:
 
 
 def shown(at, index: int = 0):
-    return at.table[index].value.map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
+    """The table as text, markers dropped; names lose the invisible word joiner that ui.text.md puts
+    before anything markdown would autolink (``IPrec@0.3`` reads as an e-mail address)."""
+    table = at.table[index].value.map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
+    table.columns = [str(c).replace("\u2060", "") for c in table.columns]
+    table.index = [str(i).replace("\u2060", "") for i in table.index]
+    return table
 
 
 def add(at, *, known: str | None = None, text: str | None = None):

@@ -30,7 +30,7 @@ def _stored(at):
 
 def test_trec_sgml_topics_with_a_field_choice(open_app):
     at = open_app("views/data.py")
-    at.file_uploader(key="topics_upload::legal").upload("topics.txt.gz", gzip.compress(SGML)).run()
+    at.file_uploader(key="topics_upload").upload("topics.txt.gz", gzip.compress(SGML)).run()
     assert_ok(at)
     assert _stored(at)["1"] == "wet floor fall"          # the title is the default query text
     at.selectbox(key="topics_field::legal").set_value("description").run()
@@ -40,9 +40,9 @@ def test_trec_sgml_topics_with_a_field_choice(open_app):
 
 def test_trec_xml_topics_and_a_malformed_file(open_app):
     at = open_app("views/data.py")
-    at.file_uploader(key="topics_upload::legal").upload("topics.xml", XML).run()
+    at.file_uploader(key="topics_upload").upload("topics.xml", XML).run()
     assert_ok(at)
     assert _stored(at) == {"1": "slippery aisle injuries", "2": "garage assault"}
-    at.file_uploader(key="topics_upload::legal").upload("bad.xml", b"<topics>\n<topic number='1'>x</topics>").run()
+    at.file_uploader(key="topics_upload").upload("bad.xml", b"<topics>\n<topic number='1'>x</topics>").run()
     assert_ok(at)
     assert at.error[0].value.replace("\\", "").startswith("bad.xml line 2:")

@@ -31,9 +31,13 @@ def test_clean_run_is_ok_and_qrels_findings_come_first(tmp_path, capsys):
 def test_findings_of_an_odd_run_and_the_judged_depth(tmp_path, capsys):
     lines = lint_lines(tmp_path, capsys, "q.txt", "odd.run")
     kinds = [line[2] for line in lines if line[0] == "odd.run"]
-    assert kinds == ["ties", "queries_not_in_qrels", "queries_not_in_run", "judged"]
+    # the tie also orders differently in ranx (input order) than in trec_eval (docno descending)
+    assert kinds == ["ties", "queries_not_in_qrels", "queries_not_in_run", "judged", "parity_ranx_ties"]
+
+    def judged(lines):
+        return next(line[3] for line in lines if line[2] == "judged")
     # query 1: d9, d1 judged 1 of min(10, 2); query 2 missing counts 0: (1/2 + 0) / 2
-    assert lines[-1][3].startswith("Judged@10 = 0.2500")
+    assert judged(lines).startswith("Judged@10 = 0.2500")
     deep1 = lint_lines(tmp_path, capsys, "-k", "1", "q.txt", "odd.run")
     # at depth 1 only d9 (unjudged) is seen: (0 + 0) / 2
-    assert deep1[-1][3].startswith("Judged@1 = 0.0000")
+    assert judged(deep1).startswith("Judged@1 = 0.0000")
