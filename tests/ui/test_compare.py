@@ -125,10 +125,21 @@ def test_clicked_qid():
     assert compare.clicked_qid({}) is None and compare.clicked_qid(None) is None
 
 
-def test_tukey_has_a_row_per_pair(legal):
+def test_tukey_is_the_two_way_studentised_range(legal):
     sel, _ = legal
-    table = compare.tukey(sel, "AP", ("bm25", "bm25_ce", "dense"))
-    assert len(table) == 3
+    systems = ["bm25", "bm25_ce", "dense"]
+    table = compare.tukey(sel, "AP", tuple(systems))
+    x = per_query("AP")[systems].to_numpy()
+    n, m = x.shape
+    residual = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0) + x.mean()
+    se = (residual ** 2).sum() / ((n - 1) * (m - 1)) / n
+    for row in table.itertuples():
+        a, b = systems.index(row.system_a), systems.index(row.system_b)
+        diff = x[:, b].mean() - x[:, a].mean()
+        assert row.diff == pytest.approx(diff)
+        q = abs(diff) / se ** 0.5
+        assert row.p_value == pytest.approx(scipy_stats.studentized_range.sf(q, m, (n - 1) * (m - 1)), rel=1e-6)
+    assert len(table) == m * (m - 1) // 2
 
 
 def _open_query_script():
