@@ -6,6 +6,7 @@ from math import log2
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from metrics.report.figures.explain import grade_color, text_color
 from ui import query
@@ -80,3 +81,36 @@ def test_per_rank_styler_labels_formats_and_highlight():
 def test_simple_styler_formats_and_missing():
     out = query.simple_styler(pd.DataFrame({"x": [0.12345, np.nan]}), {"x": "{:.2f}"}).to_html()
     assert "0.12" in out and "—" in out
+
+
+def _text_section_script(sel):
+    from ui import query, state
+
+    query.text_section(sel, state.evaluate(sel, ["AP"]), "AP", ["bm25", "dense"])
+
+
+def test_text_section_draws_the_sample_topics(legal):
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    import metrics
+    from tests.conftest import assert_ok
+    from tests.ui.conftest import LEGAL
+
+    sel, _ = legal
+    at = AppTest.from_function(_text_section_script, kwargs={"sel": sel}, default_timeout=120)
+    at.run()
+    assert_ok(at)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) == 2
+    scatter = [t for t in charts[0]["data"] if t.get("mode") == "markers"]
+    assert [t["name"] for t in scatter] == [name for name, _ in sel.systems]
+    frame = metrics.evaluate(LEGAL / "qrels.txt", {p.stem: p for p in sorted(LEGAL.glob("*.run"))}, ["AP"])
+    per_query = frame.pivot(index="qid", columns="system", values="value")
+    spread = (per_query.max(axis=1) - per_query.min(axis=1)).sort_values(ascending=False)
+    disagree, overlap, unique = (d.value for d in at.dataframe)
+    spread_column = next(c for c in disagree.columns if "spread" in c)
+    assert disagree[spread_column].iloc[0] == pytest.approx(spread.iloc[0])
+    assert len(disagree) == 10
+    assert overlap["retrieved"].tolist() == [10 * 50, 10 * 50]   # both runs have >= 10 documents per query
