@@ -92,3 +92,34 @@ def test_session_glue_in_a_script():
     assert parsed[0] == ("a.run", True, None)
     assert parsed[1][:2] == ("c.run", False) and parsed[1][2].startswith("c.run")
     assert at.status[0].label == "Read 1 of 2 run file(s)" and at.status[0].state == "error"
+
+
+def _topics_script():
+    import pandas as pd
+    import streamlit as st
+
+    from ui import ingest, state
+
+    if "stored" not in st.session_state:
+        topics = pd.DataFrame({"qid": ["1", "2"], "title": ["black cat", "dog"],
+                               "description": ["a cat that is black", "any dog"]})
+        ingest.store_topics(state.workspace(), "legal", topics)
+        st.session_state["stored"] = True
+    ingest.pick_topics_field(state.workspace(), "legal")
+    ingest.show_reports()
+
+
+def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
+    _, ws = legal
+    at = AppTest.from_function(_topics_script, default_timeout=60)
+    at.run()
+    assert_ok(at)
+    assert dict(zip(ws.load_topics("legal")["qid"], ws.load_topics("legal")["text"])) == {"1": "black cat",
+                                                                                         "2": "dog"}
+    (box,) = at.selectbox
+    assert box.options == ["title", "description"] and box.value == "title"
+    box.select("description").run()
+    assert_ok(at)
+    assert dict(zip(ws.load_topics("legal")["qid"], ws.load_topics("legal")["text"])) == {
+        "1": "a cat that is black", "2": "any dog"}
+    assert [s.value for s in at.success] == ["Query text is now the topics' **description** field."]
