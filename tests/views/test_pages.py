@@ -20,7 +20,6 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from metrics import stats
 from tests.conftest import assert_ok
-from ui.tables import best_mask, leaderboard_styler
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -408,19 +407,3 @@ def test_a_bad_topics_file_is_reported_not_raised(editor):
     at.file_uploader(key="topics_upload").upload("empty.tsv", b"").run()
     assert_ok(at)
     assert plain(at.error[0].value).startswith("empty.tsv line 1: the file is empty")
-
-
-# --------------------------------------------------------------------------- ui.tables
-
-def test_best_mask_marks_ties_and_skips_missing_values():
-    table = pd.DataFrame({"nDCG@10": [0.5, 0.7, 0.7], "AP": [np.nan] * 3, "RR": [0.1, np.nan, 0.05]},
-                         index=pd.Index(["a", "b", "c"], name="system"))
-
-    mask = best_mask(table)
-
-    assert mask["nDCG@10"].tolist() == [False, True, True]
-    assert mask["AP"].tolist() == [False, False, False]
-    assert mask["RR"].tolist() == [True, False, False]
-    shown = leaderboard_styler(table, {("b", "nDCG@10"): "▲"}).data
-    assert shown.at["b", "nDCG@10"] == "0.7000 ▲"
-    assert shown.at["a", "AP"] == "–"

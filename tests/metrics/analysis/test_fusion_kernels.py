@@ -1,0 +1,190 @@
+"""The fusion kernels on one small hand-made pool: every method and normalisation against its
+formula written out (metrics.analysis.fusion states them), the pool's bookkeeping, and the refusals.
+
+Inputs: A ranks q1 a(3) > b(2) > c(1) and q2 x(1); B ranks q1 b(0.9) > d(0.5) and lacks q2.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metrics.analysis.fusion_kernels import combine, positive_int, prepare
+from metrics.errors import MetricsError
+
+A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
+B = {"q1": {"b": 0.9, "d": 0.5}}
+
+
+@pytest.fixture(scope="module")
+def pool():
+    return prepare({"A": A, "B": B})
+
+
+def fused(pool, method, **options) -> dict:
+    values = combine(pool, method, **options)
+    qids = pool.qids.to_pylist()
+    return {(qids[q], d): v for q, d, v in zip(pool.group_qcode, pool.group_docno.to_pylist(), values)}
+
+
+def test_pool_groups_the_union_of_queries_and_documents(pool):
+    assert pool.names == ["A", "B"]
+    assert pool.qids.to_pylist() == ["q1", "q2"]
+    keys = sorted(zip([pool.qids[int(q)].as_py() for q in pool.group_qcode], pool.group_docno.to_pylist()))
+    assert keys == [("q1", "a"), ("q1", "b"), ("q1", "c"), ("q1", "d"), ("q2", "x")]
+    assert pool.per_input.tolist() == [[3, 1], [2, 0]]
+    assert pool.partial == ["q2"]
+    assert pool.query_offsets.tolist() == [0, 4, 5]
+    assert pool.n_inputs == 2 and pool.n_groups == 5
+
+
+def test_depth_keeps_the_first_documents_of_every_input():
+    cut = prepare({"A": A, "B": B}, depth=1)
+    assert cut.per_input.tolist() == [[1, 1], [1, 0]]
+    assert sorted(cut.group_docno.to_pylist()) == ["a", "b", "x"]
+
+
+def test_rrf(pool):
+    k = 60
+    assert fused(pool, "rrf", k=k) == pytest.approx({
+        ("q1", "a"): 1 / (k + 1), ("q1", "b"): 1 / (k + 2) + 1 / (k + 1), ("q1", "c"): 1 / (k + 3),
+        ("q1", "d"): 1 / (k + 2), ("q2", "x"): 1 / (k + 1)})
+
+
+def test_isr(pool):
+    assert fused(pool, "isr") == pytest.approx({
+        ("q1", "a"): 1 * (1 / 1**2), ("q1", "b"): 2 * (1 / 2**2 + 1 / 1**2), ("q1", "c"): 1 * (1 / 3**2),
+        ("q1", "d"): 1 * (1 / 2**2), ("q2", "x"): 1 * (1 / 1**2)})
+
+
+def test_bordafuse_points_and_unranked_share(pool):
+    # q1 has C = 4 candidates; A ranked 3 of them (unranked share (4-3+1)/2 = 1), B 2 ((4-2+1)/2 = 1.5).
+    values = fused(pool, "bordafuse")
+    assert values[("q1", "a")] == pytest.approx((4 - 1 + 1) + 1.5)
+    assert values[("q1", "b")] == pytest.approx((4 - 2 + 1) + (4 - 1 + 1))
+    assert values[("q1", "c")] == pytest.approx((4 - 3 + 1) + 1.5)
+    assert values[("q1", "d")] == pytest.approx(1 + (4 - 2 + 1))
+
+
+def test_weighted_bordafuse(pool):
+    values = fused(pool, "bordafuse", weights=np.array([2.0, 1.0]))
+    assert values[("q1", "a")] == pytest.approx(2 * 4 + 1 * 1.5)
+    assert values[("q1", "d")] == pytest.approx(2 * 1 + 1 * 3)
+
+
+def test_condorcet_is_copeland_wins_minus_losses(pool):
+    # pairs of q1 (A's vote, B's vote): a-b (+, -) tie; a-c (+, abstain) a; a-d (+, -) tie;
+    # b-c (+, +) b; b-d (+, +) b; c-d (+, -) tie.
+    assert fused(pool, "condorcet") == {("q1", "a"): 1 - 0, ("q1", "b"): 2 - 0, ("q1", "c"): 0 - 2,
+                                        ("q1", "d"): 0 - 1, ("q2", "x"): 0}
+
+
+def test_condorcet_weights_break_a_tie(pool):
+    values = fused(pool, "condorcet", weights=np.array([1.0, 2.0]))
+    # B now outvotes A: b over a, d over a, d over c; a still beats c, b beats c and d.
+    assert values[("q1", "a")] == 1 - 2
+    assert values[("q1", "b")] == 3
+    assert values[("q1", "c")] == 0 - 3
+    assert values[("q1", "d")] == 2 - 1
+
+
+# minmax: A q1 (3, 2, 1) -> (1, 0.5, 0); B q1 (0.9, 0.5) -> (1, 0); a single document -> 1.
+MINMAX = {"A": {"a": 1.0, "b": 0.5, "c": 0.0}, "B": {"b": 1.0, "d": 0.0}}
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("combsum", {"a": 1.0, "b": 0.5 + 1.0, "c": 0.0, "d": 0.0}),
+    ("combmnz", {"a": 1 * 1.0, "b": 2 * (0.5 + 1.0), "c": 0.0, "d": 0.0}),
+    ("combanz", {"a": 1.0, "b": (0.5 + 1.0) / 2, "c": 0.0, "d": 0.0}),
+    ("combmax", {"a": 1.0, "b": max(0.5, 1.0), "c": 0.0, "d": 0.0}),
+    ("combmin", {"a": 1.0, "b": min(0.5, 1.0), "c": 0.0, "d": 0.0}),
+    ("combmed", {"a": 1.0, "b": (0.5 + 1.0) / 2, "c": 0.0, "d": 0.0}),
+])
+def test_score_methods_under_minmax(pool, method, expected):
+    values = fused(pool, method, norm="minmax")
+    assert {d: values[("q1", d)] for d in "abcd"} == pytest.approx(expected)
+    assert values[("q2", "x")] == 1.0
+
+
+def test_wsum_weights_each_input(pool):
+    values = fused(pool, "wsum", norm="minmax", weights=np.array([2.0, 1.0]))
+    assert values[("q1", "b")] == pytest.approx(2 * MINMAX["A"]["b"] + 1 * MINMAX["B"]["b"])
+    assert values[("q1", "d")] == pytest.approx(1 * MINMAX["B"]["d"])
+
+
+@pytest.mark.parametrize("norm, a_scores, b_scores", [
+    ("none", [3.0, 2.0, 1.0], [0.9, 0.5]),
+    ("rank", [1 - 0 / 3, 1 - 1 / 3, 1 - 2 / 3], [1 - 0 / 2, 1 - 1 / 2]),
+    ("sum", [2 / 3, 1 / 3, 0 / 3], [0.4 / 0.4, 0 / 0.4]),
+    ("max", [3 / 3, 2 / 3, 1 / 3], [0.9 / 0.9, 0.5 / 0.9]),
+    ("zscore", list(stats.zscore([3.0, 2.0, 1.0])), list(stats.zscore([0.9, 0.5]))),
+])
+def test_normalisations_per_input_and_query(pool, norm, a_scores, b_scores):
+    values = fused(pool, "combsum", norm=norm)
+    a, b, c = a_scores
+    b_b, b_d = b_scores
+    assert [values[("q1", d)] for d in "abcd"] == pytest.approx([a, b + b_b, c, b_d])
+
+
+def test_degenerate_lists():
+    equal = prepare({"A": {"q": {"a": 2.0, "b": 2.0}}, "B": {"q": {"a": 1.0}}})
+    minmax = combine(equal, "combsum", norm="minmax")   # all equal -> 1
+    sums = combine(equal, "combsum", norm="sum")        # all equal -> 1/n
+    zscores = combine(equal, "combsum", norm="zscore")  # std 0 -> 0
+    docs = equal.group_docno.to_pylist()
+    assert dict(zip(docs, minmax)) == {"a": 1 + 1, "b": 1}
+    assert dict(zip(docs, sums)) == pytest.approx({"a": 1 / 2 + 1 / 1, "b": 1 / 2})
+    assert dict(zip(docs, zscores)) == {"a": 0.0, "b": 0.0}
+
+
+def test_sums_depend_only_on_the_multiset_of_contributions():
+    """0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1 in floating point; the kernel sums ascending."""
+    runs = [{"q": {"d": s}} for s in (0.3, 0.2, 0.1)]
+    assert 0.3 + 0.2 + 0.1 != 0.1 + 0.2 + 0.3
+    forward = combine(prepare(runs), "combsum", norm="none")
+    backward = combine(prepare(runs[::-1]), "combsum", norm="none")
+    assert forward.tolist() == backward.tolist() == [0.1 + 0.2 + 0.3]
+
+
+def test_max_normalisation_refuses_a_non_positive_top_score():
+    negative = prepare({"A": {"q": {"a": -1.0}}, "B": {"q": {"a": 1.0}}})
+    with pytest.raises(MetricsError, match="run 'A' has top score -1 for query 'q'"):
+        combine(negative, "combsum", norm="max")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"method": "combfoo"}, "unknown fusion method 'combfoo'"),
+    ({"method": "combsum", "norm": "l2"}, "unknown normalisation 'l2'"),
+])
+def test_unknown_method_or_normalisation(pool, options, message):
+    with pytest.raises(MetricsError, match=message):
+        combine(pool, **options)
+
+
+def test_fusion_needs_two_runs():
+    with pytest.raises(MetricsError, match="at least two runs, got 1"):
+        prepare({"A": A})
+
+
+@pytest.mark.parametrize("value, expected", [(1, 1), (3.0, 3), ("7", None), (0, None), (2.5, None),
+                                             (None, None), (-4, None)])
+def test_positive_int(value, expected):
+    if expected is None:
+        with pytest.raises(MetricsError, match="depth must be a whole number >= 1"):
+            positive_int(value, "depth")
+    else:
+        assert positive_int(value, "depth") == expected
+        assert isinstance(positive_int(value, "depth"), int)
+
+
+def test_rrf_matches_the_formula_on_a_seeded_pool():
+    rng = np.random.default_rng(7)
+    runs = [{f"q{q}": {f"d{d}": float(s) for d, s in zip(rng.choice(30, 10, replace=False), rng.random(10))}
+             for q in range(4)} for _ in range(3)]
+    values = fused(prepare(runs), "rrf", k=10)
+    for (qid, doc), value in values.items():
+        ranks = [1 + sorted(run[qid].values(), reverse=True).index(run[qid][doc])
+                 for run in runs if doc in run[qid]]
+        assert value == pytest.approx(math.fsum(1 / (10 + r) for r in ranks))

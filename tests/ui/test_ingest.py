@@ -1,0 +1,125 @@
+"""ui.ingest: uploads parsed one by one with one-line errors naming the file, handled once per
+session, and messages queued for the Data page (errors shown as inert text). Session-state glue runs
+in a script through Streamlit's AppTest.from_function."""
+from __future__ import annotations
+
+import io as stdio
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import assert_ok
+from ui import ingest
+
+RUN = b"1 Q0 d1 1 2.5 bm25\n1 Q0 d2 2 1.5 bm25\n2 Q0 d3 1 0.5 bm25\n"
+QRELS = b"1 0 d1 2\n2 0 d3 1\n"
+
+
+class Upload(stdio.BytesIO):
+    """What ``st.file_uploader`` hands over: bytes with a name, a size and a file_id."""
+
+    def __init__(self, name: str, data: bytes, file_id: str | None = None):
+        super().__init__(data)
+        self.name, self.size, self.file_id = name, len(data), file_id or name
+
+
+def test_parse_files_reads_each_file_and_names_the_bad_one():
+    good, bad = Upload("bm25.run", RUN), Upload("broken.run", b"1 Q0 d1\n")
+    (f1, run, e1), (f2, none, e2) = ingest.parse_files([good, bad], ingest.run_reader)
+    assert f1 is good and e1 is None and run.table.num_rows == 3
+    assert sorted(run.table["docno"].to_pylist()) == ["d1", "d2", "d3"]
+    assert f2 is bad and none is None
+    assert e2.startswith("broken.run") and "\n" not in e2
+    assert ingest.parse_files(None, ingest.run_reader) == []
+
+
+def test_qrels_and_topics_readers():
+    qrels = ingest.qrels_reader(Upload("qrels.txt", QRELS))
+    assert dict(zip(qrels.table["docno"].to_pylist(), qrels.table["rel"].to_pylist())) == {"d1": 2, "d3": 1}
+    topics = ingest.topics_reader(Upload("topics.tsv", b"1\tblack cat\n2\tdog\n"))
+    assert isinstance(topics, pd.DataFrame) and len(topics) == 2
+
+
+def test_an_unexpected_exception_becomes_one_line():
+    def reader(file):
+        raise ValueError("boom")
+
+    (_, parsed, error), = ingest.parse_files([Upload("x.run", b"")], reader)
+    assert parsed is None and error == "x.run: could not be read (ValueError: boom)"
+
+
+def _session_script():
+    import io as stdio
+
+    import streamlit as st
+
+    from ui import ingest
+
+    class Upload(stdio.BytesIO):
+        def __init__(self, name, data, file_id):
+            super().__init__(data)
+            self.name, self.size, self.file_id = name, len(data), file_id
+
+    first = Upload("a.run", b"1 Q0 d 1 1 t\n", "id-1")
+    second = Upload("b.run", b"1 Q0 d 1 1 t\n", "id-2")
+    st.session_state["new_before"] = [f.name for f in ingest.new_files([first, second])]
+    ingest.mark_done(first)
+    st.session_state["new_after"] = [f.name for f in ingest.new_files([first, second])]
+    st.session_state["single"] = [f.name for f in ingest.new_files(second)]
+    st.session_state["none"] = ingest.new_files(None)
+    ingest.report("error", "[link](http://x) <img src=x onerror=alert(1)>")
+    ingest.report("success", "Stored **bm25**")
+    ingest.report("warning", "careful")
+    ingest.show_reports()
+    results = ingest.parse_with_progress([first, Upload("c.run", b"bad", "id-3")], ingest.run_reader, "run")
+    st.session_state["parsed"] = [(f.name, p is not None, e) for f, p, e in results]
+
+
+def test_session_glue_in_a_script():
+    at = AppTest.from_function(_session_script, default_timeout=60)
+    at.run()
+    assert_ok(at)
+    assert at.session_state["new_before"] == ["a.run", "b.run"]
+    assert at.session_state["new_after"] == ["b.run"]
+    assert at.session_state["single"] == ["b.run"]
+    assert at.session_state["none"] == []
+    (error,) = at.error
+    assert error.value == ingest.md("[link](http://x) <img src=x onerror=alert(1)>")
+    assert "\\[link\\]" in error.value and "\\<img" in error.value
+    assert [s.value for s in at.success] == ["Stored **bm25**"]
+    assert [w.value for w in at.warning] == ["careful"]
+    parsed = at.session_state["parsed"]
+    assert parsed[0] == ("a.run", True, None)
+    assert parsed[1][:2] == ("c.run", False) and parsed[1][2].startswith("c.run")
+    assert at.status[0].label == "Read 1 of 2 run file(s)" and at.status[0].state == "error"
+
+
+def _topics_script():
+    import pandas as pd
+    import streamlit as st
+
+    from ui import ingest, state
+
+    if "stored" not in st.session_state:
+        topics = pd.DataFrame({"qid": ["1", "2"], "title": ["black cat", "dog"],
+                               "description": ["a cat that is black", "any dog"]})
+        ingest.store_topics(state.workspace(), "legal", topics)
+        st.session_state["stored"] = True
+    ingest.pick_topics_field(state.workspace(), "legal")
+    ingest.show_reports()
+
+
+def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
+    _, ws = legal
+    at = AppTest.from_function(_topics_script, default_timeout=60)
+    at.run()
+    assert_ok(at)
+    assert dict(zip(ws.load_topics("legal")["qid"], ws.load_topics("legal")["text"])) == {"1": "black cat",
+                                                                                         "2": "dog"}
+    (box,) = at.selectbox
+    assert box.options == ["title", "description"] and box.value == "title"
+    box.select("description").run()
+    assert_ok(at)
+    assert dict(zip(ws.load_topics("legal")["qid"], ws.load_topics("legal")["text"])) == {
+        "1": "a cat that is black", "2": "any dog"}
+    assert [s.value for s in at.success] == ["Query text is now the topics' **description** field."]
