@@ -224,6 +224,13 @@ async def reload_race(url: str) -> list[str]:
             await idle(page)
             await open_page(page, "Data")
             await upload(page, f"kept{i}.run", run_bytes(200 + i))
+            # The reload promises to keep the runs stored before it: wait until the page says this
+            # one is stored (an upload with no message at all is a lost upload, reported as such).
+            try:
+                await page.get_by_text(f"Added run kept{i}").first.wait_for(timeout=TIMEOUT)
+            except Exception:  # noqa: BLE001
+                problems.append(f"reloader {i}: the upload of kept{i} got no message")
+                return
             for _ in range(3):
                 await page.get_by_role("button", name="Reload the legal sample").click()
                 await idle(page)
