@@ -71,17 +71,9 @@ def pass_trec_eval(qrels: Path, run: Path) -> int:
 
 def pass_pytrec_eval(qrels_path: Path, run_path: Path) -> int:
     import pytrec_eval
+    from run import trec_dicts  # bench/run.py: the same plain-Python reader for the dict input
 
-    qrels: dict[str, dict[str, int]] = {}
-    with open(qrels_path) as lines:
-        for line in lines:
-            qid, _, docno, rel = line.split()
-            qrels.setdefault(qid, {})[docno] = int(rel)
-    run: dict[str, dict[str, float]] = {}
-    with open(run_path) as lines:
-        for line in lines:
-            qid, _, docno, _, score, _ = line.split()
-            run.setdefault(qid, {})[docno] = float(score)
+    qrels, run = trec_dicts(qrels_path, run_path)
     return len(pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run))
 
 
