@@ -22,6 +22,9 @@ Loading is a single scan fetched as Arrow (no per-row Python); file order is
 kept by DuckDB's insertion-order guarantee (``preserve_insertion_order``, on by
 default: a scan of one table with a WHERE keeps the order rows were inserted in),
 with an explicit ``pos`` column to ORDER BY should that setting be off.
+
+Why one file of ~700 lines: it is one public class, :class:`Workspace`, of some 25 short methods,
+each one transaction; the SQL steps live in :mod:`.tables` and the connection in :mod:`.connection`.
 """
 from __future__ import annotations
 
