@@ -98,11 +98,16 @@ async def upload(page, name: str, data: bytes) -> None:
     await idle(page)
 
 
-async def visitor(browser, url: str, i: int, record: dict) -> None:
-    """One session: open the app, upload a run on the Data page, open Leaderboard, Curves, Compare."""
+async def new_page(browser):
+    """A fresh browser context (one visitor) and its page, with the test's timeout."""
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     context.set_default_timeout(TIMEOUT)
-    page = await context.new_page()
+    return context, await context.new_page()
+
+
+async def visitor(browser, url: str, i: int, record: dict) -> None:
+    """One session: open the app, upload a run on the Data page, open Leaderboard, Curves, Compare."""
+    context, page = await new_page(browser)
     errors = record.setdefault("errors", [])
     try:
         started = time.perf_counter()
@@ -178,9 +183,7 @@ def test_sixteen_sessions_upload_and_browse_without_an_error_under_the_memory_bo
 async def early_switch_then_upload(browser, url: str, delay_ms: int, i: int) -> list[str]:
     """Click a page link ``delay_ms`` after the first load, then upload on the Data page: the
     sidebar's collection must be the page's, and the upload stored."""
-    context = await browser.new_context(viewport={"width": 1300, "height": 900})
-    context.set_default_timeout(TIMEOUT)
-    page = await context.new_page()
+    context, page = await new_page(browser)
     problems = []
     try:
         await page.goto(url, wait_until="domcontentloaded")
@@ -216,9 +219,7 @@ async def reload_race(url: str) -> list[str]:
     problems: list[str] = []
 
     async def reloader(browser, i):
-        context = await browser.new_context(viewport={"width": 1300, "height": 900})
-        context.set_default_timeout(TIMEOUT)
-        page = await context.new_page()
+        context, page = await new_page(browser)
         try:
             await page.goto(url, wait_until="domcontentloaded")
             await idle(page)
@@ -244,9 +245,7 @@ async def reload_race(url: str) -> list[str]:
             await context.close()
 
     async def reader(browser, i):
-        context = await browser.new_context(viewport={"width": 1300, "height": 900})
-        context.set_default_timeout(TIMEOUT)
-        page = await context.new_page()
+        context, page = await new_page(browser)
         try:
             await page.goto(url, wait_until="domcontentloaded")
             await idle(page)
