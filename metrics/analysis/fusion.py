@@ -17,7 +17,8 @@ Semantics (the same in the library, the CLI and the dashboard):
   isr         n(d) · Σ w_i / r_i(d)²                    (Mourão, Martins & Magalhães 2015)
   bordafuse   Σ over all inputs of w_i · points_i(d), C = number of candidates of the
               query: a ranked document gets C − r_i(d) + 1 points, an unranked one the
-              mean of the points left, (C − n_i(q) + 1) / 2       (Aslam & Montague 2001)
+              mean of the points left, (C − n_i(q) + 1) / 2; an input without the query
+              gives none                                 (Aslam & Montague 2001)
   condorcet   Copeland's rule on the pairwise majority: wins − losses, where d beats e
               when the inputs ranking d above e outweigh those ranking e above d; a
               retrieved document is above an unretrieved one, two unretrieved documents

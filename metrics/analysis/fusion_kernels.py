@@ -130,7 +130,8 @@ def combine(pool: Pool, method: str, *, k: float = 60, norm: str | None = "minma
         return count * _sum(pool, row_w / pool.rank.astype(np.float64) ** 2)
     if method == "bordafuse":
         cands = np.diff(pool.query_offsets)                          # C per query
-        unranked = (cands[None, :] - pool.per_input + 1) / 2         # (inputs, queries)
+        # (inputs, queries): the mean of the points an input left; 0 where it lacks the query
+        unranked = np.where(pool.per_input > 0, (cands[None, :] - pool.per_input + 1) / 2, 0.0)
         base = (w[:, None] * unranked).sum(axis=0)                   # every input's points to everyone
         points = cands[pool.qcode] - pool.rank + 1 - unranked[pool.source, pool.qcode]
         return base[pool.group_qcode] + _sum(pool, row_w * points)

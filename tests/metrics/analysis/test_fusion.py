@@ -172,8 +172,8 @@ def test_borda_by_hand_with_a_query_missing_from_one_input():
     #                       B: c 4, b 3, e 2, a unranked 1.
     assert got["q1"] == {"c": 6.0, "b": 6.0, "a": 5.0, "e": 3.0}
     assert list(got["q1"]) == ["c", "b", "a", "e"]  # c and b tie: docno descending
-    # q2: C = 2. A: x 2, y 1. B lacks q2: both get (2 − 0 + 1)/2 = 1.5.
-    assert got["q2"] == {"x": 3.5, "y": 2.5}
+    # q2: C = 2. A: x 2, y 1. B lacks q2 and gives no points to it.
+    assert got["q2"] == {"x": 2.0, "y": 1.0}
 
 
 def test_ties_are_broken_by_docno_descending_in_inputs_and_output():
