@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from metrics import settings
+from metrics.cli import leave
 from metrics.cli import main as cli_main
 from metrics.errors import MetricsError
 from ui.paths import CHECKOUT, INSTALLED, app_dir
@@ -73,5 +74,10 @@ def main(argv=None) -> int:
     return cli_main(argv, prog=PROG)
 
 
+def run() -> None:
+    """The console script's entry point: :func:`main`, then :func:`metrics.cli.leave` with its code."""
+    leave(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
