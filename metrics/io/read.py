@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import MetricsError
@@ -60,7 +60,7 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
         raise MetricsError(f"got parsed {kind.other} where {article(kind.what)} was expected",
                            source=source or src.source,
                            fix=f"pass {article(kind.what)} here (read_{kind.what})")
-    if isinstance(src, pd.DataFrame):
+    if _is_frame(src):
         table = frame_to_table(src, source or "<DataFrame>")
         return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
                            canonical_digest, on_duplicate)
@@ -116,6 +116,12 @@ def _valid_text(table: pa.Table, source: str) -> pa.Table:
         raise MetricsError(f"the parquet file holds text that is not valid UTF-8 ({exc})", source=source,
                            fix="write the file again from data with UTF-8 strings") from None
     return table
+
+
+def _is_frame(src) -> bool:
+    """A pandas DataFrame (or a subclass), known without importing pandas: a caller holding one has."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(src, pd.DataFrame)
 
 
 def _is_ranx_object(src) -> bool:

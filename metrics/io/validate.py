@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -76,7 +75,8 @@ class _Parsed:
     _lines: LineMap | None = field(default=None, repr=False, compare=False)
 
     @property
-    def df(self) -> pd.DataFrame:
+    def df(self):
+        """The table as a pandas DataFrame."""
         return self.table.to_pandas()
 
     def __len__(self) -> int:
