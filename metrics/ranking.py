@@ -100,6 +100,13 @@ def _codes(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+def _as_string(col):
+    """``col`` (an array or a chunked array) with large or view strings cast to plain strings."""
+    if pa.types.is_large_string(col.type) or pa.types.is_string_view(col.type):
+        col = col.cast(pa.string())
+    return col
+
+
 def _chunked(col) -> pa.Array:
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -115,43 +122,72 @@ def canonical_order(qcode: np.ndarray, score: np.ndarray, docno: pa.Array,
     Returns ``None`` when the rows are in canonical order already (the common
     case for files written by retrieval systems), so callers can skip copies.
     """
+    return _canonical(qcode, score, docno, rank, ties)[0]
+
+
+def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | None,
+               ties: str) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """(order, qcode in that order, primary key in that order): see :func:`canonical_order`.
+
+    The primary key is the score (``ties="score"``) or the rank column. A permutation inside
+    tie groups leaves both as they are, so they are known before ties are broken.
+    """
     if ties == "rank" and rank is None:
         raise MetricsError("ties='rank' needs a rank column", fix="use ties='score' (trec_eval's rule)")
-    n = len(qcode)
-    if n == 0:
-        return None
-    # primary key ascending within a query: -score (descending score) or the rank column
     descending = ties == "score"
     primary = score if descending else rank
+    n = len(qcode)
+    if n == 0:
+        return None, qcode, primary
+    # primary key ascending within a query: -score (descending score) or the rank column
     boundary = qcode[1:] != qcode[:-1]
     step_ok = primary[1:] <= primary[:-1] if descending else primary[1:] >= primary[:-1]
     blocks_sorted = bool(np.all(boundary | step_ok))
+    del step_ok
     heads = np.concatenate(([0], np.flatnonzero(boundary) + 1))
+    del boundary
     head_codes = qcode[heads]
     if blocks_sorted and np.all(head_codes[1:] > head_codes[:-1]):
         order = None  # one block per query, queries and scores in order: nothing to move
+        q, p = qcode, primary
     elif blocks_sorted and len(np.unique(head_codes)) == len(heads):
-        order = np.argsort(qcode, kind="stable")  # whole blocks out of query order: timsort on runs
+        # whole blocks out of query order: move the blocks, each kept as it is
+        lengths = np.diff(np.append(heads, n))
+        by_code = np.argsort(head_codes, kind="stable")
+        moved = lengths[by_code]
+        order = np.repeat(heads[by_code] - (np.cumsum(moved) - moved), moved)
+        order += np.arange(n)
+        q, p = np.repeat(head_codes[by_code], moved), primary[order]
     else:
         order = np.lexsort((-primary if descending else primary, qcode))
-    q = qcode if order is None else qcode[order]
-    p = primary if order is None else primary[order]
+        q, p = qcode[order], primary[order]
     same = (q[1:] == q[:-1]) & (p[1:] == p[:-1])
     if not same.any():
-        return order
+        return order, q, p
     # Tie groups: reorder their rows by docno descending (byte order, like strcmp).
     if order is None:
         order = np.arange(n)
-    in_tie = np.zeros(n, dtype=bool)
-    in_tie[1:] |= same
-    in_tie[:-1] |= same
-    tie_rows = np.flatnonzero(in_tie)
-    group_start = np.flatnonzero(in_tie & ~np.concatenate(([False], same)))
-    group_id = np.searchsorted(group_start, tie_rows, side="right")
-    table = pa.table({"g": group_id, "d": docno.take(pa.array(order[tie_rows]))})
-    inner = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
-    order[tie_rows] = order[tie_rows][inner]
-    return order
+    starts = np.flatnonzero(same & ~np.concatenate(([False], same[:-1])))  # first row of each group
+    ends = np.append(np.flatnonzero(~same), len(same))  # a group ends before the next untied step
+    sizes = ends[np.searchsorted(ends, starts)] - starts + 1
+    del same, ends
+    pairs = starts[sizes == 2]
+    if len(pairs):
+        # Two tied rows: swap them when the first docno is the smaller (a stable sort keeps equals).
+        first, second = order[pairs], order[pairs + 1]
+        swap = pc.less(docno.take(pa.array(first)), docno.take(pa.array(second)))
+        swap = np.asarray(swap.to_numpy(zero_copy_only=False), dtype=bool)
+        order[pairs[swap]], order[pairs[swap] + 1] = second[swap], first[swap]
+    larger = sizes > 2
+    if larger.any():
+        group_start, group_size = starts[larger], sizes[larger]
+        tie_rows = np.repeat(group_start - (np.cumsum(group_size) - group_size), group_size)
+        tie_rows += np.arange(len(tie_rows))
+        group_id = np.repeat(np.arange(len(group_start)), group_size)
+        table = pa.table({"g": group_id, "d": docno.take(pa.array(order[tie_rows]))})
+        inner = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+        order[tie_rows] = order[tie_rows][inner]
+    return order, q, p
 
 
 def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
@@ -163,7 +199,8 @@ def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
     n = len(qid)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    change = pc.not_equal(qid.slice(1), qid.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    change = pc.not_equal(qid.slice(1), qid.slice(0, n - 1))
+    change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
     heads = np.concatenate(([0], np.flatnonzero(change) + 1))
     codes = _codes(qid.take(pa.array(heads)), qids).astype(np.int32)
     return np.repeat(codes, np.diff(np.append(heads, n)))
@@ -198,8 +235,8 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     q_code = _codes(q_qid, qids)
 
     rt = run.table
-    r_doc = _chunked(rt.column("docno"))
-    r_qcode = _query_codes(_chunked(rt.column("qid")), qids)
+    r_doc = _as_string(rt.column("docno"))   # chunked: the one copy is made in canonical order below
+    r_qcode = _query_codes(_as_string(rt.column("qid")), qids)
     score = _numpy(rt.column("score"), np.float64)
     rank_col = _numpy(rt.column("rank"), np.int64) if ties == "rank" and "rank" in rt.column_names else None
     keep = r_qcode >= 0
@@ -207,14 +244,15 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
         idx = np.flatnonzero(keep)
         r_qcode, score, r_doc = r_qcode[idx], score[idx], r_doc.take(pa.array(idx))
         rank_col = rank_col[idx] if rank_col is not None else None
+    del keep
 
-    order = canonical_order(r_qcode, score, r_doc, rank_col, ties)
-    if order is not None:
-        r_doc = r_doc.take(pa.array(order))
-        # a permutation inside tie groups leaves query codes and scores as they are
-        if not (np.array_equal(r_qcode[order], r_qcode) and np.array_equal(score[order], score)):
-            r_qcode, score = r_qcode[order], score[order]
-        del order
+    order, r_qcode, primary = _canonical(r_qcode, score, r_doc, rank_col, ties)
+    if order is None:
+        r_doc = _chunked(r_doc)
+    else:
+        r_doc = _chunked(r_doc.take(pa.array(order)))
+        score = primary if ties == "score" else score[order]
+    del order, primary, rank_col
 
     n_q = len(qids)
     counts = np.bincount(r_qcode, minlength=n_q)

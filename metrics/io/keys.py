@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -71,10 +70,8 @@ def pair_keys(qcode: np.ndarray, docno) -> np.ndarray:
     else:
         h = string_hash(docno)
     with np.errstate(over="ignore"):
-        query = qcode.astype(np.uint64)
-        query *= np.uint64(0x9E3779B97F4A7C15)
-        h += query
-    del query
+        np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
+        np.add(h, qcode, out=h, casting="unsafe")   # in place: no 7M-row temporary
     return _mix(h, inplace=True)
 
 
@@ -90,14 +87,18 @@ def exact_duplicates(qid: pa.Array, docno: pa.Array, qcode: np.ndarray):
     if not equal.any():
         return None
     candidates = np.flatnonzero(np.isin(keys, np.unique(ordered[1:][equal])))
-    sub = pd.DataFrame({"q": qcode[candidates],
-                        "d": docno.take(pa.array(candidates)).to_numpy(zero_copy_only=False)})
-    dup = sub.duplicated(keep="first").to_numpy()
-    if not dup.any():
+    # Colliding rows compared exactly: group them by (query, docno), first row of each group kept.
+    dcode = as_array(pc.dictionary_encode(docno.take(pa.array(candidates)))).indices.to_numpy()
+    order = np.lexsort((candidates, dcode, qcode[candidates]))
+    q, d = qcode[candidates][order], dcode[order]
+    repeat = np.zeros(len(order), dtype=bool)
+    repeat[1:] = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
+    if not repeat.any():
         return None
-    sub["row"] = candidates
-    first = sub.groupby(["q", "d"], sort=False)["row"].transform("min").to_numpy()
-    return candidates[dup], first[dup]
+    group_first = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(order))))
+    rows, first = candidates[order][repeat], candidates[order][group_first][repeat]
+    by_row = np.argsort(rows, kind="stable")
+    return rows[by_row], first[by_row]
 
 
 def canonical_digest(table: pa.Table, kind) -> str:

@@ -9,19 +9,28 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import MetricsError
 from .interchange import unwrap
 from .irds import is_irds, load_qrels
 from .keys import canonical_digest
-from .sources import FIRST_DATA_LINE, check_text, decompress, line_of_offset, sha256_later, stem
+from .sources import (
+    FIRST_DATA_LINE,
+    check_text,
+    compression_of,
+    decompress,
+    line_of_offset,
+    refuse_other_formats,
+    sha256_later,
+    stem,
+)
 from .tables import dict_to_table, frame_to_table, from_table, header_columns, read_headed, read_json, read_parquet
-from .trec import read_trec
+from .trec import read_trec, read_trec_blocks
 from .validate import QRELS, RUN, Kind, Qrels, Run, Source, article, finish
 
 
@@ -60,7 +69,7 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
         raise MetricsError(f"got parsed {kind.other} where {article(kind.what)} was expected",
                            source=source or src.source,
                            fix=f"pass {article(kind.what)} here (read_{kind.what})")
-    if isinstance(src, pd.DataFrame):
+    if _is_frame(src):
         table = frame_to_table(src, source or "<DataFrame>")
         return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
                            canonical_digest, on_duplicate)
@@ -75,6 +84,10 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                            Source(label), canonical_digest, on_duplicate)
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
+        if kind is RUN:
+            run = _from_blocks(path, kind, name or stem(path.name), source or path.name, on_duplicate)
+            if run is not None:
+                return run
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
@@ -118,8 +131,46 @@ def _valid_text(table: pa.Table, source: str) -> pa.Table:
     return table
 
 
+def _is_frame(src) -> bool:
+    """A pandas DataFrame (or a subclass), known without importing pandas: a caller holding one has."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(src, pd.DataFrame)
+
+
 def _is_ranx_object(src) -> bool:
     return type(src).__module__.startswith("ranx") and hasattr(src, "to_dict")
+
+
+def _plain_trec_head(head: bytes) -> bool:
+    """The first bytes of an uncompressed TREC text file: no magic bytes, BOM, JSON or header line."""
+    if compression_of(head[:6]) is not None or head[:4] == b"PAR1" or head[:3] == b"\xef\xbb\xbf":
+        return False
+    try:
+        refuse_other_formats(head, "")
+    except MetricsError:
+        return False
+    first = FIRST_DATA_LINE.search(head)
+    if first is None or first.start(1) != 0:
+        return False
+    line = first.group(1).rstrip()
+    return line[:1] not in (b"{", b"[") and header_columns(line) is None
+
+
+def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: str) -> Run | None:
+    """A large plain TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), or None.
+
+    Bad input is never reported from here: any error sends the file to the whole-file path,
+    which names the line and quotes it.
+    """
+    found = read_trec_blocks(path, kind, source, _plain_trec_head)
+    if found is None:
+        return None
+    table, ctx, digest = found
+    del found
+    try:
+        return finish(table, kind, name, ctx, lambda: digest, on_duplicate, rank_given=True)
+    except MetricsError:
+        return None
 
 
 def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):

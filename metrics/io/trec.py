@@ -8,7 +8,9 @@ lines. A ``#`` inside a field (``msmarco_v2.1_doc_00_1#4_16``) is data.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +21,13 @@ from ..errors import MetricsError
 from .validate import QRELS, RUN, Kind, LineMap, Source, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
+
+FILE_BLOCK = 16 << 20
+"""Bytes of a file read and parsed at a time by :func:`read_trec_blocks` (below glibc's largest
+mmap threshold, so that each block reuses the memory of the one before)."""
+
+_NOT_CLEAN = (b"\x00", b"\r", b"\t")
+"""Bytes that send a file to the whole-file path (binary data, \\r line ends, tabs)."""
 
 
 def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
@@ -40,6 +49,81 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
     return _diagnose(norm, kind, ctx), ctx
+
+
+def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Table, Source, str] | None:
+    """A large single-space TREC file read in blocks: (table, source, sha256 of the bytes), or None.
+
+    The whole file is never in memory at once: each block of :data:`FILE_BLOCK` bytes is checked,
+    hashed on a second thread and parsed with the options of the fast path (the field count of
+    the file's first line for every block), and freed. None when the file is smaller than a block,
+    cannot be opened, ``plain_head(first_block)`` is false (compressed, parquet, JSON, a header
+    line, ...) or anything is not plain (NUL, \\r, tabs, non-ASCII, blank or comment lines,
+    empty fields, a line that does not parse): the caller then reads the whole file, whose path
+    names the line and the problem. Rows and lines agree one to one, as on the fast path.
+    """
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None
+    with f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:
+        digest = hashlib.sha256()
+        block = f.read(FILE_BLOCK)
+        if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in (b" ", b"#", b"\n", b"\f", b"\v"):
+            return None
+        end = re.search(rb"\n", block[:65536])
+        n_fields = block[: end.start()].count(b" ") + 1 if end else 0
+        if n_fields < kind.required or (kind.exact and n_fields != kind.required):
+            return None
+        tables, pending = [], b""
+        while block:
+            hashed = hashing.submit(digest.update, block)
+            if any(byte in block for byte in _NOT_CLEAN) or not block.isascii():
+                hashed.result()
+                return None
+            first_end = block.find(b"\n") + 1
+            last_end = block.rfind(b"\n") + 1
+            pieces = [pending + block[:first_end]] if first_end else []
+            if first_end:
+                view = pa.py_buffer(block)
+                pieces.append(view.slice(first_end, last_end - first_end))
+                pending = block[last_end:]
+            else:
+                pending += block
+            for piece in pieces:
+                if len(piece):
+                    table = _parsed_block(piece, kind, n_fields)
+                    if table is None:
+                        hashed.result()
+                        return None
+                    tables.append(table)
+            hashed.result()
+            del pieces, block
+            block = f.read(FILE_BLOCK)
+        if pending:
+            table = _parsed_block(pending, kind, n_fields)
+            if table is None:
+                return None
+            tables.append(table)
+    return pa.concat_tables(tables), Source(source, LineMap(), None, trec=True), digest.hexdigest()
+
+
+def _parsed_block(piece, kind: Kind, n_fields: int) -> pa.Table | None:
+    """Whole lines of a single-space TREC file as typed columns, or None when they are not clean."""
+    try:
+        table = _pyarrow_read(piece, kind, b" ", n_fields, typed=True, ignore_empty=False,
+                              block_size=FILE_BLOCK // 4)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return table if _clean_strings(table, kind) else None
+
+
+def _clean_strings(table: pa.Table, kind: Kind) -> bool:
+    """No empty qid, docno or tag (doubled or leading blanks), no qid starting with ``#`` (a comment)."""
+    for col in ["qid", "docno"] + (["tag"] if kind is RUN else []):
+        if table.num_rows and pc.min_max(pc.binary_length(table[col]))["min"].as_py() == 0:
+            return False
+    return not (table.num_rows and pc.any(pc.starts_with(table["qid"], "#")).as_py())
 
 
 def _read_clean(data: bytes, kind: Kind) -> pa.Table | None:
@@ -88,17 +172,11 @@ def _read_clean(data: bytes, kind: Kind) -> pa.Table | None:
                 except (pa.ArrowInvalid, pa.ArrowTypeError):
                     return None
         table = pa.table(columns)
-    for col in strings:
-        lengths = pc.min_max(pc.binary_length(table[col]))
-        if table.num_rows and lengths["min"].as_py() == 0:
-            return None
-    if table.num_rows and pc.any(pc.starts_with(table["qid"], "#")).as_py():
-        return None
-    return table
+    return table if _clean_strings(table, kind) else None
 
 
-def _pyarrow_read(data: bytes, kind: Kind, delimiter: bytes, n_fields: int, *, typed: bool,
-                  ignore_empty: bool) -> pa.Table:
+def _pyarrow_read(data, kind: Kind, delimiter: bytes, n_fields: int, *, typed: bool,
+                  ignore_empty: bool, block_size: int = BLOCK_SIZE) -> pa.Table:
     names = [f"_{i}" for i in range(n_fields)]
     wanted = {0: "qid", 2: "docno", 3: "rank", 4: "score", 5: "tag"} if kind is RUN \
         else {0: "qid", 2: "docno", 3: "rel"}
@@ -108,8 +186,8 @@ def _pyarrow_read(data: bytes, kind: Kind, delimiter: bytes, n_fields: int, *, t
     if typed:
         types.update({"rank": pa.int64(), "score": pa.float64()} if kind is RUN else {"rel": pa.int64()})
     table = pacsv.read_csv(
-        pa.py_buffer(data),
-        read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK_SIZE),
+        data if isinstance(data, pa.Buffer) else pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=block_size),
         parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
                                           escape_char=False, ignore_empty_lines=ignore_empty),
         convert_options=pacsv.ConvertOptions(include_columns=list(wanted.values()), column_types=types,

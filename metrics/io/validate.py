@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -76,7 +75,8 @@ class _Parsed:
     _lines: LineMap | None = field(default=None, repr=False, compare=False)
 
     @property
-    def df(self) -> pd.DataFrame:
+    def df(self):
+        """The table as a pandas DataFrame."""
         return self.table.to_pandas()
 
     def __len__(self) -> int:
@@ -405,13 +405,28 @@ def _overflowing_number(ctx: Source, row: int) -> str | None:
 
 
 def encode(values) -> tuple[np.ndarray, pa.Array]:
-    """Integer code of every value (first-appearance order) and the distinct values."""
-    encoded = pc.dictionary_encode(values)
-    if isinstance(encoded, pa.ChunkedArray):
-        chunks = encoded.chunks
-        codes = np.concatenate([c.indices.to_numpy() for c in chunks])
-        return codes, chunks[-1].dictionary   # pyarrow shares one growing dictionary across chunks
-    return encoded.indices.to_numpy(), encoded.dictionary
+    """Integer code of every value (first-appearance order) and the distinct values.
+
+    Runs and qrels come in blocks of one query, so only the first row of each block of equal
+    values is encoded (a value first appears at the head of a block), then repeated.
+    """
+    n = len(values)
+    if n < 2 or values.null_count:
+        encoded = pc.dictionary_encode(values)
+        if isinstance(encoded, pa.ChunkedArray):
+            chunks = encoded.chunks
+            codes = np.concatenate([c.indices.to_numpy() for c in chunks]) if chunks else np.zeros(0, np.int32)
+            return codes, chunks[-1].dictionary if chunks else pa.array([], values.type)
+        return encoded.indices.to_numpy(), encoded.dictionary
+    change = pc.not_equal(values.slice(1), values.slice(0, n - 1))
+    change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(np.concatenate(([True], change)))
+    del change
+    head_values = values.take(pa.array(heads))
+    if isinstance(head_values, pa.ChunkedArray):
+        head_values = head_values.combine_chunks()
+    encoded = pc.dictionary_encode(head_values)
+    return np.repeat(encoded.indices.to_numpy(), np.diff(np.append(heads, n))), encoded.dictionary
 
 
 def _run_duplicates(qid, docno, qcode, kind, ctx: Source, on_duplicate, findings) -> np.ndarray | None:

@@ -5,13 +5,15 @@ Errors are checked for the four parts a user needs: file, line, problem, fix.
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.io import sources
-from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows
+from metrics.io import read, sources, trec, validate
+from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
 
 
 def test_plain_trec_run_schema_and_values():
@@ -177,3 +179,76 @@ def test_errors_quote_the_original_line_whatever_the_line_ends(newline):
                 problem="score 'x' is not a number", fix="column order")
     assert err.problem.endswith(": '1\\tQ0 b 2 x t'")
     assert sources.line_of_offset(data, data.index(b"x")) == 4
+
+
+def _block_run(n_queries: int = 40, depth: int = 50) -> bytes:
+    lines = [f"q{q} Q0 d{(q * 7 + i * 13) % 997} {i + 1} {(depth - i) // 2} tag"
+             for q in range(n_queries) for i in range(depth)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _read_whole(path, **options):
+    """read_run on the file's bytes: the whole-file path, the reference of the block path."""
+    return io.read_run(path.read_bytes(), name=path.stem, source=path.name, **options)
+
+
+def test_large_files_read_in_blocks_equal_the_whole_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec, "FILE_BLOCK", 4096)
+    data = _block_run()
+    path = write(tmp_path, "big.txt", data)
+    calls = []
+    blocks = trec.read_trec_blocks
+    monkeypatch.setattr(read, "read_trec_blocks", lambda *a: calls.append(1) or blocks(*a))
+    run = io.read_run(path)
+    whole = _read_whole(path)
+    assert calls and trec.read_trec_blocks(path, validate.RUN, "big.txt", read._plain_trec_head) is not None
+    assert run.table.equals(whole.table)
+    assert run.digest == whole.digest == hashlib.sha256(data).hexdigest()
+    assert [(f.kind, f.message, f.examples) for f in run.findings] == \
+        [(f.kind, f.message, f.examples) for f in whole.findings]
+    assert list(run.line_of([0, 5, len(run) - 1])) == [1, 6, len(run)]
+    # a last line without a newline
+    path = write(tmp_path, "open.txt", data.rstrip(b"\n"))
+    assert io.read_run(path).table.equals(whole.table)
+
+
+@pytest.mark.parametrize("change", ["score", "blank", "comment", "tab", "crlf", "double_space", "duplicate",
+                                    "nan", "utf8", "nul", "short"])
+def test_blocks_leave_every_problem_to_the_whole_file_path(tmp_path, monkeypatch, change):
+    monkeypatch.setattr(trec, "FILE_BLOCK", 4096)
+    lines = _block_run().decode().splitlines()
+    at = 1234   # a line well past the first block
+    if change == "score":
+        lines[at] = lines[at].replace(" tag", "").rsplit(" ", 1)[0] + " x12 tag"
+    elif change == "blank":
+        lines.insert(at, "")
+    elif change == "comment":
+        lines.insert(at, "# a comment")
+    elif change == "tab":
+        lines[at] = lines[at].replace(" ", "\t")
+    elif change == "crlf":
+        lines[at] += "\r"
+    elif change == "double_space":
+        lines[at] = lines[at].replace(" Q0 ", "  Q0 ")
+    elif change == "duplicate":
+        lines[at] = lines[at - 1].rsplit(" ", 3)[0] + " " + " ".join(lines[at].rsplit(" ", 3)[1:])
+    elif change == "nan":
+        lines[at] = lines[at].replace(" tag", "").rsplit(" ", 1)[0] + " nan tag"
+    elif change == "utf8":
+        lines[at] = lines[at].replace(" tag", " t\u00e9g")
+    elif change == "nul":
+        lines[at] = lines[at].replace(" tag", " t\x00g")
+    elif change == "short":
+        lines[at] = lines[at].rsplit(" ", 1)[0]
+    data = ("\n".join(lines) + "\n").encode()
+    path = write(tmp_path, "big.txt", data)
+    try:
+        expected = _read_whole(path)
+    except MetricsError as exc:
+        with pytest.raises(MetricsError) as info:
+            io.read_run(path)
+        assert str(info.value) == str(exc)
+        return
+    run = io.read_run(path)
+    assert run.table.equals(expected.table) and run.digest == expected.digest
+    assert list(run.line_of(np.arange(len(run)))) == list(expected.line_of(np.arange(len(expected))))
