@@ -1,4 +1,4 @@
-"""``python -m metrics eval`` imports only what it needs: no pandas, SciPy, plotly, DuckDB, Dask,
+"""``python -m metrics eval`` (and ``trec_eval``, ``lint``) imports only what it needs: no pandas, SciPy, plotly, DuckDB, Dask,
 Streamlit, matplotlib or numba for plain files printed as trec, tsv or json (start-up is most of
 the time of a small evaluation). Each command runs in a fresh interpreter that prints the
 modules it ended with; the printed values are checked against the tidy frame of
@@ -84,6 +84,13 @@ def test_trec_eval_imports_no_heavy_module():
     assert heavy(modules) == []
     table = expected_means(RUNS[:1], ["AP"])
     assert f"map                   \tall\t{table.at['bm25', 'AP']:.4f}\n" in out
+
+
+def test_lint_imports_no_heavy_module():
+    out, modules = run("lint", QRELS, RUNS[0])
+    assert heavy(modules) == []
+    judged = metrics.means(metrics.evaluate(str(ROOT / QRELS), str(ROOT / RUNS[0]), ["Judged@10"]))
+    assert f"Judged@10 = {judged.at['bm25', 'Judged@10']:.4f} over 50 judged queries of bm25" in out
 
 
 def test_eval_as_a_table_still_imports_pandas_when_it_prints():
