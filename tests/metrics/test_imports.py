@@ -1,6 +1,6 @@
-"""``python -m metrics eval`` (and ``trec_eval``, ``lint``) imports only what it needs: no pandas, SciPy, plotly, DuckDB, Dask,
-Streamlit, matplotlib or numba for plain files printed as trec, tsv or json (start-up is most of
-the time of a small evaluation). Each command runs in a fresh interpreter that prints the
+"""``python -m metrics eval`` (and ``trec_eval``, ``lint``) imports only what it needs: no pandas,
+SciPy, plotly, DuckDB, Dask, Streamlit, matplotlib or numba for plain files printed as trec, tsv
+or json (start-up is most of the time of a small evaluation). Each command runs in a fresh interpreter that prints the
 modules it ended with; the printed values are checked against the tidy frame of
 ``metrics.evaluate`` and its pandas means, computed here.
 """
