@@ -1,21 +1,28 @@
 """evaluate(qrels, runs, measures) -> the tidy per-query frame, plus means and curves.
 
 Validation (metrics.io) and ordering (metrics.ranking) happen apart from the
-measure kernels (metrics.measures), as in PyTerrier's Experiment.
+measure kernels (metrics.measures), as in PyTerrier's Experiment. :func:`score_runs` gives the
+same values as arrays (:class:`Scores`, with :func:`mean_values`), without pandas: the command
+line prints from them, so that ``python -m metrics eval`` does not import pandas.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from . import io
 from .errors import MetricsError
+from .io.tables import is_frame
 from .measures import Context, aggregate, compute, compute_curve, expand, parse, parse_family
 from .ranking import Ranked, rank
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIE_DECIMALS = 12
 """Means that agree to this many decimals are tied: summation-order noise between identical systems
@@ -73,7 +80,7 @@ def is_ranx_dict(value) -> bool:
 def is_single_run(value) -> bool:
     """One run rather than a list or ``{name: run}`` mapping of runs (see :func:`as_runs`)."""
     module = type(value).__module__
-    return (isinstance(value, (str, Path, bytes, bytearray, pd.DataFrame, pa.Table, io.Run)) or is_ranx_dict(value)
+    return (isinstance(value, (str, Path, bytes, bytearray, pa.Table, io.Run)) or is_frame(value) or is_ranx_dict(value)
             or (module.startswith(("ranx", "trectools")) and not isinstance(value, Mapping | Sequence)))
 
 
@@ -113,6 +120,36 @@ def measure_list(measures) -> list:
     return measures
 
 
+@dataclass(frozen=True)
+class Scores:
+    """One run's per-query values as arrays: ``values[m][i]`` is measure ``m`` on query ``qids[i]``
+    (measures in the order asked, queries in the order of :func:`metrics.ranking.rank`).
+    :func:`frame_of` makes the tidy frame of a list of them."""
+
+    system: str
+    qids: np.ndarray
+    values: dict[str, np.ndarray]
+
+
+def score_runs(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
+               inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
+               on_duplicate: str = "error", progress=None) -> list[Scores]:
+    """:func:`evaluate` as arrays: one :class:`Scores` per run, no pandas involved."""
+    qrels = io.read_qrels(qrels)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
+    parsed_measures = [parse(m) for m in measure_list(measures)]
+    out = []
+    parsed_runs = as_runs(runs, on_duplicate=on_duplicate)
+    for i, run in enumerate(parsed_runs):
+        ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
+        if judged_only:
+            ranked = ranked.condensed()
+        out.append(Scores(run.name, ranked.qids, evaluate_ranked(ranked, parsed_measures, rel_level=rel_level)))
+        if progress is not None:
+            progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
+    return out
+
+
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
              inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
              on_duplicate: str = "error", progress=None) -> pd.DataFrame:
@@ -128,25 +165,100 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     ``metrics.evaluate`` (:func:`metrics.engines.evaluate`) adds the streaming and Dask
     engines and runs given as several files; this function is its local engine.
     """
-    qrels = io.read_qrels(qrels)
-    proxy = io.read_qrels(inferred) if inferred is not None else None
-    parsed_measures = [parse(m) for m in measure_list(measures)]
-    names = list(dict.fromkeys(str(m) for m in parsed_measures))
-    frames = []
-    parsed_runs = as_runs(runs, on_duplicate=on_duplicate)
-    for i, run in enumerate(parsed_runs):
-        ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
-        if judged_only:
-            ranked = ranked.condensed()
-        values = evaluate_ranked(ranked, parsed_measures, rel_level=rel_level)
-        frames.append(tidy(run.name, ranked.qids, values, names))
-        if progress is not None:
-            progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
+    return frame_of(score_runs(qrels, runs, measures, missing=missing, judged_only=judged_only, inferred=inferred,
+                               max_depth=max_depth, rel_level=rel_level, ties=ties, on_duplicate=on_duplicate,
+                               progress=progress))
+
+
+def frame_of(scores: list[Scores]) -> pd.DataFrame:
+    """The tidy frame ``system, qid, measure, value`` of :class:`Scores`, one run after another."""
+    import pandas as pd
+
+    frames = [tidy(s.system, s.qids, s.values, list(s.values)) for s in scores]
     return pd.concat(frames, ignore_index=True) if frames else tidy("", np.array([]), {}, [])
+
+
+def scores_of(frame: pd.DataFrame) -> list[Scores]:
+    """:class:`Scores` of a tidy frame (the inverse of :func:`frame_of`), systems and measures in
+    the order they first appear."""
+    out = []
+    system_column = frame["system"].to_numpy(dtype=object)
+    for system in dict.fromkeys(system_column):
+        sub = frame[system_column == system]
+        measure_column = sub["measure"].to_numpy(dtype=object)
+        values, qids = {}, None
+        for m in dict.fromkeys(measure_column):
+            rows = sub[measure_column == m]
+            qids = rows["qid"].to_numpy(dtype=object) if qids is None else qids
+            values[str(m)] = rows["value"].to_numpy(dtype=np.float64)
+        out.append(Scores(str(system), qids, values))
+    return out
+
+
+def mean_values(scores: list[Scores]) -> dict[str, dict[str, float]]:
+    """``{system: {measure: mean over queries}}``: the numbers :func:`means` gives for
+    ``frame_of(scores)``, to the last bit, without pandas.
+
+    Runs without queries are left out, as they have no rows in the frame. Means and sums
+    (counts) add the values of a run and measure as pandas' groupby does: with
+    ``np.add.reduceat`` when no value in the whole frame is NaN, else with compensated (Kahan)
+    sums that skip NaN (:func:`compensated_sums`); gm_map and gm_bpref use :func:`aggregate`.
+    """
+    present = [s for s in scores if len(s.qids)]
+    groups = [(s.system, m, v) for s in present for m, v in s.values.items()]
+    if not groups:
+        return {}
+    flat = np.concatenate([np.asarray(v, dtype=np.float64) for _, _, v in groups])
+    sizes = np.array([len(v) for _, _, v in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    if np.isnan(flat).any():
+        sums, counts = compensated_sums(flat, starts, sizes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    else:
+        sums = np.add.reduceat(flat, starts)
+        mean = sums / sizes.astype(np.float64)
+    out: dict[str, dict[str, float]] = {s.system: {} for s in present}
+    for i, (system, m, v) in enumerate(groups):
+        rule = parse(m).family.aggregate
+        value = sums[i] if rule == "sum" else aggregate(m, v) if rule == "gmean" else mean[i]
+        out[system][m] = float(value)
+    return out
+
+
+def compensated_sums(flat: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kahan sums of the groups ``flat[starts[g]:starts[g] + sizes[g]]``, NaN skipped, and the
+    count of values added: for each value ``x`` of a group in order, ``y = x - c``,
+    ``t = s + y``, ``c = (t - s) - y`` (0 when that is NaN, as after an infinity), ``s = t``.
+
+    Vectorised over the groups; the loop runs over positions within a group.
+    """
+    n_groups = len(sizes)
+    width = int(sizes.max()) if n_groups else 0
+    grid = np.full((n_groups, width), np.nan)
+    rows = np.repeat(np.arange(n_groups), sizes)
+    cols = np.arange(len(flat)) - np.repeat(starts, sizes)
+    grid[rows, cols] = flat
+    s = np.zeros(n_groups)
+    c = np.zeros(n_groups)
+    counts = np.zeros(n_groups, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        for j in range(width):
+            x = grid[:, j]
+            ok = ~np.isnan(x)
+            y = x - c
+            t = s + y
+            c_next = (t - s) - y
+            c = np.where(ok, np.where(np.isnan(c_next), 0.0, c_next), c)
+            s = np.where(ok, t, s)
+            counts += ok
+    return s, counts
 
 
 def tidy(system: str, qids: np.ndarray, values: dict, names: list[str]) -> pd.DataFrame:
     """Long frame ``system, qid, measure, value`` from {measure: per-query values}."""
+    import pandas as pd
+
     n = len(qids)
     return pd.DataFrame({
         "system": pd.Series([system] * (n * len(names)), dtype="string"),
@@ -158,7 +270,7 @@ def tidy(system: str, qids: np.ndarray, values: dict, names: list[str]) -> pd.Da
 
 def means(frame: pd.DataFrame) -> pd.DataFrame:
     """System x measure table of means over queries: sums for counts, geometric means for gm_map
-    and gm_bpref, as trec_eval."""
+    and gm_bpref, as trec_eval. :func:`mean_values` gives the same numbers from :class:`Scores`."""
     order = list(dict.fromkeys(frame["measure"]))
     systems = list(dict.fromkeys(frame["system"]))
     grouped = frame.groupby(["system", "measure"], sort=False, observed=True)["value"]
@@ -192,6 +304,8 @@ def curve_ranked(ranked: Ranked, family: str = "nDCG", *, max_k: int | None = No
     if max_k is None:
         max_k = int(ranked.lengths.max()) if ranked.n_queries else 1
     max_k = max(int(max_k), 1)
+    import pandas as pd
+
     values = compute_curve(Context(ranked, rel_level=rel_level), measure, max_k)
     return pd.DataFrame(values, index=pd.Index(ranked.qids, name="qid", dtype="string"),
                         columns=pd.RangeIndex(1, max_k + 1, name="k"))

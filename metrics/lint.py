@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from . import io
 from .errors import MetricsError
-from .evaluate import evaluate
+from .evaluate import score_runs
 from .io.validate import plural
 from .measures import iprec_curve
 from .ranking import Ranked, rank
@@ -55,7 +55,8 @@ def lint(qrels, run, *, k: int = 10) -> list[io.Finding]:
             "missing queries score 0 by default (trec_eval -c)",
             len(missing), missing[:5]))
     measure = f"Judged@{k}"
-    values = evaluate(qrels, run, [measure])["value"]
+    [scores] = score_runs(qrels, run, [measure])
+    values = scores.values[measure]
     n = len(values)
     if n:
         value = float(values.mean())

@@ -2,11 +2,14 @@
 
 Every module of this package with a ``register(subparsers)`` function is a subcommand: it adds
 its parser and sets ``handler=`` (a function of the parsed arguments returning the exit code).
+Only the module of the command given is imported (``eval`` needs neither pandas nor SciPy);
+``--help``, a missing or an unknown command import them all, so that every command is listed.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.abc
 import pkgutil
 import sys
 
@@ -16,24 +19,72 @@ from ..errors import MetricsError
 FIRST = ("eval", "lint")  # shown first in --help; the rest in name order
 
 
-def command_modules() -> list:
+def command_names() -> list[str]:
+    """Names of the modules of this package, in the order of ``--help`` (found without importing them)."""
     names = [info.name for info in pkgutil.iter_modules(__path__)]
-    ordered = [n for n in FIRST if n in names] + sorted(n for n in names if n not in FIRST)
-    modules = [importlib.import_module(f"{__name__}.{name}") for name in ordered]
-    return [m for m in modules if hasattr(m, "register")]
+    return [n for n in FIRST if n in names] + sorted(n for n in names if n not in FIRST)
 
 
-def parser(prog: str = "python -m metrics") -> argparse.ArgumentParser:
+def command_modules(only: str | None = None) -> list:
+    """The subcommand modules: every one, or only the module of the command ``only`` (every one
+    when that module is no subcommand)."""
+    names = [only] if only is not None else command_names()
+    modules = [m for m in (importlib.import_module(f"{__name__}.{name}") for name in names) if hasattr(m, "register")]
+    return modules if modules or only is None else command_modules()
+
+
+def chosen(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv``: its first word that is not an option, when it names a
+    module of this package (the top level has no option that takes a value)."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in command_names() else None
+
+
+def parser(prog: str = "python -m metrics", only: str | None = None) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="nDCG Lab: evaluate ranked retrieval runs.")
     p.add_argument("--version", action="version", version=f"nDCG Lab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for module in command_modules():
+    for module in command_modules(only):
         module.register(sub)
     return p
 
 
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """An import finder that refuses pandas (see :func:`defer_pandas`)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"{name} is deferred", name=name)
+        return None
+
+
+def defer_pandas() -> None:
+    """Let pyarrow convert between Arrow and numpy without importing pandas, in a command that
+    needs no pandas (``eval`` printing trec, tsv or json).
+
+    When pandas is installed, pyarrow imports it (about 0.35 s) on its first conversion from
+    numpy (its lazy pandas shim asks whether the input is a pandas Series) and on its first
+    conversion to numpy (the C++ converter's pandas data, for dates and missing values). Each
+    tries once. Here both first tries are refused, so pyarrow records pandas as absent and
+    converts numbers and strings as it always does; its pandas calls (``Table.from_pandas``,
+    ``Table.to_pandas``) import pandas again when they run, so an input that needs pandas (a
+    JSON list of records) still works. Nothing is done when pandas is imported already.
+    """
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        pa.array([0]).to_numpy()
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def main(argv=None, prog: str = "python -m metrics") -> int:
-    args = parser(prog).parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser(prog, chosen(argv)).parse_args(argv)
     handler = args.handler
     try:
         return handler(args)

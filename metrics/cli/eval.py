@@ -1,19 +1,21 @@
-"""``eval``: evaluate runs against qrels and print means and per-query values (flags mirror trec_eval)."""
+"""``eval``: evaluate runs against qrels and print means and per-query values (flags mirror trec_eval).
+
+The trec, tsv and json formats are written from the arrays of :class:`metrics.evaluate.Scores`
+(means from :func:`metrics.evaluate.mean_values`), so that evaluating in memory imports no
+pandas; table and latex go through the tidy frame and pandas.
+"""
 from __future__ import annotations
 
 import json
 import sys
 import time
 
-import pandas as pd
-
 from .. import __version__
-from ..engines import evaluate
+from ..engines import evaluate, local
 from ..errors import MetricsError
-from ..evaluate import DEFAULT_MEASURES, means
+from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means, scores_of
 from ..measures import parse, with_gain
-from ..report.export import to_latex
-from ..report.text import terminal_progress
+from . import defer_pandas
 
 
 def _count_like(measure: str) -> bool:
@@ -26,43 +28,39 @@ def _fmt(measure: str, value: float) -> str:
     return f"{value:.6f}"
 
 
-def render(frame: pd.DataFrame, fmt: str, per_query: bool) -> str:
-    """Render a tidy frame (plus its means) in one of the CLI formats."""
-    table = means(frame)
-    systems = list(table.index)
-    measures = list(table.columns)
-    multi = len(systems) > 1
-    lines: list[str] = []
-    if fmt in ("trec", "tsv"):
-        if fmt == "tsv":
-            lines.append("system\tqid\tmeasure\tvalue")
-        for system in systems:
-            if per_query:
-                sub = frame[frame["system"] == system]
-                for m in measures:
-                    rows = sub[sub["measure"] == m]
-                    for qid, value in zip(rows["qid"], rows["value"]):
-                        lines.append(_row(fmt, multi, system, m, qid, _fmt(m, value)))
-            for m in measures:
-                lines.append(_row(fmt, multi, system, m, "all", _fmt(m, table.at[system, m])))
-        return "\n".join(lines)
-    if fmt == "json":
-        out: dict = {"version": __version__,
-                     "means": {s: {m: float(table.at[s, m]) for m in measures} for s in systems}}
-        if per_query:
-            out["per_query"] = {
-                s: {m: dict(zip(g["qid"].astype(str), g["value"].astype(float)))
-                    for m, g in frame[frame["system"] == s].groupby("measure", sort=False)}
-                for s in systems
-            }
-        return json.dumps(out, indent=2)
-    if fmt == "latex":
-        return to_latex(table)
-    if fmt == "table":
+def render(scores: list[Scores], fmt: str, per_query: bool) -> str:
+    """Render the per-query values of runs (plus their means) in one of the CLI formats."""
+    if fmt in ("latex", "table"):
+        table = means(frame_of(scores))
+        if fmt == "latex":
+            from ..report.export import to_latex
+
+            return to_latex(table)
         shown = table.copy()
         shown.index.name = "system"
         return shown.to_string(float_format=lambda v: f"{v:.4f}")
-    raise MetricsError(f"unknown format {fmt!r}", fix="use trec, tsv, json, table or latex")
+    if fmt not in ("trec", "tsv", "json"):
+        raise MetricsError(f"unknown format {fmt!r}", fix="use trec, tsv, json, table or latex")
+    table = mean_values(scores)
+    shown = [s for s in scores if s.system in table and len(s.qids)]
+    measures = list(shown[0].values) if shown else []
+    if fmt == "json":
+        out: dict = {"version": __version__,
+                     "means": {s.system: {m: table[s.system][m] for m in measures} for s in shown}}
+        if per_query:
+            out["per_query"] = {s.system: {m: dict(zip(map(str, s.qids), s.values[m].tolist())) for m in measures}
+                                for s in shown}
+        return json.dumps(out, indent=2)
+    multi = len(shown) > 1
+    lines: list[str] = ["system\tqid\tmeasure\tvalue"] if fmt == "tsv" else []
+    for s in shown:
+        if per_query:
+            for m in measures:
+                lines.extend(_row(fmt, multi, s.system, m, qid, _fmt(m, value))
+                             for qid, value in zip(map(str, s.qids), s.values[m].tolist()))
+        for m in measures:
+            lines.append(_row(fmt, multi, s.system, m, "all", _fmt(m, table[s.system][m])))
+    return "\n".join(lines)
 
 
 def _row(fmt: str, multi: bool, system: str, measure: str, qid: str, value: str) -> str:
@@ -121,14 +119,21 @@ def cmd_eval(args) -> int:
         raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
     options = {}
     if engine != "local":
+        from ..report.text import terminal_progress
+
         options = {"engine": engine, "buckets": args.buckets, "scheduler": args.scheduler,
                    "workers": args.workers, "workdir": args.workdir,
                    "progress": terminal_progress(sys.stderr) if args.progress else None}
     started = time.perf_counter()
-    frame = evaluate(args.qrels, list(args.runs), measures, missing=args.missing or "zero",
-                     judged_only=args.judged_only, inferred=args.inferred, max_depth=args.max_depth,
-                     rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate, **options)
+    given = dict(missing=args.missing or "zero", judged_only=args.judged_only, inferred=args.inferred,
+                 max_depth=args.max_depth, rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate)
+    if engine == "local":
+        if args.format in ("trec", "tsv", "json"):
+            defer_pandas()
+        scores = local.scores(args.qrels, list(args.runs), measures, **given)
+    else:
+        scores = scores_of(evaluate(args.qrels, list(args.runs), measures, **given, **options))
     if engine != "local" and args.progress:
         print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    print(render(frame, args.format, args.per_query))
+    print(render(scores, args.format, args.per_query))
     return 0

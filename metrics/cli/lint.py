@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import io
 from ..evaluate import as_runs
 from ..lint import lint
+from . import defer_pandas
 
 
 def register(sub) -> None:
@@ -15,6 +16,7 @@ def register(sub) -> None:
 
 
 def cmd_lint(args) -> int:
+    defer_pandas()
     qrels = io.read_qrels(args.qrels)
     status = 0
     for finding in qrels.findings:

@@ -35,6 +35,8 @@ from metrics import evaluate_ranked, rank_run, read_qrels, read_run
 from metrics.errors import MetricsError
 from metrics.measures import TextMeasure, aggregate, relstring, trec_plan
 
+from . import defer_pandas
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -64,6 +66,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    defer_pandas()
     run_source = sys.stdin.buffer.read() if args.run == "-" else args.run
     lines = trec_eval_lines(
         args.qrels, run_source, args.measures or ["official"], per_query=args.per_query, complete=args.complete,

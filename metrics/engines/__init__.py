@@ -2,25 +2,69 @@
 buckets by query and scored one bucket at a time) and ``dask`` (the buckets mapped over a Dask
 cluster). All three give identical per-query values; the streaming and Dask engines bound
 memory by a bucket. See docs/scale.md.
+
+Only ``local`` and ``buckets`` are imported with the package, so that evaluating in memory
+imports neither pandas nor Dask. ``streaming`` and ``partition`` are lazy modules (importlib's
+LazyLoader: each runs on its first attribute access; registered here, so that importing
+``partition`` later never rebinds this package's ``partition``, the function), and the names
+below from ``partition``, ``streaming`` and ``dask`` are looked up on first use (PEP 562).
 """
 from __future__ import annotations
 
-import pandas as pd
+import importlib
+import importlib.util
+import sys
+from typing import TYPE_CHECKING
 
 from ..errors import MetricsError
 from ..evaluate import DEFAULT_MEASURES
-from . import local, streaming
+from . import local
 from .buckets import HASH, bucket_of, crc32, default_buckets, memory_threshold, streaming_threshold
-from .dask import local_cluster, to_dask
 from .local import local_runs, read_run_files
-from .partition import Partition, Progress, partition, read_bucket
-from .streaming import evaluate_partition
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .partition import Progress
 
 ENGINES = ("local", "streaming", "dask")
 
 __all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "crc32", "default_buckets", "evaluate",
            "evaluate_partition", "local_cluster", "local_runs", "memory_threshold", "partition", "read_bucket",
            "read_run_files", "streaming_threshold", "to_dask"]
+
+LAZY = {"Partition": "partition", "Progress": "partition", "partition": "partition", "read_bucket": "partition",
+        "evaluate_partition": "streaming", "local_cluster": "dask", "to_dask": "dask"}
+"""Names of this package that live in a module imported on first use: {name: module}."""
+
+
+def __getattr__(name: str):
+    if name in LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(LAZY))
+
+
+def _lazy_module(name: str):
+    """The submodule ``name``, executed on its first attribute access (importlib.util.LazyLoader)."""
+    full = f"{__name__}.{name}"
+    if full in sys.modules:
+        return sys.modules[full]
+    spec = importlib.util.find_spec(full)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[full] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+streaming = _lazy_module("streaming")
+_lazy_module("partition")
 
 
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,

@@ -1,27 +1,35 @@
 """The local engine: everything in memory. A run given as several files (a glob, a folder, an
-fsspec URL or a list of shards) is read into one :class:`metrics.io.Run` first."""
+fsspec URL or a list of shards) is read into one :class:`metrics.io.Run` first.
+
+:func:`scores` is the engine as arrays (:class:`metrics.evaluate.Scores`), what the command
+line prints from; :func:`evaluate` is its tidy frame. The partition and streaming modules are
+imported only for runs given as several files or paths a visitor named.
+"""
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .. import io
-from ..evaluate import DEFAULT_MEASURES
-from ..evaluate import evaluate as evaluate_in_memory
+from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, score_runs
 from ..io.sources import display_name, expand, filesystem, is_shards, is_url, shard_name
 from ..io.validate import quoting
-from .partition import duplicates, read_qrels_at, run_specs
-from .streaming import BucketTask
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error", allowed=None) -> io.Run:
     """One run from several files (shards) in memory, for the local engine: each file read by
     metrics.io, then duplicates across files checked with file and line. ``allowed``: see
     :func:`metrics.io.sources.expand` (server files a visitor named: checked, never quoted)."""
+    from .partition import duplicates
+    from .streaming import BucketTask
+
     paths = expand(files, allowed=allowed)
     name = name or shard_name(files if isinstance(files, (list, tuple)) else str(files))
     runs = []
@@ -58,6 +66,11 @@ def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error
 def local_runs(runs, *, on_duplicate: str = "error", allowed=None):
     """``runs`` with every multi-file run (glob, URL, list of shards) read into one :class:`metrics.io.Run`;
     ``runs`` unchanged when it has none (and no ``allowed`` settings ask for paths to be checked)."""
+    if allowed is None and isinstance(runs, (list, tuple)) and \
+            all(isinstance(r, (str, Path)) and not is_shards(r) for r in runs):
+        return runs   # plain files, as the command line gives them: no need of the partition module
+    from .partition import run_specs
+
     specs = run_specs(runs)
     paths = allowed is not None and any(isinstance(spec, (str, Path)) for _, spec in specs)
     if not paths and not any(is_shards(spec) for _, spec in specs):
@@ -67,12 +80,21 @@ def local_runs(runs, *, on_duplicate: str = "error", allowed=None):
             else io.read_run(spec, name=name, on_duplicate=on_duplicate) for name, spec in specs]
 
 
-def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
-             **options) -> pd.DataFrame:
-    """The local engine: :func:`metrics.evaluate.evaluate` on ``runs``, multi-file runs read into memory."""
+def scores(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
+           **options) -> list[Scores]:
+    """The local engine as arrays: :func:`metrics.evaluate.score_runs` on ``runs``, multi-file runs
+    read into memory."""
     if allowed is not None:
+        from .partition import read_qrels_at
+
         qrels = read_qrels_at(qrels, allowed=allowed)
         if options.get("inferred") is not None:
             options["inferred"] = read_qrels_at(options["inferred"], allowed=allowed)
-    return evaluate_in_memory(qrels, local_runs(runs, on_duplicate=on_duplicate, allowed=allowed), measures,
-                              on_duplicate=on_duplicate, **options)
+    return score_runs(qrels, local_runs(runs, on_duplicate=on_duplicate, allowed=allowed), measures,
+                      on_duplicate=on_duplicate, **options)
+
+
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
+             **options) -> pd.DataFrame:
+    """The local engine: :func:`metrics.evaluate.evaluate` on ``runs``, multi-file runs read into memory."""
+    return frame_of(scores(qrels, runs, measures, on_duplicate=on_duplicate, allowed=allowed, **options))

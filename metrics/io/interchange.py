@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
 from .validate import Qrels, Run
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TRECTOOLS_QRELS", "TRECTOOLS_RUN", "to_dict", "to_ranx", "to_trec", "to_trectools", "unwrap",
            "write_json"]
@@ -33,6 +36,8 @@ def unwrap(src):
     """The frame inside a trectools ``TrecRun`` (``run_data``) or ``TrecQrel`` (``qrels_data``);
     anything else is returned as is."""
     if type(src).__module__.startswith("trectools"):
+        import pandas as pd  # trectools holds pandas frames: it is imported already
+
         for attr in ("run_data", "qrels_data"):
             frame = getattr(src, attr, None)
             if isinstance(frame, pd.DataFrame):
@@ -71,6 +76,7 @@ def to_ranx(obj):
     The frame handed to ``from_df`` has object-dtype columns: ranx builds numba typed dicts
     from them, and pandas 3's string dtype is refused there.
     """
+    import pandas as pd
     import ranx  # optional: only this conversion needs it
 
     value = _value_column(obj)
@@ -86,6 +92,7 @@ def to_ranx(obj):
 def to_trectools(obj) -> pd.DataFrame:
     """trectools' frame: ``TrecRun.run_data`` (:data:`TRECTOOLS_RUN`) for a run, ``TrecQrel.qrels_data``
     (:data:`TRECTOOLS_QRELS`) for qrels; assign it to the object's attribute to get one."""
+    import pandas as pd
     value = _value_column(obj)
     t = obj.table
     n = t.num_rows

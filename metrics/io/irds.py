@@ -8,13 +8,15 @@ or a dataset without qrels or queries is a one-line :class:`MetricsError`.
 """
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import MetricsError
 from .keys import canonical_digest
 from .tables import frame_to_table, from_table
-from .topics import read_topics
 from .validate import QRELS, Qrels, Source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PREFIX", "is_irds", "dataset_id", "load_qrels", "load_topics", "load"]
 
@@ -36,6 +38,7 @@ def load_qrels(dataset) -> Qrels:
 
     ``dataset``: an id, ``irds:ID``, or an ir_datasets Dataset object.
     """
+    import pandas as pd
     ds, label = _dataset(dataset)
     if not ds.has_qrels():
         raise MetricsError("the dataset has no qrels", source=label,
@@ -51,6 +54,9 @@ def load_qrels(dataset) -> Qrels:
 
 def load_topics(dataset) -> pd.DataFrame:
     """The dataset's queries as a topics frame (``qid`` and one column per text field of its query type)."""
+    import pandas as pd
+
+    from .topics import read_topics
     ds, label = _dataset(dataset)
     if not ds.has_queries():
         raise MetricsError("the dataset has no queries", source=label, fix="pick a subset with queries")

@@ -9,12 +9,13 @@ import dataclasses
 import io as stdio
 import json
 import re
+import sys
 from collections.abc import Mapping
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -37,6 +38,9 @@ from .validate import (
     numeric_column,
     string_column,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Column names accepted in headed tables, frames and parquet (lower case, by priority).
 ALIASES = {
@@ -167,6 +171,8 @@ def read_json(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
         if not all(isinstance(r, dict) for r in obj[:1]):
             raise MetricsError("a JSON list must hold records like {\"qid\": ..., \"docno\": ...}",
                                source=source, fix=f"or give {{qid: {{docno: {kind.value}}}}}")
+        import pandas as pd
+
         try:
             frame = pd.DataFrame.from_records(obj)
         except (TypeError, ValueError) as exc:
@@ -185,7 +191,14 @@ def read_parquet(data: bytes, source: str) -> pa.Table:
                            fix="the file may be truncated; write it again") from None
 
 
+def is_frame(value) -> bool:
+    """A pandas DataFrame, told without importing pandas: a process that has not imported it holds none."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def frame_to_table(frame: pd.DataFrame, source: str) -> pa.Table:
+    import pandas as pd
     frame = frame.reset_index(drop=True) if not isinstance(frame.index, pd.RangeIndex) else frame
     try:
         return pa.Table.from_pandas(frame, preserve_index=False)
@@ -221,6 +234,8 @@ def dict_to_table(mapping: Mapping, kind: Kind, source: str) -> pa.Table:
     try:
         value_col = pa.array(values, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        import pandas as pd
+
         numeric = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(numeric) & ~pd.isna(pd.Series(values, dtype=object)).to_numpy()
         if not bad.any():
@@ -285,6 +300,7 @@ def read_two_columns(src, columns: tuple[str, str], *, source: str | None = None
     ``src``: a path, bytes or a file object (Streamlit upload). Every problem is a MetricsError
     naming the file (and the line where one is known).
     """
+    import pandas as pd
     if isinstance(src, (str, Path)):
         name = source or Path(src).name
         try:

@@ -34,13 +34,16 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import MetricsError
 from .sources import decompress, read_parquet_table
 from .topics_markup import read_sgml, read_xml
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_topics", "text_fields", "default_field", "query_text", "FORMATS"]
 
@@ -62,6 +65,7 @@ def read_topics(src, *, source: str | None = None, format: str | None = None) ->
 
     Returns the tidy frame described in the module docstring.
     """
+    import pandas as pd
     if format is not None and format not in FORMATS:
         raise MetricsError(f"unknown topics format {format!r}", source=source, fix=f"use one of {', '.join(FORMATS)}")
     if isinstance(src, pd.DataFrame):
@@ -115,6 +119,7 @@ def default_field(topics: pd.DataFrame) -> str:
 
 def query_text(topics: pd.DataFrame, field: str | None = None) -> pd.DataFrame:
     """``qid, text`` from the chosen field (default: :func:`default_field`); a topic lacking it gets ""."""
+    import pandas as pd
     if "qid" not in topics.columns:
         raise MetricsError("the topics frame has no qid column", source=topics.attrs.get("source"),
                            fix="read it with metrics.io.topics.read_topics")
@@ -279,6 +284,7 @@ def _bulk_jsonl(data: bytes) -> pd.DataFrame | None:
 
 
 def _bulk_frame(columns: dict) -> pd.DataFrame | None:
+    import pandas as pd
     frame = pd.DataFrame({n: col.to_pandas().astype("string") for n, col in columns.items()})
     return None if frame["qid"].duplicated().any() else frame
 
@@ -433,6 +439,7 @@ def _text_values(record: Mapping) -> dict:
 
 
 def _from_frame(frame: pd.DataFrame, source: str, format: str) -> pd.DataFrame:
+    import pandas as pd
     lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}
     id_col = next((lowered[n] for n in QID_NAMES if n in lowered), None)
     if id_col is None:
@@ -455,6 +462,7 @@ def _from_frame(frame: pd.DataFrame, source: str, format: str) -> pd.DataFrame:
 
 def _finish(topics: list, source: str, format: str) -> pd.DataFrame:
     """``[(qid, {field: text}, line)]`` -> the tidy frame, after checking the ids."""
+    import pandas as pd
     if not topics:
         raise MetricsError("no topics found", source=source, fix="give at least one topic")
     _check_unique([t[0] for t in topics], [t[2] for t in topics], source)

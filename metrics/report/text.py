@@ -5,9 +5,12 @@ import math
 import sys
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from ..engines.partition import Progress
 from ..stats.compare import BETTER, WORSE
+
+if TYPE_CHECKING:
+    from ..engines.partition import Progress
 
 LATEX_MARKERS = {BETTER: "\\blacktriangle", WORSE: "\\blacktriangledown"}
 """The LaTeX command that stands for each significance marker of :func:`metrics.stats.compare`."""

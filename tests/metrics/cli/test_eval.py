@@ -19,3 +19,46 @@ def test_cli_engines_print_the_same(collection, capsys, cluster):
     assert dask.out == local and dask.err == ""
     assert cli.main(base + ["--scheduler", cluster.scheduler_address]) == 2
     assert "--scheduler needs --engine dask" in capsys.readouterr().err
+
+
+def _random_scores(rng, with_nan: bool) -> list:
+    import numpy as np
+
+    from metrics.evaluate import Scores
+
+    out = []
+    for s in range(4):
+        n = int(rng.integers(0, 300)) if s else 0   # the first run has no query: it has no rows
+        values = {}
+        for m in ("nDCG@10", "AP", "NumRelRet", "gm_map"):
+            v = np.floor(rng.random(n) * 50) if m == "NumRelRet" else rng.random(n) * rng.choice([1e-3, 1.0, 1e3])
+            if with_nan and n:
+                v[rng.random(n) < 0.05] = np.nan
+            values[m] = v
+        out.append(Scores(f"run{s}", np.array([f"q{i}" for i in range(n)], dtype=object), values))
+    return out
+
+
+def test_eval_means_without_pandas_equal_the_pandas_means_to_the_bit():
+    """What ``eval`` prints (trec, tsv, json) comes from mean_values; means() of the tidy frame
+    (pandas' groupby, its own summation) must give the same floats, NaN or not."""
+    import numpy as np
+
+    from metrics.evaluate import frame_of, mean_values, means, scores_of
+
+    rng = np.random.default_rng(12)
+    for trial in range(40):
+        scores = _random_scores(rng, with_nan=trial % 2 == 1)
+        table = means(frame_of(scores))
+        ours = mean_values(scores)
+        assert list(ours) == list(table.index)
+        for system, row in ours.items():
+            assert list(row) == list(table.columns)
+            for m, value in row.items():
+                expected = float(table.at[system, m])
+                assert value == expected or (np.isnan(value) and np.isnan(expected)), (system, m)
+        back = scores_of(frame_of(scores))
+        assert [s.system for s in back] == [s.system for s in scores if len(s.qids)]
+        for b, s in zip(back, [s for s in scores if len(s.qids)]):
+            assert list(b.qids) == list(s.qids)
+            assert all(np.array_equal(b.values[m], s.values[m], equal_nan=True) for m in s.values)
