@@ -56,7 +56,7 @@ from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..settings import Settings
-from .workspace import FILE_NAME, Quota, RunInfo, Workspace
+from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
 __all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 
@@ -457,10 +457,11 @@ class Workspaces:
 
 
 def _remove_files(path: Path) -> None:
-    """A DuckDB file with its write-ahead log and spill folder."""
+    """A DuckDB file with its write-ahead log, spill folder and ranked cache."""
     for extra in (path, Path(f"{path}.wal")):
         try:
             extra.unlink()
         except FileNotFoundError:
             pass
     shutil.rmtree(f"{path}.tmp", ignore_errors=True)
+    shutil.rmtree(cache_folder(path), ignore_errors=True)
