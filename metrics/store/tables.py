@@ -189,14 +189,20 @@ def _coded_run(cur, object_id: int, table: pa.Table) -> pa.Table:
     """The run's lines with qid and tag replaced by codes (columns q, t), their values stored in run_keys."""
     columns = {"pos": table.column("pos"), "docno": table.column("docno"), "score": table.column("score"),
                "rank": table.column("rank")}
+    n = table.num_rows
     for key, column in _CODED:
-        coded = pc.dictionary_encode(table.column(key).combine_chunks())
+        text = table.column(key).combine_chunks()
+        # Runs come in blocks of one qid (and one tag): encode the first value of each block only.
+        change = pc.not_equal(text.slice(1), text.slice(0, max(n - 1, 0))).to_numpy(zero_copy_only=False)
+        heads = np.concatenate(([0], np.flatnonzero(change) + 1)) if n else np.zeros(0, dtype=np.int64)
+        coded = pc.dictionary_encode(text.take(pa.array(heads)))
         values = coded.dictionary
         # codes are the values' ranks, so that a migrated file and a new one store the same codes
         order = pc.sort_indices(values).to_numpy()
         rank_of = np.empty(len(order), dtype=np.int32)
         rank_of[order] = np.arange(len(order), dtype=np.int32)
-        columns[column] = pa.array(rank_of[coded.indices.to_numpy(zero_copy_only=False)])
+        head_codes = rank_of[coded.indices.to_numpy(zero_copy_only=False)]
+        columns[column] = pa.array(np.repeat(head_codes, np.diff(np.append(heads, n))))
         keys = pa.table({"code": pa.array(np.arange(len(order), dtype=np.int32)), "value": values.take(order)})
         cur.register("incoming_keys", keys)
         try:

@@ -23,7 +23,13 @@ kept by DuckDB's insertion-order guarantee (``preserve_insertion_order``, on by
 default: a scan of one table with a WHERE keeps the order rows were inserted in),
 with an explicit ``pos`` column to ORDER BY should that setting be off.
 
-Why one file of ~700 lines: it is one public class, :class:`Workspace`, of some 25 short methods,
+Beside the file, ``<file>.cache/`` holds the ranked cache (:mod:`.ranked`): a stored run ordered
+and joined with its collection's judgments, as memory-mapped Arrow files keyed by content
+digests, so that :meth:`Workspace.load_ranked` in a new process costs a map, not a sort and a
+join. It is derived data: every write removes the files no collection's (run, qrels) names any
+more, and the oldest ones while the cache takes more than the byte quota leaves free.
+
+Why one file of ~800 lines: it is one public class, :class:`Workspace`, of some 27 short methods,
 each one transaction; the SQL steps live in :mod:`.tables` and the connection in :mod:`.connection`.
 """
 from __future__ import annotations
