@@ -252,5 +252,5 @@ def _mtime(path: Path) -> float:
 def _unlink(path: Path) -> None:
     try:
         path.unlink()
-    except FileNotFoundError:
-        pass
+    except OSError:
+        pass  # gone already, or held (a platform that keeps mapped files): the next prune tries again

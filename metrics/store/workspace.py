@@ -656,8 +656,8 @@ class Workspace:
                 raise _changed(name, collection)
             return tables.load_run(cur, cid, name)
 
-    def load_ranked(self, collection: str, name: str, *, digest: str | None = None, inferred: bool = False,
-                    judged_only: bool = False) -> Ranked:
+    def load_ranked(self, collection: str, name: str, *, digest: str | None = None, qrels_digest: str | None = None,
+                    inferred: bool = False, proxy_digest: str | None = None, judged_only: bool = False) -> Ranked:
         """The stored run ordered and joined with the collection's qrels: what
         ``metrics.evaluate_ranked`` and ``metrics.curve_ranked`` take.
 
@@ -665,30 +665,35 @@ class Workspace:
         if inferred, name=name)`` (``.condensed()`` with ``judged_only``), array for array. The
         first call builds it and keeps it in the ranked cache (:mod:`.ranked`, keyed by the content
         digests, within the byte quota); later calls, in any process, memory-map it. A read-only
-        workspace reads the cache and never writes it. ``digest`` as in :meth:`load_run`.
+        workspace reads the cache and never writes it. ``digest``, ``qrels_digest`` and
+        ``proxy_digest`` (with ``inferred``): the content the caller listed, as in :meth:`load_run`;
+        MetricsError if the run or the judgments hold other content now, never other arrays.
         """
+        expected_proxy = proxy_digest
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base.load_ranked(collection, name, digest=digest, inferred=inferred,
-                                              judged_only=judged_only)
+                return self._base.load_ranked(collection, name, digest=digest, qrels_digest=qrels_digest,
+                                              inferred=inferred, proxy_digest=proxy_digest, judged_only=judged_only)
             info = tables.infos(cur, role="run", collection_id=cid, name=name)
             if not info:
                 raise tables.no_run(collection, name)
             run_digest = info[0][0].digest
             if digest is not None and run_digest != digest:
                 raise _changed(name, collection)
-            qrels_digest = tables.links(cur, cid, "qrels")[0][4]
+            expected_qrels, qrels_digest = qrels_digest, tables.links(cur, cid, "qrels")[0][4]
             proxy = tables.links(cur, cid, "proxy") if inferred else []
             proxy_digest = proxy[0][4] if proxy else None
+            if (expected_qrels is not None and expected_qrels != qrels_digest) or \
+                    (inferred and expected_proxy is not None and expected_proxy != proxy_digest):
+                raise _judgments_changed(collection)
         ranked = None if self._cache is None else self._cache.load(run_digest, qrels_digest, proxy_digest, name)
         if ranked is None:
             run = self.load_run(collection, name, digest=run_digest)
             qrels = self.load_qrels(collection)
             judgments = self.load_proxy(collection) if proxy_digest else None
             if qrels.digest != qrels_digest or (judgments is not None and judgments.digest != proxy_digest):
-                raise MetricsError(f"the judgments of {collection!r} changed while they were being read",
-                                   fix="reload the page to see the new ones")
+                raise _judgments_changed(collection)
             ranked = rank(run, qrels, inferred=judgments, name=name)
             if self._cache is not None and self._cache.writable and self._cache_fits(ranked):
                 self._cache.save(ranked, run_digest, qrels_digest, proxy_digest)
@@ -795,6 +800,11 @@ class Workspace:
 def _changed(name: str, collection: str) -> MetricsError:
     return MetricsError(f"run {name!r} of {collection!r} changed while it was being read",
                         fix="reload the page to see its new content")
+
+
+def _judgments_changed(collection: str) -> MetricsError:
+    return MetricsError(f"the judgments of {collection!r} changed while they were being read",
+                        fix="reload the page to see the new ones")
 
 
 def _size(n: int) -> str:

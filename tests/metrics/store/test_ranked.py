@@ -229,9 +229,16 @@ def test_two_workspace_objects_on_one_file_share_the_cache_safely(ws, files, mon
         assert cache_files(ws) == []
         with pytest.raises(MetricsError, match="no run named"):
             other.load_ranked("c", "sys")
+        ws.add_run("c", io.read_run(run), name="sys")
         with pytest.raises(MetricsError, match="changed while it was being read"):
-            ws.add_run("c", io.read_run(run), name="sys")
             ws.load_ranked("c", "sys", digest="another digest")
+        with pytest.raises(MetricsError, match="judgments of 'c' changed"):
+            other.load_ranked("c", "sys", qrels_digest="another digest")
+        with pytest.raises(MetricsError, match="judgments of 'c' changed"):
+            other.load_ranked("c", "sys", inferred=True, proxy_digest="another digest")
+        info = ws.collections()[0]
+        assert other.load_ranked("c", "sys", digest=info.runs[0].digest, qrels_digest=info.qrels_digest,
+                                 inferred=True, proxy_digest=info.proxy_digest).inferred.any()
     finally:
         other.close()
 
