@@ -24,16 +24,20 @@ import dataclasses
 import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
+
+if TYPE_CHECKING:  # pandas is imported where a frame is read or made: evaluating a stored run needs none
+    import pandas as pd
 
 SCHEMA_VERSION = 4
 
@@ -472,7 +476,8 @@ def clean_name(name, what: str) -> str:
 def extra_table(what: str, frame: pd.DataFrame) -> pa.Table:
     """Topics or docs as a two-column Arrow table of strings (the key column may not be empty)."""
     key, value, value_aliases = EXTRAS[what]
-    if not isinstance(frame, pd.DataFrame):
+    pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
+    if pandas is None or not isinstance(frame, pandas.DataFrame):
         raise MetricsError(f"{what} must be a pandas DataFrame, not {type(frame).__name__}",
                            fix=f"give a DataFrame with columns {key} and {value}")
     lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}
@@ -498,6 +503,8 @@ def _text_column(series: pd.Series, what: str, col) -> pa.Array:
     except errors:
         pass
     # Mixed Python objects (ints and strings): as text, keeping missing values missing.
+    import pandas as pd
+
     series = series.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
     try:
         return pa.array(series, from_pandas=True, type=pa.string())

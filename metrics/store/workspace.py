@@ -42,9 +42,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from .. import io, settings
 from ..errors import MetricsError
@@ -53,6 +53,9 @@ from . import tables
 from .connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
 from .ranked import RankedCache
 from .tables import StoredInfo
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
            "ReadOnlyWorkspace", "QuotaExceeded", "WorkspaceLocked", "default_path", "FILE_NAME"]

@@ -50,8 +50,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
@@ -118,6 +116,8 @@ class Sample:
             raise MetricsError("the sample has no qrels.txt", source=str(folder), fix="check the sample folder")
 
         def table(name):
+            import pandas as pd  # only a sample with topics or titles needs it
+
             path = folder / name
             return pd.read_csv(path, sep="\t", dtype=str) if path.exists() else None
 
