@@ -97,16 +97,19 @@ def main() -> None:
     rows = []
     for label, measure, load, repeats in cases:
         want = expected[expected["measure"] == measure]["value"].to_numpy()
-        evals, whole, exact = [], [], True
+        evals, whole, imports, exact = [], [], [], True
         for j in range(repeats):
             out = tmp / f"values{j}.npy"
             code = CHILD.format(root=str(ROOT), path=str(path), measure=measure, out=str(out), load=load)
             start = time.perf_counter()
             done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
             whole.append(time.perf_counter() - start)
-            evals.append(json.loads(done.stdout.strip().splitlines()[-1])["eval"])
+            times = json.loads(done.stdout.strip().splitlines()[-1])
+            evals.append(times["eval"])
+            imports.append(times["imports"])
             exact &= bool(np.array_equal(np.load(out), want))
-        rows.append((label, measure, statistics.median(evals), statistics.median(whole), exact, repeats))
+        rows.append((label, measure, statistics.median(evals), statistics.median(whole), statistics.median(imports),
+                     exact, repeats))
 
     print(f"7M-line store benchmark ({args.dataset}: {run.table.num_rows:,} lines), "
           f"`flock /work/team/bench.lock python bench/bench_store.py --dataset {args.dataset} "
@@ -116,9 +119,10 @@ def main() -> None:
           f"runs: {', '.join(f'{a:.2f}' for a in adds)} |")
     print(f"| first `load_ranked` (order, join, write the cache) | {first:.2f} s | |")
     print(f"| `load_run` (file order, from DuckDB) | {load_run:.2f} s | |")
-    for label, measure, inproc, whole, exact, repeats in rows:
+    for label, measure, inproc, whole, imported, exact, repeats in rows:
         print(f"| re-evaluate, {label} (`{measure}`), fresh process, median of {repeats} | {inproc:.3f} s | "
-              f"whole process {whole:.2f} s; equals metrics.evaluate: {'yes' if exact else 'NO'} |")
+              f"whole process {whole:.2f} s, of which imports {imported:.2f} s; equals metrics.evaluate: "
+              f"{'yes' if exact else 'NO'} |")
     print(f"\nSize on disk: DuckDB {db_bytes / 1e6:.1f} MB + ranked cache {cache_bytes / 1e6:.1f} MB "
           f"= {(db_bytes + cache_bytes) / 1e6:.1f} MB (text run: {run_path.stat().st_size / 1e6:.1f} MB)")
 
