@@ -23,7 +23,13 @@ kept by DuckDB's insertion-order guarantee (``preserve_insertion_order``, on by
 default: a scan of one table with a WHERE keeps the order rows were inserted in),
 with an explicit ``pos`` column to ORDER BY should that setting be off.
 
-Why one file of ~700 lines: it is one public class, :class:`Workspace`, of some 25 short methods,
+Beside the file, ``<file>.cache/`` holds the ranked cache (:mod:`.ranked`): a stored run ordered
+and joined with its collection's judgments, as memory-mapped Arrow files keyed by content
+digests, so that :meth:`Workspace.load_ranked` in a new process costs a map, not a sort and a
+join. It is derived data: every write removes the files no collection's (run, qrels) names any
+more, and the oldest ones while the cache takes more than the byte quota leaves free.
+
+Why one file of ~800 lines: it is one public class, :class:`Workspace`, of some 27 short methods,
 each one transaction; the SQL steps live in :mod:`.tables` and the connection in :mod:`.connection`.
 """
 from __future__ import annotations
@@ -36,15 +42,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from .. import io, settings
 from ..errors import MetricsError
+from ..ranking import Ranked, rank
 from . import tables
 from .connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
+from .ranked import RankedCache
 from .tables import StoredInfo
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
            "ReadOnlyWorkspace", "QuotaExceeded", "WorkspaceLocked", "default_path", "FILE_NAME"]
@@ -78,8 +89,12 @@ class Quota:
 
 @dataclass(frozen=True)
 class Usage:
+    """Data bytes and runs (what a quota bounds); ``cache_bytes``: the ranked cache's files
+    (:meth:`Workspace.load_ranked`), kept within what the byte quota leaves free."""
+
     bytes: int
     runs: int
+    cache_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,11 @@ class CollectionInfo:
         return None if self.proxy is None else self.proxy.digest
 
 
+def cache_folder(path: Path) -> Path:
+    """The folder of a workspace file's ranked cache: ``<file>.cache`` beside it."""
+    return Path(f"{path}.cache")
+
+
 def default_path() -> Path:
     """``workspace.duckdb`` in :func:`metrics.settings.home` (``$NDCG_LAB_HOME``, else XDG)."""
     return settings.home() / FILE_NAME
@@ -119,7 +139,9 @@ def _writes(method):
         if self.read_only:
             raise ReadOnlyWorkspace("this workspace is open read-only; nothing was changed",
                                     source=str(self.path), fix="open it with its edit link to change it")
-        return method(self, *args, **kwargs)
+        result = method(self, *args, **kwargs)
+        self._tidy_cache()
+        return result
 
     guarded.changes_workspace = True
     return guarded
@@ -171,8 +193,11 @@ class Workspace:
         self._lock = file_lock(key)
         self._conn = Connection(self.path, read_only=read_only, memory_limit=memory_limit,
                                  on_use=None if on_use is None else (lambda: on_use(self)))
+        self._cache = None if self.path == ":memory:" else RankedCache(cache_folder(self.path),
+                                                                      writable=not read_only)
         try:
             self._schema = self._prepare()
+            self._tidy_cache()  # files a killed process or an older version left
         except BaseException:
             self.close()
             raise
@@ -194,9 +219,13 @@ class Workspace:
                 if row is None:
                     cur.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
                 elif version < SCHEMA_VERSION:
-                    if version < 2:
+                    coded = tables.coded_runs(cur)  # a file may say an older version than its layout
+                    if version < 2 and not coded:
                         cur.execute(tables.MIGRATE_1)
-                    cur.execute(tables.MIGRATE_2)
+                    if version < 3:
+                        cur.execute(tables.MIGRATE_2)
+                    if not coded:
+                        cur.execute(tables.MIGRATE_3)
                     cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
                     version = SCHEMA_VERSION
             if version > SCHEMA_VERSION:
@@ -232,6 +261,8 @@ class Workspace:
         view = copy.copy(self)
         view.read_only = True
         view._owner = False
+        if self._cache is not None:
+            view._cache = RankedCache(self._cache.folder, writable=False)
         return view
 
     def __enter__(self) -> Workspace:
@@ -334,9 +365,11 @@ class Workspace:
     # -- quota -------------------------------------------------------------------------
 
     def usage(self) -> Usage:
-        """Data bytes and runs this workspace's file holds (what its quota bounds)."""
+        """Data bytes and runs this workspace's file holds (what its quota bounds), and the bytes
+        of its ranked cache."""
         with self._read() as cur:
-            return self._usage(cur)
+            used = self._usage(cur)
+        return replace(used, cache_bytes=0 if self._cache is None else self._cache.size())
 
     def _usage(self, cur) -> Usage:
         return Usage(*tables.usage(cur))
@@ -623,9 +656,68 @@ class Workspace:
             if not info:
                 raise tables.no_run(collection, name)
             if digest is not None and info[0][0].digest != digest:
-                raise MetricsError(f"run {name!r} of {collection!r} changed while it was being read",
-                                   fix="reload the page to see its new content")
+                raise _changed(name, collection)
             return tables.load_run(cur, cid, name)
+
+    def load_ranked(self, collection: str, name: str, *, digest: str | None = None, qrels_digest: str | None = None,
+                    inferred: bool = False, proxy_digest: str | None = None, judged_only: bool = False) -> Ranked:
+        """The stored run ordered and joined with the collection's qrels: what
+        ``metrics.evaluate_ranked`` and ``metrics.curve_ranked`` take.
+
+        Equal to ``metrics.ranking.rank(load_run(...), load_qrels(...), inferred=load_proxy(...)
+        if inferred, name=name)`` (``.condensed()`` with ``judged_only``), array for array. The
+        first call builds it and keeps it in the ranked cache (:mod:`.ranked`, keyed by the content
+        digests, within the byte quota); later calls, in any process, memory-map it. A read-only
+        workspace reads the cache and never writes it. ``digest``, ``qrels_digest`` and
+        ``proxy_digest`` (with ``inferred``): the content the caller listed, as in :meth:`load_run`;
+        MetricsError if the run or the judgments hold other content now, never other arrays.
+        """
+        expected_proxy = proxy_digest
+        with self._read() as cur:
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.load_ranked(collection, name, digest=digest, qrels_digest=qrels_digest,
+                                              inferred=inferred, proxy_digest=proxy_digest, judged_only=judged_only)
+            info = tables.infos(cur, role="run", collection_id=cid, name=name)
+            if not info:
+                raise tables.no_run(collection, name)
+            run_digest = info[0][0].digest
+            if digest is not None and run_digest != digest:
+                raise _changed(name, collection)
+            expected_qrels, qrels_digest = qrels_digest, tables.links(cur, cid, "qrels")[0][4]
+            proxy = tables.links(cur, cid, "proxy") if inferred else []
+            proxy_digest = proxy[0][4] if proxy else None
+            if (expected_qrels is not None and expected_qrels != qrels_digest) or \
+                    (inferred and expected_proxy is not None and expected_proxy != proxy_digest):
+                raise _judgments_changed(collection)
+        ranked = None if self._cache is None else self._cache.load(run_digest, qrels_digest, proxy_digest, name)
+        if ranked is None:
+            run = self.load_run(collection, name, digest=run_digest)
+            qrels = self.load_qrels(collection)
+            judgments = self.load_proxy(collection) if proxy_digest else None
+            if qrels.digest != qrels_digest or (judgments is not None and judgments.digest != proxy_digest):
+                raise _judgments_changed(collection)
+            ranked = rank(run, qrels, inferred=judgments, name=name)
+            if self._cache is not None and self._cache.writable and self._cache_fits(ranked):
+                self._cache.save(ranked, run_digest, qrels_digest, proxy_digest)
+        return ranked.condensed() if judged_only else ranked
+
+    def _cache_fits(self, ranked: Ranked) -> bool:
+        """Whether the cache files of ``ranked`` fit in what the byte quota leaves free."""
+        if self.quota.bytes is None:
+            return True
+        needed = ranked.docno.nbytes + 8 * len(ranked.score) + 64 * (ranked.n_queries + 1) + (1 << 16)
+        return self.usage().bytes + self._cache.size() + needed <= self.quota.bytes
+
+    def _tidy_cache(self) -> None:
+        """Remove cache files no (run, qrels, proxy) of this workspace names any more, and the
+        oldest ones while the cache takes more than the byte quota leaves free."""
+        if self._cache is None or not self._cache.writable:
+            return
+        with self._read() as cur:
+            live = tables.ranked_keys(cur)
+            budget = None if self.quota.bytes is None else max(self.quota.bytes - self._usage(cur).bytes, 0)
+        self._cache.prune(live, budget)
 
     @_writes
     def rename_run(self, collection: str, old: str, new: str) -> None:
@@ -706,6 +798,16 @@ class Workspace:
             if cid is None:
                 return self._base._load_extra(what, collection)
             return tables.load_extra(cur, what, cid)
+
+
+def _changed(name: str, collection: str) -> MetricsError:
+    return MetricsError(f"run {name!r} of {collection!r} changed while it was being read",
+                        fix="reload the page to see its new content")
+
+
+def _judgments_changed(collection: str) -> MetricsError:
+    return MetricsError(f"the judgments of {collection!r} changed while they were being read",
+                        fix="reload the page to see the new ones")
 
 
 def _size(n: int) -> str:

@@ -50,13 +50,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..settings import Settings
-from .workspace import FILE_NAME, Quota, RunInfo, Workspace
+from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
 __all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 
@@ -118,6 +116,8 @@ class Sample:
             raise MetricsError("the sample has no qrels.txt", source=str(folder), fix="check the sample folder")
 
         def table(name):
+            import pandas as pd  # only a sample with topics or titles needs it
+
             path = folder / name
             return pd.read_csv(path, sep="\t", dtype=str) if path.exists() else None
 
@@ -457,10 +457,11 @@ class Workspaces:
 
 
 def _remove_files(path: Path) -> None:
-    """A DuckDB file with its write-ahead log and spill folder."""
+    """A DuckDB file with its write-ahead log, spill folder and ranked cache."""
     for extra in (path, Path(f"{path}.wal")):
         try:
             extra.unlink()
         except FileNotFoundError:
             pass
     shutil.rmtree(f"{path}.tmp", ignore_errors=True)
+    shutil.rmtree(cache_folder(path), ignore_errors=True)

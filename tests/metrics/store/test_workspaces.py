@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import metrics
 from metrics import settings
 from metrics.errors import MetricsError
 from metrics.store import (
@@ -29,6 +30,7 @@ from metrics.store import (
     Workspaces,
     view_token_of,
 )
+from metrics.store.workspace import cache_folder
 
 ROOT = Path(__file__).resolve().parents[3]
 DAY = 86400.0
@@ -425,3 +427,24 @@ def test_open_files_are_bounded_and_closed_ones_reopen(manager, tmp_path):
     for i, v in enumerate(visitors):  # each reopens on use, holding what it held
         assert names(v.workspace) == ["legal", "web", f"c{i}"]
         assert sum(x.workspace.is_open for x in visitors) <= 2
+
+
+def test_shared_samples_rank_without_a_cache_and_an_expired_workspace_takes_its_cache(manager, clock, tmp_path,
+                                                                                       sample_folders):
+    m = manager()
+    access = m.create()
+    ws = access.workspace
+    sample = sample_folders[0].folder
+    expected = metrics.evaluate(sample / "qrels.txt", sample / "bm25.run", ["nDCG@10", "AP"])
+    values = metrics.evaluate_ranked(ws.load_ranked("legal", "bm25"), ["nDCG@10", "AP"])  # through the base
+    assert values["AP"].tolist() == expected[expected["measure"] == "AP"]["value"].tolist()
+    folder = cache_folder(Path(ws.path))
+    assert not folder.exists() and not list(tmp_path.rglob("*.cache"))  # the read-only samples write none
+    ws.add_run("legal", write_run(tmp_path / "mine.run", "mine"))
+    ws.load_ranked("legal", "mine")
+    assert len(list(folder.iterdir())) == 2
+    view = m.open(access.view_token).workspace
+    assert view.load_ranked("legal", "mine").name == "mine"
+    clock.now += 8 * DAY
+    assert m.sweep() == [Path(ws.path).stem]
+    assert not folder.exists()
