@@ -7,7 +7,6 @@ bad input leaves nothing behind.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import tempfile
@@ -53,6 +52,9 @@ FORMAT_VERSION = 2
 
 
 MANIFEST = "_manifest.json"
+
+
+PROGRESS_SECONDS = 0.25         # progress is reported this often while partition tasks run on threads
 
 
 def run_specs(runs) -> list[tuple[str | None, object]]:
@@ -263,23 +265,24 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             line += sum(r.lines for r in earlier if parts[r.part].file == part.file)
         return MetricsError(problem, source=source, line=line, fix=fix)
 
-    def on_bytes(n, part):
+    def on_bytes(n):
         nonlocal done_bytes
         with lock:
             done_bytes += n
-            done = min(done_bytes, total_bytes)
-        report(done, total_bytes, f"partitioning {part.source}")
 
     if client is None:
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor, wait
 
+        # Tasks run on threads; ``progress`` is called from this thread only (a UI may require it).
         # The pool's exit waits for every running task, so nothing writes into ``tmp`` once this returns.
         with ThreadPoolExecutor(max_workers=max(1, min(threads, len(parts))),
                                 thread_name_prefix="ndcg-lab-part") as pool:
             futures = [pool.submit(partition_part, part, tmp, n_buckets, piece_bytes, row_group_rows,
-                                   on_duplicate, functools.partial(on_bytes, part=part)) for part in parts]
+                                   on_duplicate, on_bytes) for part in parts]
             try:
                 for part, future in zip(parts, futures):
+                    while not wait([future], timeout=PROGRESS_SECONDS).done:
+                        report(min(done_bytes, total_bytes), total_bytes, f"partitioning {part.source}")
                     result = future.result()
                     if result.error is not None:
                         raise first_error(result, results)
