@@ -69,7 +69,7 @@ _lazy_module("partition")
 
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
              inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-             on_duplicate: str = "error", engine: str = "local", buckets: int | None = None,
+             on_duplicate: str = "error", engine: str | None = None, buckets: int | None = None,
              scheduler: str | None = None, workers: int | None = None, workdir=None,
              progress: Progress | None = None, allowed=None) -> pd.DataFrame:
     """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
@@ -80,11 +80,15 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
     binary threshold (-l); ``ties="rank"`` orders by the rank column.
 
-    ``engine``: ``"local"`` (in memory, the default), ``"streaming"`` (the run split
-    into ``buckets`` by query and scored one bucket at a time: memory bounded by a
+    ``engine``: ``"local"`` (in memory), ``"streaming"`` (the run split into
+    ``buckets`` by query and scored one bucket at a time: memory bounded by a
     bucket) or ``"dask"`` (buckets mapped over the Dask cluster at ``scheduler``,
     ``tcp://HOST:PORT``, or over a LocalCluster of ``workers`` processes started
-    here). All three give identical per-query values. A run may also be a glob,
+    here). All three give identical per-query values. None (the default) picks
+    ``"streaming"`` when the run files hold more text than
+    :func:`metrics.engines.buckets.streaming_threshold` (RAM / 16, or env
+    NDCG_LAB_STREAMING_BYTES), else ``"local"``
+    (:func:`metrics.engines.buckets.choose_engine`). A run may also be a glob,
     an fsspec URL or (inside a list or mapping) a list of shard files read as one
     run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
     is called as ``progress(done, total, message)``.
@@ -93,6 +97,10 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     :class:`metrics.settings.Settings` when a visitor typed them: every path or URL must then
     pass :func:`metrics.settings.check_server_source`, and errors name lines without quoting them.
     """
+    if engine is None:
+        from .buckets import choose_engine
+
+        engine = choose_engine(runs, allowed=allowed)
     if engine not in ENGINES:
         raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
     options = dict(missing=missing, judged_only=judged_only, inferred=inferred, max_depth=max_depth,

@@ -1,8 +1,8 @@
 """The bucket of a query: ``crc32(utf-8 qid) mod N`` (zlib's CRC-32, never Python's salted ``hash``).
 
 Every query lands whole in one bucket and the qrels are bucketed the same way, so each bucket
-is a complete small evaluation. Also the size rules: how many buckets an input gets, and
-the run size above which the dashboard streams.
+is a complete small evaluation. Also the size rules: how many buckets an input gets, the run
+size above which ``metrics.evaluate`` and the dashboard stream (:func:`choose_engine`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ HASH = "crc32(utf-8 qid) mod N"
 
 
 BUCKET_BYTES = 192 << 20        # default bucket size, in bytes of TREC text (~5M lines)
+
+
+COMPRESSED_RATIO = 4            # a compressed run is counted as this many times its size in text
 
 
 def _crc_table() -> np.ndarray:
@@ -70,13 +73,31 @@ def bucket_of(qids, n_buckets: int) -> np.ndarray:
     return buckets[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
-def default_buckets(total_bytes: int, bucket_bytes: int = BUCKET_BYTES) -> int:
-    """Buckets for an input of ``total_bytes`` (text): about ``bucket_bytes`` each, at least 1."""
-    return max(1, -(-int(total_bytes) // int(bucket_bytes)))
+def default_buckets(total_bytes: int, bucket_bytes: int = BUCKET_BYTES, workers: int = 1) -> int:
+    """Buckets for an input of ``total_bytes`` (text): about ``bucket_bytes`` each, at least two per
+    worker, and a multiple of ``workers`` so that the last round of buckets keeps every worker busy."""
+    workers = max(1, int(workers))
+    n = max(-(-int(total_bytes) // int(bucket_bytes)), 2 * workers if workers > 1 else 1)
+    return -(-n // workers) * workers
+
+
+MAX_THREADS = 4
+
+
+def local_threads() -> int:
+    """Threads of the streaming engine: one per core this process may use, at most ``MAX_THREADS``
+    (each scores a bucket at a time, so memory grows with them)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS))
 
 
 def streaming_threshold() -> int:
-    """Run size in bytes above which the dashboard streams: env NDCG_LAB_STREAMING_BYTES, else RAM / 16."""
+    """Run size in bytes of text above which the default engine and the dashboard stream: env
+    NDCG_LAB_STREAMING_BYTES, else RAM / 16 (the local engine holds ~3.5 bytes per byte of text,
+    so a run at the threshold takes about a quarter of the memory)."""
     value = os.environ.get("NDCG_LAB_STREAMING_BYTES")
     if value:
         try:
@@ -94,3 +115,37 @@ def memory_threshold() -> int:
     except (ValueError, OSError, AttributeError):
         total = 8 << 30
     return int(total // 16)
+
+
+def run_bytes(runs, *, allowed=None) -> int:
+    """Bytes of text of the runs given as files (paths, globs, shard lists, URLs), from their sizes and
+    first bytes only: a compressed file counts ``COMPRESSED_RATIO`` times its size. Runs already in
+    memory (frames, parsed runs, dicts, bytes) count 0: streaming them would not save memory."""
+    from ..io.sources import compression_of, expand, filesystem
+    from .partition import run_specs
+
+    total = 0
+    for _, spec in run_specs(runs):
+        if not isinstance(spec, (str, os.PathLike)) and not (
+                isinstance(spec, (list, tuple)) and spec and all(isinstance(x, (str, os.PathLike)) for x in spec)):
+            continue
+        for path in expand(spec, allowed=allowed):
+            fs, inner = filesystem(path)
+            with fs.open_input_file(inner) as f:
+                size = f.size()
+                compressed = compression_of(f.read(6)) is not None
+            total += size * (COMPRESSED_RATIO if compressed else 1)
+    return total
+
+
+def choose_engine(runs, *, allowed=None) -> str:
+    """The engine of ``metrics.evaluate`` when none is named: ``"streaming"`` when the run files
+    together hold more than :func:`streaming_threshold` bytes of text (:func:`run_bytes`, decided
+    before anything is read), else ``"local"``. An input that cannot be opened goes to ``"local"``,
+    whose reader reports it as it always does."""
+    threshold = streaming_threshold()
+    try:
+        size = run_bytes(runs, allowed=allowed)
+    except (MetricsError, OSError, pa.ArrowException):
+        return "local"
+    return "streaming" if size > threshold else "local"

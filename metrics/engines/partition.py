@@ -1,4 +1,4 @@
-"""A run and its qrels split into buckets by query, as a folder of parquet fragments and a manifest.
+"""A run and its qrels split into buckets by query, as a folder of Arrow IPC fragments and a manifest.
 
 :func:`partition` plans the parts (:mod:`metrics.engines.parts`), runs their tasks here or on
 Dask, buckets the qrels, and renames the folder into place only when every task succeeded, so
@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,18 +19,18 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
 from ..evaluate import is_ranx_dict, is_single_run
 from ..io.keys import as_array, exact_duplicates
-from ..io.sources import display_name, expand, filesystem, is_url, join_path, read_parquet_table, shard_name, stem
+from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
 from ..io.validate import RUN, encode, quoting
 from ..settings import check_server_source
 from .buckets import HASH, bucket_of, default_buckets
 from .parts import (
     FRAGMENT_SCHEMA,
+    FRAGMENT_SUFFIX,
     MIN_RANGE_BYTES,
     PIECE_BYTES,
     RANGE_BYTES,
@@ -37,17 +38,23 @@ from .parts import (
     STOP,
     Part,
     PartResult,
+    ipc_options,
     partition_part,
     plan,
+    read_ipc,
+    write_ipc,
 )
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, message)``: called as partitioning and evaluation advance."""
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 MANIFEST = "_manifest.json"
+
+
+PROGRESS_SECONDS = 0.25         # progress is reported this often while partition tasks run on threads
 
 
 def run_specs(runs) -> list[tuple[str | None, object]]:
@@ -87,10 +94,11 @@ class Partition:
         return all(p.get("has_rank", True) for p in self.parts)
 
     def run_files(self, bucket: int) -> list[str]:
-        return [join_path(self.path, "run", f"b{bucket:05d}", f"p{p:05d}.parquet") for p in self.bucket_parts[bucket]]
+        return [join_path(self.path, "run", f"b{bucket:05d}", f"p{p:05d}{FRAGMENT_SUFFIX}")
+                for p in self.bucket_parts[bucket]]
 
     def qrels_file(self, bucket: int, proxy: bool = False) -> str:
-        return join_path(self.path, "proxy" if proxy else "qrels", f"b{bucket:05d}.parquet")
+        return join_path(self.path, "proxy" if proxy else "qrels", f"b{bucket:05d}{FRAGMENT_SUFFIX}")
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
@@ -122,10 +130,11 @@ def _bucket_qrels(qrels: io.Qrels, n_buckets: int, out: str, folder: str) -> Non
     order = np.argsort(bucket, kind="stable")
     counts = np.bincount(bucket, minlength=n_buckets)
     ordered = table.take(pa.array(order)) if len(order) else table
+    options = ipc_options(out)
     start = 0
     for b in range(n_buckets):
-        pq.write_table(ordered.slice(start, int(counts[b])), join_path(root, folder, f"b{b:05d}.parquet"),
-                       filesystem=fs, compression="lz4")
+        write_ipc(ordered.slice(start, int(counts[b])), join_path(root, folder, f"b{b:05d}{FRAGMENT_SUFFIX}"), fs,
+                  options)
         start += int(counts[b])
 
 
@@ -150,13 +159,14 @@ def read_qrels_at(qrels, what: str = "qrels", *, allowed=None) -> io.Qrels:
 def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str | None = None, inferred=None,
               on_duplicate: str = "error", piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
               row_group_rows: int = ROW_GROUP_ROWS, progress: Progress | None = None,
-              client=None, allowed=None) -> Partition:
+              client=None, threads: int = 1, allowed=None) -> Partition:
     """Split one run (a file, glob, URL or list of shard files) and its qrels into ``n_buckets``
-    buckets by ``crc32(qid) mod n_buckets``, as parquet under ``out`` (a path or fsspec URL;
+    buckets by ``crc32(qid) mod n_buckets``, as Arrow IPC files under ``out`` (a path or fsspec URL;
     default: a new temporary folder).
 
     Memory stays bounded by ``piece_bytes`` of text at a time. With a Dask ``client`` the parts are
-    partitioned on its workers (inputs and ``out`` must then be visible to them). The folder is
+    partitioned on its workers (inputs and ``out`` must then be visible to them); without one, on
+    ``threads`` threads of this process (pyarrow and numpy release the GIL). The folder is
     written under a temporary name and renamed to ``out`` only on success; an earlier partition
     at ``out`` is replaced. ``allowed``: see :func:`metrics.io.sources.expand` (server files a
     visitor named: checked, and their lines never quoted in errors).
@@ -165,7 +175,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     name = name or shard_name(run if isinstance(run, (list, tuple)) else str(run))
     qrels = read_qrels_at(qrels, allowed=allowed)
     proxy = read_qrels_at(inferred, allowed=allowed) if inferred is not None else None
-    workers = _n_workers(client)
+    workers = _n_workers(client) if client is not None else max(1, int(threads))
     if workers > 1:
         # Enough parts for every worker: cut plain text into ranges of at least 64 MB.
         range_bytes = min(range_bytes, max(MIN_RANGE_BYTES, _plain_bytes(files) // (2 * workers) + 1))
@@ -174,7 +184,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
         parts = [dataclasses.replace(p, quote=False) for p in parts]
     total_bytes = sum(p.size for p in parts)
     if n_buckets is None:
-        n_buckets = max(default_buckets(sum(p.size * (4 if p.compression else 1) for p in parts)), 2 * workers)
+        n_buckets = default_buckets(sum(p.size * (4 if p.compression else 1) for p in parts), workers=workers)
     if int(n_buckets) < 1:
         raise MetricsError(f"buckets must be a whole number >= 1, got {n_buckets!r}", fix="for example 16")
     n_buckets = int(n_buckets)
@@ -190,7 +200,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     report = progress or (lambda done, total, message: None)
     try:
         results = _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate, report,
-                             total_bytes, client)
+                             total_bytes, client, workers)
         offsets = _line_offsets(parts, results)
         bucket_rows = [0] * n_buckets
         bucket_parts: list[list[int]] = [[] for _ in range(n_buckets)]
@@ -240,11 +250,13 @@ def _plain_bytes(files: list[str]) -> int:
 
 
 def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate, report, total_bytes,
-               client) -> list[PartResult]:
-    """All partition tasks, here or on Dask; errors are raised in file order (the first bad line wins)."""
+               client, threads: int = 1) -> list[PartResult]:
+    """All partition tasks, here (on ``threads`` threads) or on Dask; errors are raised in file order
+    (the first bad line wins)."""
     done_bytes = 0
     results: list[PartResult] = []
     report(0, total_bytes, "partitioning")
+    lock = threading.Lock()
 
     def first_error(result: PartResult, earlier: list[PartResult]) -> MetricsError:
         problem, source, line, fix = result.error
@@ -253,19 +265,34 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             line += sum(r.lines for r in earlier if parts[r.part].file == part.file)
         return MetricsError(problem, source=source, line=line, fix=fix)
 
+    def on_bytes(n):
+        nonlocal done_bytes
+        with lock:
+            done_bytes += n
+
     if client is None:
-        for part in parts:
-            def on_bytes(n, part=part):
-                nonlocal done_bytes
-                done_bytes += n
-                report(min(done_bytes, total_bytes), total_bytes, f"partitioning {part.source}")
-            started = done_bytes
-            result = partition_part(part, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate, on_bytes)
-            if result.error is not None:
-                raise first_error(result, results)
-            done_bytes = started + part.size
-            results.append(result)
-            report(done_bytes, total_bytes, f"partitioned {part.source}")
+        from concurrent.futures import ThreadPoolExecutor, wait
+
+        # Tasks run on threads; ``progress`` is called from this thread only (a UI may require it).
+        # The pool's exit waits for every running task, so nothing writes into ``tmp`` once this returns.
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, len(parts))),
+                                thread_name_prefix="ndcg-lab-part") as pool:
+            futures = [pool.submit(partition_part, part, tmp, n_buckets, piece_bytes, row_group_rows,
+                                   on_duplicate, on_bytes) for part in parts]
+            try:
+                for part, future in zip(parts, futures):
+                    while not wait([future], timeout=PROGRESS_SECONDS).done:
+                        report(min(done_bytes, total_bytes), total_bytes, f"partitioning {part.source}")
+                    result = future.result()
+                    if result.error is not None:
+                        raise first_error(result, results)
+                    results.append(result)
+                    report(min(done_bytes, total_bytes), total_bytes, f"partitioned {part.source}")
+            finally:
+                if len(results) < len(futures):
+                    for future in futures:
+                        future.cancel()
+                    _request_stop(tmp)
         return results
     from dask.distributed import as_completed, wait
     futures = client.map(partition_part, parts, out=tmp, n_buckets=n_buckets, piece_bytes=piece_bytes,
@@ -338,9 +365,9 @@ def remove_tree(fs: pafs.FileSystem, path: str) -> None:
         pass
 
 
-def read_parquet_whole(files, fs) -> pa.Table:
-    """All row groups of every fragment, in order (never a row group alone: queries straddle them)."""
-    tables = [read_parquet_table(f, filesystem=fs) for f in files]
+def read_fragments(files, fs) -> pa.Table:
+    """Every record batch of every fragment, in order (never a batch alone: queries straddle them)."""
+    tables = [read_ipc(f, fs) for f in files]
     return pa.concat_tables(tables) if tables else FRAGMENT_SCHEMA.empty_table()
 
 
@@ -383,4 +410,4 @@ def read_bucket(part: Partition | str, bucket: int) -> pa.Table:
     """One bucket's run rows (qid, docno, score, rank, part, line), all fragments whole, in input order."""
     part = part if isinstance(part, Partition) else Partition.open(part)
     fs, _ = filesystem(part.path)
-    return read_parquet_whole([filesystem(f)[1] for f in part.run_files(bucket)], fs)
+    return read_fragments([filesystem(f)[1] for f in part.run_files(bucket)], fs)

@@ -1,7 +1,7 @@
 """Partition tasks: read one part of a run (a whole file, or a byte range of a large plain-text
 file cut at line boundaries) in pieces of whole lines, parse each piece with ``metrics.io`` (same
 normalisation, validation and messages; line numbers shifted to the original file) and append
-each bucket's rows to its own parquet fragment ``run/b{bucket}/p{part}.parquet``. Memory is
+each bucket's rows to its own Arrow IPC fragment ``run/b{bucket}/p{part}.arrow``. Memory is
 bounded by the piece size, never by the run.
 
 One file for one task, at about 500 lines: the piece reader, the three part readers (text,
@@ -145,42 +145,52 @@ def _pieces(stream, piece_bytes: int, limit: int | None):
 
 
 def _pieces_seekable(raw, piece_bytes: int, limit: int | None):
-    """As :func:`_pieces` on a seekable file: the bytes after the last newline are read again with
-    the next piece instead of being carried over (one copy fewer)."""
+    """As :func:`_pieces` on a seekable file: a piece's end (its last line end) is found first in
+    small reads, then the piece is read once at its exact length (no copy to cut it)."""
+    size = raw.size()
+    begin = raw.tell()
     pos = 0
-    while limit is None or pos < limit:
+    while (limit is None or pos < limit) and begin + pos < size:
+        start = begin + pos
         want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
-        block = raw.read(want)
+        stop = min(start + want, size)
+        if stop >= size:
+            end = size
+        elif limit is not None and pos + want >= limit:
+            end = _line_end(raw, stop - 1, size)             # the line crossing the limit is ours
+        else:
+            end = _last_line_end(raw, start, stop) or _line_end(raw, stop, size)   # or a line longer than a piece
+        block = raw.read_at(end - start, start)
+        raw.seek(end)
         if not block:
             return
-        if limit is not None and pos + len(block) >= limit:
-            if not block.endswith(b"\n"):
-                block += _rest_of_line(raw)          # the line crossing the limit is ours
-            yield block
-            return
-        cut = block.rfind(b"\n") + 1
-        if cut == 0:
-            block += _rest_of_line(raw)              # a line longer than a piece
-        elif cut < len(block):
-            raw.seek(cut - len(block), 1)
-            block = block[:cut]
         pos += len(block)
         yield block
 
 
-def _rest_of_line(raw) -> bytes:
-    rest = []
-    while True:
-        block = raw.read(1 << 16)
+def _last_line_end(raw, start: int, stop: int) -> int | None:
+    """The offset just after the last newline in bytes ``start:stop`` of ``raw``, or None."""
+    hi = stop
+    while hi > start:
+        lo = max(start, hi - (1 << 16))
+        cut = raw.read_at(hi - lo, lo).rfind(b"\n")
+        if cut >= 0:
+            return lo + cut + 1
+        hi = lo
+    return None
+
+
+def _line_end(raw, at: int, size: int) -> int:
+    """The offset just after the first newline at or after byte ``at`` (the file's size if none)."""
+    while at < size:
+        block = raw.read_at(min(1 << 16, size - at), at)
         if not block:
             break
         cut = block.find(b"\n")
         if cut >= 0:
-            rest.append(block[:cut + 1])
-            raw.seek(cut + 1 - len(block), 1)
-            break
-        rest.append(block)
-    return b"".join(rest)
+            return at + cut + 1
+        at += len(block)
+    return size
 
 
 def _count_lines(piece: bytes) -> int:
@@ -238,7 +248,7 @@ class PartResult:
 
 
 class _Writers:
-    """One parquet fragment per bucket for one part, opened on first use.
+    """One Arrow IPC fragment per bucket for one part, opened on first use.
 
     Writing runs on a background thread, one piece behind the reader, so that parsing the next
     piece overlaps it (pyarrow releases the GIL); at most one piece waits, so memory stays bounded.
@@ -247,9 +257,8 @@ class _Writers:
     def __init__(self, out: str, part: int, n_buckets: int, row_group_rows: int):
         self.fs, self.root = filesystem(out)
         self.part, self.n_buckets, self.row_group_rows = part, n_buckets, row_group_rows
-        # Local buckets are read back at once: not compressing them is faster; remote ones travel.
-        self.compression = "lz4" if is_url(out) else "none"
-        self.writers: dict[int, pq.ParquetWriter] = {}
+        self.options = ipc_options(out)
+        self.writers: dict[int, tuple] = {}
         self.rows: dict[int, int] = {}
         self._pool = None
         self._pending = None
@@ -271,7 +280,8 @@ class _Writers:
 
     def _write(self, table: pa.Table) -> None:
         bucket = bucket_of(table["qid"], self.n_buckets)
-        order = np.argsort(bucket, kind="stable")
+        # a stable sort of 16-bit keys is numpy's radix sort: one pass
+        order = np.argsort(bucket.astype(np.uint16) if self.n_buckets <= 1 << 16 else bucket, kind="stable")
         counts = np.bincount(bucket, minlength=self.n_buckets)
         ordered = table.take(pa.array(order)) if len(order) else table
         start = 0
@@ -280,14 +290,11 @@ class _Writers:
             piece = ordered.slice(start, int(counts[b]))
             start += int(counts[b])
             if b not in self.writers:
-                path = join_path(self.root, "run", f"b{b:05d}", f"p{self.part:05d}.parquet")
+                path = join_path(self.root, "run", f"b{b:05d}", f"p{self.part:05d}{FRAGMENT_SUFFIX}")
                 self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-                self.writers[b] = pq.ParquetWriter(
-                    path, FRAGMENT_SCHEMA, filesystem=self.fs, compression=self.compression,
-                    use_dictionary=["qid"], write_statistics=False,
-                    column_encoding={"rank": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED",
-                                     "part": "DELTA_BINARY_PACKED"})
-            self.writers[b].write_table(piece, row_group_size=self.row_group_rows)
+                sink = self.fs.open_output_stream(path)
+                self.writers[b] = (sink, pa.ipc.new_file(sink, FRAGMENT_SCHEMA, options=self.options))
+            self.writers[b][1].write_table(piece, max_chunksize=self.row_group_rows)
             self.rows[b] = self.rows.get(b, 0) + piece.num_rows
 
     def close(self) -> None:
@@ -296,8 +303,33 @@ class _Writers:
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
-            for w in self.writers.values():
-                w.close()
+            for sink, writer in self.writers.values():
+                writer.close()
+                sink.close()
+
+
+FRAGMENT_SUFFIX = ".arrow"
+"""Bucket fragments and bucketed qrels are Arrow IPC files: written and read back as the buffers
+they are in memory (no encoding, no decoding), memory-mapped on local disks."""
+
+
+def ipc_options(out: str) -> pa.ipc.IpcWriteOptions:
+    """Plain buffers on local disks, where they are read back at once; lz4 on object storage, where they travel."""
+    return pa.ipc.IpcWriteOptions(compression="lz4" if is_url(out) else None)
+
+
+def write_ipc(table: pa.Table, path: str, fs, options: pa.ipc.IpcWriteOptions) -> None:
+    with fs.open_output_stream(path) as sink, pa.ipc.new_file(sink, table.schema, options=options) as writer:
+        writer.write_table(table)
+
+
+def read_ipc(path: str, fs) -> pa.Table:
+    """One IPC file whole: memory-mapped on a local disk (no copy), read into memory elsewhere."""
+    if isinstance(fs, pafs.LocalFileSystem):
+        with pa.memory_map(path) as source:
+            return pa.ipc.open_file(source).read_all()
+    with fs.open_input_file(path) as source:
+        return pa.ipc.open_file(source).read_all()
 
 
 def _fragment(table: pa.Table, part: int, lines: np.ndarray) -> pa.Table:

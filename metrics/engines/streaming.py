@@ -26,13 +26,13 @@ import pyarrow.parquet as pq
 from .. import io
 from ..errors import MetricsError
 from ..evaluate import evaluate_ranked, measure_list, tidy
-from ..io.sources import filesystem, is_shards, is_url, join_path, read_parquet_table, shard_name
+from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
 from ..ranking import rank
-from .buckets import bucket_of
+from .buckets import bucket_of, local_threads
 from .dask import client_for, is_local_address
-from .partition import Partition, Progress, duplicates, partition, read_parquet_whole, remove_tree, run_specs
-from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS
+from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree, run_specs
+from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS, read_ipc
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,9 @@ def _evaluate_bucket(task: BucketTask) -> tuple[np.ndarray, dict[str, np.ndarray
 def _load_bucket(task: BucketTask) -> tuple[pa.Table, pa.Table, pa.Table | None]:
     """The bucket's run rows (every fragment, every row group), its qrels and its proxy qrels."""
     fs, _ = filesystem(task.path)
-    table = read_parquet_whole([filesystem(f)[1] for f in task.files], fs)
-    qrels_table = read_parquet_table(filesystem(task.qrels_file)[1], filesystem=fs)
-    proxy_table = None if task.proxy_file is None else \
-        read_parquet_table(filesystem(task.proxy_file)[1], filesystem=fs)
+    table = read_fragments([filesystem(f)[1] for f in task.files], fs)
+    qrels_table = read_ipc(filesystem(task.qrels_file)[1], fs)
+    proxy_table = None if task.proxy_file is None else read_ipc(filesystem(task.proxy_file)[1], fs)
     return table, qrels_table, proxy_table
 
 
@@ -106,10 +105,12 @@ def _tasks(part: Partition, measures, options: dict) -> list[BucketTask]:
 def evaluate_partition(part: Partition | str, measures, *, engine: str = "streaming", client=None,
                        missing: str = "zero", judged_only: bool = False, max_depth: int | None = None,
                        rel_level: int = 1, ties: str = "score", on_duplicate: str = "error",
-                       progress: Progress | None = None, name: str | None = None) -> pd.DataFrame:
+                       progress: Progress | None = None, name: str | None = None,
+                       threads: int | None = None) -> pd.DataFrame:
     """Evaluate a partitioned run bucket by bucket: the tidy frame of :func:`metrics.evaluate`.
 
-    ``engine="streaming"``: one bucket at a time in this process (peak memory ~ one bucket);
+    ``engine="streaming"``: ``threads`` buckets at a time in this process (default
+    :func:`metrics.engines.buckets.local_threads`; peak memory ~ ``threads`` buckets);
     ``engine="dask"``: buckets mapped over ``client`` (a ``dask.distributed.Client``).
     """
 
@@ -133,30 +134,33 @@ def evaluate_partition(part: Partition | str, measures, *, engine: str = "stream
     if engine == "dask" and client is None:
         client, close = client_for(None, None)
     try:
-        _score_buckets(tasks, engine, client, results, report, system)
+        _score_buckets(tasks, engine, client, results, report, system,
+                       local_threads() if threads is None else threads)
     finally:
         if close is not None:
             close()
     return _assemble(system, [results[b] for b in range(total)], names)
 
 
-def _score_buckets(tasks: list[BucketTask], engine: str, client, results: dict, report, system: str) -> None:
+def _score_buckets(tasks: list[BucketTask], engine: str, client, results: dict, report, system: str,
+                   threads: int = 1) -> None:
     """Run the bucket tasks here or on Dask; on errors, raise the first bad bucket's (as streaming would)."""
     total = len(tasks)
     if engine == "streaming" or client is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        # The next bucket is read (parquet, GIL released) while this one is scored: two buckets' raw
-        # rows at most, one bucket's working arrays.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-reader") as pool:
-            loading = pool.submit(_load_bucket, tasks[0]) if tasks else None
-            for i, task in enumerate(tasks):
-                tables = loading.result()
-                loading = pool.submit(_load_bucket, tasks[i + 1]) if i + 1 < total else None
-                results[task.bucket] = _score_bucket(task, tables)
-                del tables
-                report(len(results), total, f"evaluated bucket {task.bucket + 1} of {total} of {system} "
-                                            f"({results[task.bucket][2]:,} lines)")
+        # ``threads`` buckets are read (memory-mapped IPC) and scored at once, each on its own thread
+        # (arrow and numpy release the GIL): memory ~ ``threads`` buckets.
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, total)), thread_name_prefix="ndcg-lab-bucket") as pool:
+            futures = [pool.submit(_evaluate_bucket, task) for task in tasks]
+            try:
+                for task, future in zip(tasks, futures):
+                    results[task.bucket] = future.result()
+                    report(len(results), total, f"evaluated bucket {task.bucket + 1} of {total} of {system} "
+                                                f"({results[task.bucket][2]:,} lines)")
+            finally:
+                for future in futures:
+                    future.cancel()
     else:
         from dask.distributed import as_completed
         futures = client.map(_evaluate_bucket, tasks, pure=False)
@@ -221,6 +225,7 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
     own_workdir = workdir is None
     base = tempfile.mkdtemp(prefix="ndcg-lab-") if own_workdir else str(workdir)
     client, close = (None, lambda: None)
+    threads = local_threads() if engine == "streaming" else 1
     frames = []
     try:
         if engine == "dask":
@@ -232,12 +237,13 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
             out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
             part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=inferred,
                              on_duplicate=on_duplicate, piece_bytes=piece_bytes, range_bytes=range_bytes,
-                             row_group_rows=row_group_rows, progress=progress, client=client, allowed=allowed)
+                             row_group_rows=row_group_rows, progress=progress, client=client, threads=threads,
+                             allowed=allowed)
             try:
                 frames.append(evaluate_partition(part, names, engine=engine, client=client, missing=missing,
                                                  judged_only=judged_only, max_depth=max_depth,
                                                  rel_level=rel_level, ties=ties, on_duplicate=on_duplicate,
-                                                 progress=progress))
+                                                 progress=progress, threads=threads))
             finally:
                 fs, root = filesystem(out)
                 remove_tree(fs, root)

@@ -3,11 +3,22 @@ collection of tests/metrics/engines/collection.py (queries straddle files, piece
 from __future__ import annotations
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 import metrics
 from metrics import engines as scale
+from metrics.engines.parts import FRAGMENT_SCHEMA
 from tests.metrics.engines.collection import TINY
+
+
+def read(path) -> pa.Table:
+    """An Arrow IPC file read with pyarrow alone."""
+    with pa.OSFile(str(path)) as f:
+        return pa.ipc.open_file(f).read_all()
+
+
+def batches(path) -> int:
+    with pa.OSFile(str(path)) as f:
+        return pa.ipc.open_file(f).num_record_batches
 
 
 def test_partition_never_splits_a_query(collection, tmp_path):
@@ -17,21 +28,23 @@ def test_partition_never_splits_a_query(collection, tmp_path):
     tables = []
     for b in range(4):
         fragments = part.run_files(b)
-        if any(pq.ParquetFile(f).metadata.num_row_groups > 1 for f in fragments):
+        if any(batches(f) > 1 for f in fragments):
             tables.append(b)
-        run = pa.concat_tables([pq.read_table(f) for f in fragments])
+        run = pa.concat_tables([read(f) for f in fragments])
+        assert run.schema == FRAGMENT_SCHEMA
         assert set(scale.bucket_of(run["qid"], 4).tolist()) == {b}
-        judged = pq.read_table(part.qrels_file(b))
+        assert scale.read_bucket(part, b).equals(run)
+        judged = read(part.qrels_file(b))
         assert set(scale.bucket_of(judged["qid"], 4).tolist()) <= {b}
-    assert tables, "some fragment should hold several row groups (queries straddle them)"
-    per_bucket = [set(pa.concat_tables([pq.read_table(f) for f in part.run_files(b)])["qid"].to_pylist())
+    assert tables, "some fragment should hold several record batches (queries straddle them)"
+    per_bucket = [set(pa.concat_tables([read(f) for f in part.run_files(b)])["qid"].to_pylist())
                   for b in range(4)]
     assert sum(map(len, per_bucket)) == len(set().union(*per_bucket))   # no query in two buckets
     expected = sum(len(metrics.read_run(f)) for f in files)
     assert part.rows == expected
     reopened = scale.Partition.open(tmp_path / "buckets")
     assert reopened.bucket_rows == part.bucket_rows
-    frame = scale.to_dask(reopened)            # one Dask partition per bucket, never a row group alone
+    frame = scale.to_dask(reopened)            # one Dask partition per bucket, never a batch alone
     assert frame.npartitions == 4
     sizes = frame.map_partitions(len).compute(scheduler="sync").tolist()
     assert sizes == part.bucket_rows
