@@ -62,14 +62,6 @@ def cache_files(ws) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-@pytest.fixture
-def no_rank(monkeypatch):
-    """Make building a Ranked fail: what loads then came from the cache."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("ranked again instead of reading the cache")
-    monkeypatch.setattr(workspace_module, "rank", refuse)
-
-
 def assert_same(got, want):
     for f in FIELDS:
         a, b = getattr(got, f), getattr(want, f)
