@@ -152,11 +152,12 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | N
         q, p = qcode, primary
     elif blocks_sorted and len(np.unique(head_codes)) == len(heads):
         # whole blocks out of query order: move the blocks, each kept as it is
+        index = np.int32 if n < 2**31 else np.int64   # half the memory of int64 for a 7M-row run
         lengths = np.diff(np.append(heads, n))
         by_code = np.argsort(head_codes, kind="stable")
         moved = lengths[by_code]
-        order = np.repeat(heads[by_code] - (np.cumsum(moved) - moved), moved)
-        order += np.arange(n)
+        order = np.repeat((heads[by_code] - (np.cumsum(moved) - moved)).astype(index), moved)
+        order += np.arange(n, dtype=index)
         q, p = np.repeat(head_codes[by_code], moved), primary[order]
     else:
         order = np.lexsort((-primary if descending else primary, qcode))
@@ -166,11 +167,11 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | N
         return order, q, p
     # Tie groups: reorder their rows by docno descending (byte order, like strcmp).
     if order is None:
-        order = np.arange(n)
+        order = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
     starts = np.flatnonzero(same & ~np.concatenate(([False], same[:-1])))  # first row of each group
-    ends = np.append(np.flatnonzero(~same), len(same))  # a group ends before the next untied step
-    sizes = ends[np.searchsorted(ends, starts)] - starts + 1
-    del same, ends
+    stops = np.flatnonzero(same & ~np.append(same[1:], False))              # its last tied step
+    sizes = stops - starts + 2
+    del same, stops
     pairs = starts[sizes == 2]
     if len(pairs):
         # Two tied rows: swap them when the first docno is the smaller (a stable sort keeps equals).
@@ -253,6 +254,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
         r_doc = _chunked(r_doc.take(pa.array(order)))
         score = primary if ties == "score" else score[order]
     del order, primary, rank_col
+    pa.default_memory_pool().release_unused()   # scratch of the reordering, back to the system
 
     n_q = len(qids)
     counts = np.bincount(r_qcode, minlength=n_q)

@@ -35,12 +35,17 @@ def string_hash(arr: pa.Array) -> np.ndarray:
     first = int(offsets[0])
     words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=n * width // 8,
                           offset=first).reshape(n, width // 8)
-    h = lengths  # hashed in place: at 7M rows every 56 MB temporary raises the parse's peak memory
+    h = lengths if width == 8 else lengths.copy()   # hashed in place: every 7M-row temporary adds 56 MB
     with np.errstate(over="ignore"):
         h *= np.uint64(0xBF58476D1CE4E5B9)
-        for j in range(width // 8):
-            np.bitwise_xor(h, words[:, j], out=h)
-            np.multiply(h, np.uint64(0x94D049BB133111EB), out=h)
+        np.bitwise_xor(h, words[:, 0], out=h)
+        np.multiply(h, np.uint64(0x94D049BB133111EB), out=h)
+        for j in range(1, width // 8):
+            # only the words a string has, so that a hash never depends on the padding width
+            inside = lengths > np.uint64(8 * j)
+            step = np.bitwise_xor(h, words[:, j])
+            np.multiply(step, np.uint64(0x94D049BB133111EB), out=step)
+            np.copyto(h, step, where=inside)
     return h
 
 
@@ -71,7 +76,7 @@ def pair_keys(qcode: np.ndarray, docno) -> np.ndarray:
         h = string_hash(docno)
     with np.errstate(over="ignore"):
         np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
-        np.add(h, qcode, out=h, casting="unsafe")   # in place: no 7M-row temporary
+        np.add(h, qcode, out=h, dtype=np.uint64, casting="unsafe")   # in place, in uint64: no temporary
     return _mix(h, inplace=True)
 
 

@@ -105,6 +105,7 @@ def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Tabl
             if table is None:
                 return None
             tables.append(table)
+    pa.default_memory_pool().release_unused()   # the parser's scratch memory, back to the system
     return pa.concat_tables(tables), Source(source, LineMap(), None, trec=True), digest.hexdigest()
 
 

@@ -57,3 +57,17 @@ def test_string_hash_long_and_non_ascii_ids():
     assert len(set(h[[0, 1, 2, 3, 4, 7]].tolist())) == 6
     run = io.read_run({"q": {long_a: 1.0, long_b: 2.0, "é": 0.5}})
     assert len(run) == 3
+
+
+def test_string_hash_does_not_depend_on_the_other_strings_of_a_chunk():
+    # Chunks of one column pad to different widths; equal strings must hash alike in all of them.
+    alone = keys.string_hash(pa.array(["abc", "abcdefgh", "abcdefghi"]))
+    beside_long = keys.string_hash(pa.array(["abc", "abcdefgh", "abcdefghi", "x" * 40]))
+    assert list(alone) == list(beside_long[:3])
+
+
+def test_duplicates_across_chunks_of_different_widths_are_found():
+    docno = pa.chunked_array([pa.array(["d1", "d2"]), pa.array(["d1", "a-much-longer-docno-than-eight-bytes"])])
+    found = keys.exact_duplicates(pa.chunked_array([pa.array(["1", "1"]), pa.array(["1", "1"])]), docno,
+                                  np.zeros(4, dtype=np.int32))
+    assert found is not None and list(found[0]) == [2] and list(found[1]) == [0]
