@@ -1,7 +1,10 @@
 """Time the scale-out engines (local, streaming, dask) beside pytrec_eval and trec_eval on one large run.
 
     python bench/bench_scale.py --lines 10000000                 # generate (once) and time every engine
-    python bench/bench_scale.py --lines 50000000 --engines local,streaming,dask-1,dask-2,pytrec_eval
+    python bench/bench_scale.py --lines 50000000 --engines default,local,streaming,dask-1,dask-2 --repeats 3
+
+The section ends with the three figures of target 6 (default engine time and peak RSS; local
+against streaming; Dask with 2 workers against 1), each with its target and the command.
 
 The run is MS-MARCO-dev-shaped (1000 documents per query, ~1.07 judgments per query, grade 1),
 made by the seeded generators of bench/generate.py in blocks of queries, so that any --lines
@@ -40,11 +43,13 @@ sys.path.insert(0, str(BENCH))
 
 from run import MEASURES, PYTREC_MEASURES, machine, trec_dicts  # noqa: E402
 
-ENGINES = ["local", "streaming", "dask-1", "dask-2", "pytrec_eval", "trec_eval"]
+ENGINES = ["default", "local", "streaming", "dask-1", "dask-2", "pytrec_eval", "trec_eval"]
 NOTES = {
-    "local": "`metrics.evaluate(qrels, run, suite)`: parse the whole run in memory, rank, score",
+    "default": "`metrics.evaluate(qrels, run, suite)` with no engine named: streaming when the run file holds "
+               "more text than `streaming_threshold()` (RAM / 16), else local (`buckets.choose_engine`)",
+    "local": "`metrics.evaluate(..., engine=\"local\")`: parse the whole run in memory, rank, score",
     "streaming": "`metrics.evaluate(..., engine=\"streaming\")`: partition into buckets by crc32(qid) "
-                 "(parquet, bounded memory), then score one bucket at a time in this process",
+                 "(Arrow IPC, bounded memory), then score the buckets on one thread per core in this process",
     "dask-1": "`metrics.evaluate(..., engine=\"dask\", scheduler=...)` on a LocalCluster of 1 worker process "
               "(1 thread): partition tasks and bucket tasks run on the worker",
     "dask-2": "the same on a LocalCluster of 2 worker processes (1 thread each)",
@@ -142,7 +147,7 @@ def worker(engine: str, lines: int, repeats: int, buckets: int | None) -> dict:
     if engine.startswith("dask"):
         from dask.distributed import Client
 
-        from metrics import scale
+        from metrics import engines as scale
         started = time.perf_counter()
         cluster = scale.local_cluster(int(engine.split("-")[1]), memory_limit=0)
         client = Client(cluster)
@@ -150,6 +155,11 @@ def worker(engine: str, lines: int, repeats: int, buckets: int | None) -> dict:
         options = {"engine": "dask", "scheduler": cluster.scheduler_address, "buckets": buckets}
     elif engine == "streaming":
         options = {"engine": "streaming", "buckets": buckets}
+    elif engine == "local":
+        options = {"engine": "local"}
+    elif engine == "default":
+        from metrics.engines.buckets import choose_engine
+        result["picked"] = choose_engine(str(run_path))
     for _ in range(repeats):
         gc.collect()
         marks: list[tuple[float, str]] = []
@@ -297,8 +307,32 @@ def section(lines: int, results: list[dict], command: str, repeats: int) -> str:
         other = [r["engine"] for r in results if r.get("digest") and r["engine"] not in same]
         body += ["", f"Mean nDCG@10 equal to pytrec_eval's (to 1e-9): {', '.join(same) or 'none'}"
                  + (f"; different: {', '.join(other)}" if other else "") + "."]
+    body += ["", *targets(results, command)]
     body.append(f"<!-- /lines:{lines} -->")
     return "\n".join(body)
+
+
+def targets(results: list[dict], command: str) -> list[str]:
+    """The three figures of target 6 as a markdown table, with the command that measured them."""
+    by = {r["engine"]: r for r in results if "error" not in r}
+    rows = ["Target 6 (issue 12):", "",
+            "| figure | measured | target | met | command |", "|---|---:|---:|---|---|"]
+    if "default" in by:
+        r = by["default"]
+        rows.append(f"| default engine ({r.get('picked', '?')}): median time, peak RSS | {r['median_s']:.1f} s, "
+                    f"{r['peak_rss_mb'] / 1024:.2f} GB | <= 10 s, <= 3 GB | "
+                    f"{'yes' if r['median_s'] <= 10 and r['peak_rss_mb'] <= 3 * 1024 else 'no'} | `{command}` |")
+    if "local" in by and "streaming" in by:
+        a, b = by["local"], by["streaming"]
+        rows.append(f"| local vs streaming: median time, peak RSS | {a['median_s']:.1f} s, "
+                    f"{a['peak_rss_mb'] / 1024:.2f} GB vs {b['median_s']:.1f} s, {b['peak_rss_mb'] / 1024:.2f} GB "
+                    f"| (default streams above RAM / 16) | – | `{command}` |")
+    if "dask-1" in by and "dask-2" in by:
+        speed = by["dask-1"]["median_s"] / by["dask-2"]["median_s"]
+        rows.append(f"| Dask 2 workers over 1: speed-up of the medians | {speed:.2f}x "
+                    f"({by['dask-1']['median_s']:.1f} s / {by['dask-2']['median_s']:.1f} s) | >= 1.7x | "
+                    f"{'yes' if speed >= 1.7 else 'no'} | `{command}` |")
+    return rows if len(rows) > 4 else []
 
 
 HEADER = """# Scale-out benchmark results

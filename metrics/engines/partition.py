@@ -115,7 +115,7 @@ class Partition:
                 data = json.loads(f.read())
         except (FileNotFoundError, OSError, pa.ArrowException):
             raise MetricsError(f"{path!r} is not a complete partition (no {MANIFEST})",
-                               fix="partition the run again with metrics.scale.partition") from None
+                               fix="partition the run again with metrics.engines.partition") from None
         if data.get("version") != FORMAT_VERSION:
             raise MetricsError(f"{path!r} was written by another version of nDCG Lab",
                                fix="partition the run again")
