@@ -48,6 +48,6 @@ def precision_recall(sel: state.Selection, levels: tuple[float, ...], with_band:
 def iprec_table(sel: state.Selection, recall: float) -> pd.DataFrame:
     """Per system, as text for st.table: IPrec at ``recall`` and 11pt_avg (trec_eval 10's values)."""
     measures = [str(metrics.parse_measure(f"IPrec@{float(recall)!r}")), "11pt_avg"]
-    means = metrics.means(state.evaluate(sel, measures))
+    means, _ = state.means(sel, measures)
     return pd.DataFrame({m: [f"{v:.4f}" if np.isfinite(v) else "–" for v in means[m].to_numpy(dtype=float)]
                          for m in measures}, index=pd.Index(means.index.astype(str), name="system"))

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import metrics
 from metrics.analysis import judgments
 from metrics.ranking import Ranked
 from ui import state
@@ -40,12 +39,12 @@ def strategy_frames(sel: state.Selection, measure: str) -> dict[str, pd.Series]:
     treatment of unjudged documents, then Bpref and infAP (on the run as it is: they treat
     unjudged documents themselves)."""
     out = {
-        "zero": metrics.means(state.evaluate(sel, [measure]))[measure],
-        "condensed": metrics.means(state.evaluate(sel, [measure], judged_only=True))[measure],
+        "zero": state.means(sel, [measure])[0][measure],
+        "condensed": state.means(sel, [measure], judged_only=True)[0][measure],
     }
     if sel.proxy_digest:
-        out["inferred"] = metrics.means(state.evaluate(sel, [measure], inferred=True))[measure]
-    incomplete = metrics.means(state.evaluate(sel, list(INCOMPLETE)))
+        out["inferred"] = state.means(sel, [measure], inferred=True)[0][measure]
+    incomplete, _ = state.means(sel, list(INCOMPLETE))
     out.update({name: incomplete[name] for name in INCOMPLETE})
     return out
 
@@ -87,7 +86,7 @@ def agreement_display(agreement: pd.DataFrame, labels: dict[str, str]) -> pd.Dat
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def judged_means(sel: state.Selection, k: int) -> pd.Series:
-    return metrics.means(state.evaluate(sel, [f"Judged@{k}"]))[f"Judged@{k}"]
+    return state.means(sel, [f"Judged@{k}"])[0][f"Judged@{k}"]
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)

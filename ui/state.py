@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -220,15 +222,43 @@ def _evaluate_run(scope: str, collection: str, qrels_digest: str, proxy_digest: 
     return tidy(name, ranked.qids, values, list(values))
 
 
+def _canonical(measures) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(metrics.parse_measure(m)) for m in measures))
+
+
 def evaluate(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> pd.DataFrame:
     """Tidy per-query frame for the selected systems, cached per run on content digests."""
-    canonical = tuple(dict.fromkeys(str(metrics.parse_measure(m)) for m in measures))
+    canonical = _canonical(measures)
     proxy = sel.proxy_digest if inferred else None
     frames = [_evaluate_run(sel.scope, sel.collection, sel.qrels_digest, proxy, name, digest, canonical, judged_only)
               for name, digest in sel.systems]
     if not frames:
         return pd.DataFrame({"system": [], "qid": [], "measure": [], "value": []})
     return pd.concat(frames, ignore_index=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=1024, ttl=CACHE_TTL)
+def _run_means(scope: str, collection: str, qrels_digest: str, proxy_digest: str | None, name: str, digest: str,
+               measures: tuple[str, ...], judged_only: bool) -> tuple[pd.DataFrame, np.ndarray]:
+    """One run's row of means (``metrics.means`` of its tidy frame) and its distinct qids, under the
+    key of :func:`_evaluate_run`: a rerun with nothing changed reads a one-row frame, never the
+    run's per-query frame (7M lines: 6,980 queries x the measures)."""
+    frame = _evaluate_run(scope, collection, qrels_digest, proxy_digest, name, digest, measures, judged_only)
+    return metrics.means(frame), pd.unique(frame["qid"].to_numpy(dtype=object))
+
+
+def means(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> tuple[pd.DataFrame, int]:
+    """(system x measure means of the selected systems, the number of distinct queries), equal to
+    ``metrics.means(evaluate(sel, measures))`` and the frame's distinct qids (the means of one
+    system depend on its rows only), cached per run on content digests."""
+    canonical = _canonical(measures)
+    proxy = sel.proxy_digest if inferred else None
+    rows = [_run_means(sel.scope, sel.collection, sel.qrels_digest, proxy, name, digest, canonical, judged_only)
+            for name, digest in sel.systems]
+    if not rows:
+        return metrics.means(evaluate(sel, canonical)), 0
+    qids = rows[0][1] if len(rows) == 1 else pd.unique(np.concatenate([q for _, q in rows]))
+    return pd.concat([table for table, _ in rows]), len(qids)
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl=CACHE_TTL)
@@ -368,11 +398,21 @@ def _baseline_widget(ws, collection: str, names: list[str], stored: str | None) 
     return st.sidebar.selectbox("Baseline", names, key=key, on_change=save, disabled=ws.read_only)
 
 
+def _runs_of(sel: Selection) -> Sequence[store.RunInfo]:
+    """The runs of the selected collection: the sidebar's snapshot of this rerun when it holds every
+    selected run (no second read of the workspace), else as stored now."""
+    snapshot = st.session_state.get("_collection_info")
+    if snapshot is not None and snapshot.name == sel.collection and \
+            set(sel.systems) <= {(r.name, r.digest) for r in snapshot.runs}:
+        return snapshot.runs
+    return workspace().runs(sel.collection)
+
+
 def stamp(sel: Selection, measures) -> dict:
     """Settings, input hashes and the tool version, attached to every export; fused runs add
     their recipes (inputs by digest, method, parameters)."""
     selected = {name for name, _ in sel.systems}
-    recipes = {r.name: r.recipe for r in workspace().runs(sel.collection) if r.recipe and r.name in selected}
+    recipes = {r.name: r.recipe for r in _runs_of(sel) if r.recipe and r.name in selected}
     return {
         "tool": f"nDCG Lab {metrics.__version__}",
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ui.text import md
+from metrics.report.text import format_p
+from ui.text import md, plain_frame
 
 BEST_STYLE = "font-weight: 700; background-color: rgba(46, 160, 67, 0.15)"
 MISSING = "–"
@@ -48,3 +49,18 @@ def leaderboard_styler(table: pd.DataFrame, markers: dict | None = None, tooltip
         tips.index, tips.columns = names, measures
         styler = styler.set_tooltips(tips)
     return styler
+
+
+def significance_details(tests: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard's paired tests (``metrics.stats.versus_baseline`` rows) as text cells for
+    ``st.table``, names escaped: the same element as the leaderboard itself, so the first screen
+    loads no interactive grid."""
+    shown = pd.DataFrame({
+        "Measure": tests["measure"].astype(str).to_numpy(),
+        "Baseline mean": [f"{v:.4f}" for v in tests["baseline_mean"].to_numpy(dtype=float)],
+        "Mean": [f"{v:.4f}" for v in tests["mean"].to_numpy(dtype=float)],
+        "p": [format_p(v) for v in tests["p_value"].to_numpy(dtype=float)],
+        "p (corrected)": [format_p(v) for v in tests["p_adjusted"].to_numpy(dtype=float)],
+        "Sig.": tests["marker"].astype(str).to_numpy(),
+    }, index=pd.Index(tests["system"].astype(str).to_numpy(), name="System"))
+    return plain_frame(shown)

@@ -6,7 +6,7 @@ from metrics.report import export
 from metrics.report import text as report_text
 from ui import state
 from ui.compare import canonical_measures, significance, suggested_measures
-from ui.tables import leaderboard_styler
+from ui.tables import leaderboard_styler, significance_details
 from ui.text import md
 
 st.header("Leaderboard")
@@ -34,7 +34,7 @@ with st.expander("Add a measure", expanded=False):
             try:
                 added = [metrics.with_gain(name, sel.gain) for name in names]
                 if added:
-                    state.evaluate(sel, added)  # refuse what cannot be computed
+                    state.means(sel, added)  # refuse what cannot be computed
                 extra.extend(name for name in dict.fromkeys(added) if name not in extra)
             except metrics.MetricsError as exc:
                 st.error(str(exc))
@@ -44,9 +44,7 @@ with st.expander("Add a measure", expanded=False):
 
 measures = [metrics.with_gain(m, sel.gain) for m in (*metrics.DEFAULT_MEASURES, *extra)]
 measures = list(dict.fromkeys(measures))
-frame = state.evaluate(sel, measures)
-table = metrics.means(frame)
-n_queries = frame["qid"].nunique()
+table, n_queries = state.means(sel, measures)
 
 markers, tips = {}, {}
 test_name = state.TESTS[sel.test]
@@ -72,13 +70,15 @@ st.table(leaderboard_styler(table, markers, tips))
 
 if markers:
     with st.expander("Significance details"):
-        st.dataframe(tests, hide_index=True, width="stretch")
+        st.table(significance_details(tests))
 
 stamp = state.stamp(sel, measures)
+latex_marks = report_text.latex_marks(markers)
 c1, c2, c3 = st.columns(3)
-c1.download_button("Export CSV", export.to_csv(table, stamp), file_name=f"leaderboard-{sel.collection}.csv",
-                   mime="text/csv")
-c2.download_button("Export LaTeX", export.to_latex(table, report_text.latex_marks(markers), stamp),
-                   file_name=f"leaderboard-{sel.collection}.tex", mime="text/x-tex")
-c3.download_button("Export JSON", export.to_json(table, stamp), file_name=f"leaderboard-{sel.collection}.json",
-                   mime="application/json")
+# The files are written when a button is clicked (a callable), and a click reruns nothing.
+c1.download_button("Export CSV", lambda: export.to_csv(table, stamp), file_name=f"leaderboard-{sel.collection}.csv",
+                   mime="text/csv", on_click="ignore")
+c2.download_button("Export LaTeX", lambda: export.to_latex(table, latex_marks, stamp),
+                   file_name=f"leaderboard-{sel.collection}.tex", mime="text/x-tex", on_click="ignore")
+c3.download_button("Export JSON", lambda: export.to_json(table, stamp),
+                   file_name=f"leaderboard-{sel.collection}.json", mime="application/json", on_click="ignore")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from metrics.cli import main as cli_main
 from ui import console
@@ -46,6 +47,13 @@ def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(monkeypatch):
     assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     assert cmd[-2:] == ["--server.port", "8600"]
     assert cwd == ROOT == app_dir()
+
+
+def test_the_apps_config_skips_the_full_garbage_collection_after_every_script_run():
+    """Streamlit's default ``gc.collect(2)`` after each run holds the GIL while other sessions wait;
+    the config that ``ndcg-lab app`` runs under (the app's folder) turns it off."""
+    config = tomllib.loads((app_dir() / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
 
 
 def test_app_mode_shared_sets_the_mode_and_the_server_flags(monkeypatch):

@@ -1,12 +1,18 @@
-"""ui.state: caches keyed on content, so changing the test, correction or baseline evaluates nothing;
+"""ui.state: caches keyed on content, so changing the test, correction or baseline evaluates nothing, a
+second session computes, reads and writes nothing again, and a visitor's private results stay theirs;
 the app's own arguments."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import streamlit as st
 
+import metrics
+from metrics import store
 from ui import state
+
+LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
 
 
 def test_test_correction_and_baseline_changes_evaluate_nothing(open_app, monkeypatch):
@@ -36,3 +42,92 @@ def test_app_arguments_after_the_double_dash():
     assert state.app_arguments(["--workspace", "/tmp/w.duckdb"]).workspace == Path("/tmp/w.duckdb")
     assert state.app_arguments(["--workspace=/a/b", "--other", "1"]).workspace == Path("/a/b")
     assert state.app_arguments([]).workspace is None
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Empty caches, then {what: [calls]} of evaluations, rankings, sample reads and workspace
+    writes made from then on (by every session of this process: the caches are process-wide)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    calls: dict[str, list] = {"evaluate": [], "rank": [], "sample": [], "write": []}
+
+    def counting(what, function):
+        def wrapper(*args, **kwargs):
+            calls[what].append(args[:1])
+            return function(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(state, "evaluate_ranked", counting("evaluate", state.evaluate_ranked))
+    monkeypatch.setattr(state, "rank", counting("rank", state.rank))
+    monkeypatch.setattr(store.Sample, "read", counting("sample", store.Sample.read))
+    for name in WRITES:
+        monkeypatch.setattr(store.Workspace, name, counting("write", getattr(store.Workspace, name)))
+    yield calls
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+WRITES = ("create_collection", "replace_collection", "restore_shared", "add_run", "set_baseline", "set_qrels",
+          "set_topics", "set_docs", "rename_run", "delete_run")
+NOTHING = {"evaluate": [], "rank": [], "sample": [], "write": []}
+
+
+def forget(calls: dict) -> None:
+    for made in calls.values():
+        made.clear()
+
+
+def test_a_second_session_evaluates_nothing_reads_no_sample_and_writes_nothing(open_app, counted, tmp_path):
+    first = open_app(home=tmp_path / "home")
+    assert len(counted["sample"]) == 2                 # legal and web, into the new workspace
+    assert len(counted["rank"]) == len(counted["evaluate"]) == 4   # the four legal runs
+    forget(counted)
+    second = open_app(home=tmp_path / "home")          # a new session of the same server
+    assert second.table[0].value.equals(first.table[0].value)
+    assert counted == NOTHING
+
+
+def test_a_second_visitor_of_a_shared_server_shares_the_samples_results_and_never_the_private_ones(
+        open_app, counted, monkeypatch, tmp_path):
+    monkeypatch.setenv("NDCG_LAB_MODE", "shared")
+    home = tmp_path / "home"
+    a = open_app(home=home)
+    samples = list(a.table[0].value.index)
+    assert len(counted["evaluate"]) == 4
+    forget(counted)
+    b = open_app(home=home)                            # another visitor: a workspace of their own
+    assert counted == NOTHING                          # the shared samples' results, computed once
+    assert list(b.table[0].value.index) == samples
+    token = a.query_params["ws"]
+    token = token[0] if isinstance(token, list) else token
+    mine = tmp_path / "mine.run"                       # dense with other scores: a run of its own
+    mine.write_text("".join(f"{q} Q0 {d} {r} {float(score) + 0.5} mine\n" for q, _, d, r, score, *_ in
+                            (line.split() for line in (LEGAL / "dense.run").read_text().splitlines())))
+    state.manager().open(token).workspace.add_run("legal", metrics.read_run(mine), name="mine")  # A's own legal
+    forget(counted)
+    a_again = open_app(home=home, query_params={"ws": token})
+    assert "mine" in list(a_again.table[0].value.index)
+    assert len(counted["evaluate"]) == 5               # A's private copy: results of A's own
+    forget(counted)
+    b_token = b.query_params["ws"]
+    b_again = open_app(home=home, query_params={"ws": b_token[0] if isinstance(b_token, list) else b_token})
+    assert list(b_again.table[0].value.index) == samples
+    assert counted == NOTHING
+
+
+def test_a_rerun_with_cached_results_builds_no_per_query_frame(open_app, monkeypatch):
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    summed = []
+    original = metrics.means
+    monkeypatch.setattr(metrics, "means", lambda frame: summed.append(len(frame)) or original(frame))
+    at = open_app()
+    at.radio(key="gain").set_value("linear").run()
+    at.radio(key="gain").set_value("exp").run()        # back: everything of both gains is cached
+    assert summed
+    summed.clear()
+    at.radio(key="gain").set_value("linear").run()
+    at.radio(key="gain").set_value("exp").run()
+    assert not at.exception
+    assert summed == []                                # no metrics.means over the per-query frame

@@ -1,11 +1,11 @@
 """ui.tables: the leaderboard Styler (values to ``digits`` decimals, markers, the best cell of each
-column bold, escaped names, tooltips) and the best-value mask behind it."""
+column bold, escaped names, tooltips), the best-value mask behind it, and the significance details."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ui.tables import BEST_STYLE, MISSING, best_mask, leaderboard_styler
+from ui.tables import BEST_STYLE, MISSING, best_mask, leaderboard_styler, significance_details
 from ui.text import md
 
 
@@ -61,3 +61,14 @@ def test_best_mask_of_an_empty_table():
     empty = pd.DataFrame(index=pd.Index([], name="system"), columns=["AP"], dtype=float)
     assert best_mask(empty).shape == (0, 1)
     assert not best_mask(pd.DataFrame({"AP": [-np.inf, np.nan]})).iloc[1, 0]
+
+
+def test_significance_details_are_text_cells_with_escaped_names():
+    tests = pd.DataFrame({"system": ["<img src=x onerror=alert(1)>", "b"], "measure": ["[m](http://x)", "AP"],
+                          "baseline_mean": [0.25, 0.5], "mean": [1 / 3, 0.5], "p_value": [0.012345678, np.nan],
+                          "p_adjusted": [0.02469, 1.0], "marker": ["▲", ""]})
+    shown = significance_details(tests)
+    assert list(shown.index) == [md("<img src=x onerror=alert(1)>"), "b"] and shown.index.name == "System"
+    assert shown.iloc[0].tolist() == [md("[m](http://x)"), "0.2500", "0.3333", "0.01235", "0.02469", "▲"]
+    assert shown.iloc[1].tolist() == ["AP", "0.5000", "0.5000", "nan", "1", ""]
+    assert "\\<img" in shown.index[0] and "\\[m\\]" in shown.iloc[0, 0]

@@ -1,14 +1,21 @@
 """AppTest of the measure pickers: the Leaderboard's box and the Compare page take any measure
 name, trec_eval spellings included, and show exactly what ``metrics.evaluate`` computes on the
 legal sample's files; a bad name shows its MetricsError. The Judgments page ranks by Bpref and
-infAP beside the treatments of unjudged documents."""
+infAP beside the treatments of unjudged documents. The Leaderboard's significance details are a table
+of the paired tests, and its exports are written only when a button is clicked."""
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 
 import metrics
+from metrics import stats
+from metrics.report import export
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -115,3 +122,44 @@ def test_judgments_ranks_by_bpref_and_infap_beside_the_strategies(open_app):
             assert table.loc[system, f"rank ({name})"].split(" ")[0] == str(order[system])
     pairs = at.table[1].value.index
     assert any("Bpref" in p for p in pairs) and any("infAP" in p for p in pairs)
+
+
+EXP_DEFAULT = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
+
+
+def test_the_significance_details_are_a_table_of_the_paired_tests_and_no_grid(leaderboard):
+    at = leaderboard
+    tests = stats.versus_baseline(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), EXP_DEFAULT), "bm25")
+    details = at.table[1].value
+    assert list(details.index) == list(tests["system"])
+    assert list(details["Measure"]) == list(tests["measure"])
+    assert list(details["p"]) == [f"{p:.4g}" for p in tests["p_value"]]
+    assert list(details["p (corrected)"]) == [f"{p:.4g}" for p in tests["p_adjusted"]]
+    assert list(details["Sig."]) == list(tests["marker"])
+    assert not at.dataframe                            # no interactive grid to load on the first screen
+
+
+def test_the_exports_are_written_on_a_click_only_and_hold_the_leaderboard(open_app, monkeypatch):
+    deferred = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        deferred[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", capture)
+    written = []
+    for name in ("to_csv", "to_latex", "to_json"):
+        function = getattr(export, name)
+        monkeypatch.setattr(export, name, lambda *a, _f=function, _n=name, **k: written.append(_n) or _f(*a, **k))
+    at = open_app()
+    assert written == []                               # a script run writes no file
+    assert all(button.proto.ignore_rerun for button in at.get("download_button"))   # and a click reruns nothing
+    assert set(deferred) == {"leaderboard-legal.csv", "leaderboard-legal.tex", "leaderboard-legal.json"}
+    expected = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), EXP_DEFAULT))
+    body = json.loads(deferred["leaderboard-legal.json"]())
+    assert body["means"] == {s: {m: float(expected.at[s, m]) for m in EXP_DEFAULT} for s in expected.index}
+    csv = pd.read_csv(io.StringIO(deferred["leaderboard-legal.csv"]()), comment="#", index_col=0)
+    assert list(csv.columns) == EXP_DEFAULT and sorted(csv.index) == sorted(expected.index)
+    assert "nDCG(dcg=exp-log2)@10" in deferred["leaderboard-legal.tex"]()
+    assert written == ["to_json", "to_csv", "to_latex"]
