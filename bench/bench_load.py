@@ -6,8 +6,10 @@
 Starts `streamlit run app.py` on a fresh NDCG_LAB_HOME (the harness of tests/e2e), then drives 16
 Playwright contexts of one headless Chromium at once (tests/e2e/test_load.py: each opens the app,
 uploads a small run on the Data page, opens Leaderboard, Curves and Compare). Prints a Markdown
-section for bench/RESULTS.md. "Ready" is from the first request to the leaderboard's table with the
-script run finished. Nothing is asserted here (tests/e2e/test_load.py asserts the memory bound).
+section for bench/RESULTS.md. "Ready" is a session's first screen, timed in the page from the
+navigation's start to the leaderboard's table with the script run finished (tests/e2e/conftest.py
+TABLE_SHOWN_JS, polled at every animation frame). Nothing is asserted here (tests/e2e/test_load.py
+asserts the memory bound). Run it alone: `flock /work/team/bench.lock python bench/bench_load.py`.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sessions", type=int, default=16)
     parser.add_argument("--mode", choices=("shared", "personal"), default="shared")
     args = parser.parse_args(argv)
+    before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-bench-load-") as home:
         server = AppServer(home=Path(home), env={"NDCG_LAB_MODE": args.mode}).start()
         try:
@@ -48,7 +51,8 @@ def main(argv=None) -> int:
     print(f"Command: `python bench/bench_load.py --sessions {args.sessions} --mode {args.mode}`.  ")
     print(f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ")
     print(f"Machine: {os.cpu_count()} cores, {platform.platform()}; Python {platform.python_version()}.  ")
-    print(f"Load average (1/5/15 min) after the run: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}.\n")
+    after = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"Load average (1/5/15 min) before the run: {before}; after: {after}.\n")
     print("| sessions | errors | peak server RSS MiB | median s to a ready page | slowest s | all sessions done s |")
     print("|---:|---:|---:|---:|---:|---:|")
     print(f"| {args.sessions} | {len(errors)} | {rss.peak / 2**20:.0f} | "

@@ -6,6 +6,7 @@ so that later reruns do not store it again.
 """
 from __future__ import annotations
 
+import gc
 import time
 
 import streamlit as st
@@ -86,6 +87,14 @@ def parse_with_progress(files, reader, what: str):
         status.update(label=f"Read {len(files) - failed} of {len(files)} {what} file(s)",
                       state="error" if failed else "complete", expanded=bool(failed))
     return results
+
+
+def rerun_after_upload() -> None:
+    """Collect garbage once after a batch of uploads is stored, then rerun: the server runs no full
+    collection after every script run (.streamlit/config.toml), and parsing and storing a large run
+    leaves the most behind, so its memory is returned here, on the write path, not on every read."""
+    gc.collect()
+    st.rerun()
 
 
 def run_reader(file):

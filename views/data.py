@@ -113,7 +113,7 @@ for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "ru
         ingest.report("success", f"Added run **{md(info.name)}** from {md(file.name)}: "
                                  f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
 if fresh:
-    st.rerun()
+    ingest.rerun_after_upload()
 scale_ui.section(sel, ws)  # large runs: threshold, server path/URL form, results with engine and time
 
 with st.expander("Qrels, proxy judgments, topics and document titles"):

@@ -285,6 +285,18 @@ _APP_IDLE_JS = """() => {
 }"""
 
 
+# performance.now() (ms since the page's navigation started) once the app's script run has finished
+# and a result table holds the text given as the argument; else false. Polled at every animation
+# frame (``page.wait_for_function(TABLE_SHOWN_JS, arg=text, polling="raf")``), it times a screen to
+# the frame, where Playwright's expect() retries after 100, 250, 500 and 1000 ms.
+TABLE_SHOWN_JS = """(text) => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    const table = document.querySelector('[data-testid="stMain"] [data-testid="stTable"]');
+    return table && table.innerText.includes(text) ? performance.now() : false;
+}"""
+
+
 def wait_for_app(page, timeout: float = DEFAULT_TIMEOUT_MS, *, settle_polls: int = 3) -> None:
     """Wait until Streamlit has finished running the script (after a load or an interaction).
 

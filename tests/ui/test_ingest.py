@@ -123,3 +123,11 @@ def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
     assert dict(zip(ws.load_topics("legal")["qid"], ws.load_topics("legal")["text"])) == {
         "1": "a cat that is black", "2": "any dog"}
     assert [s.value for s in at.success] == ["Query text is now the topics' **description** field."]
+
+
+def test_a_stored_upload_collects_garbage_once_before_the_rerun(monkeypatch):
+    calls = []
+    monkeypatch.setattr(ingest.gc, "collect", lambda: calls.append("collect"))
+    monkeypatch.setattr(ingest.st, "rerun", lambda: calls.append("rerun"))
+    ingest.rerun_after_upload()
+    assert calls == ["collect", "rerun"]
