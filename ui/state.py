@@ -27,7 +27,7 @@ import metrics
 from metrics import settings as settings_module
 from metrics import store
 from metrics.evaluate import evaluate_ranked, tidy
-from metrics.ranking import Ranked, rank
+from metrics.ranking import Ranked
 from metrics.report.text import human_bytes
 from ui import ingest
 from ui.paths import app_dir
@@ -167,11 +167,11 @@ def _cached_qrels(scope: str, collection: str, digest: str, proxy: bool) -> metr
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _cached_ranked(scope: str, collection: str, qrels_digest: str, run_name: str, run_digest: str,
                    proxy_digest: str | None, judged_only: bool) -> Ranked:
-    qrels = _cached_qrels(scope, collection, qrels_digest, False)
-    proxy = _cached_qrels(scope, collection, proxy_digest, True) if proxy_digest else None
-    run = _cached_run(scope, collection, run_name, run_digest)
-    ranked = rank(run, qrels, inferred=proxy, name=run_name)
-    return ranked.condensed() if judged_only else ranked
+    """The run ordered and joined with the judgments, from the workspace's ranked cache (memory-mapped;
+    built on the first call in any process): no parse, no sort, no parsed run held in memory."""
+    return workspace().load_ranked(collection, run_name, digest=run_digest, qrels_digest=qrels_digest,
+                                   inferred=proxy_digest is not None, proxy_digest=proxy_digest,
+                                   judged_only=judged_only)
 
 
 @dataclass(frozen=True)

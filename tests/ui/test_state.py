@@ -46,7 +46,7 @@ def test_app_arguments_after_the_double_dash():
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Empty caches, then {what: [calls]} of evaluations, rankings, sample reads and workspace
+    """Empty caches, then {what: [calls]} of evaluations, ranked loads, sample reads and workspace
     writes made from then on (by every session of this process: the caches are process-wide)."""
     st.cache_data.clear()
     st.cache_resource.clear()
@@ -59,7 +59,7 @@ def counted(monkeypatch):
         return wrapper
 
     monkeypatch.setattr(state, "evaluate_ranked", counting("evaluate", state.evaluate_ranked))
-    monkeypatch.setattr(state, "rank", counting("rank", state.rank))
+    monkeypatch.setattr(store.Workspace, "load_ranked", counting("rank", store.Workspace.load_ranked))
     monkeypatch.setattr(store.Sample, "read", counting("sample", store.Sample.read))
     for name in WRITES:
         monkeypatch.setattr(store.Workspace, name, counting("write", getattr(store.Workspace, name)))
