@@ -62,6 +62,17 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
     return parsed
 
 
+def run_specs(runs) -> list[tuple[str | None, object]]:
+    """(name or None, run) pairs as ``metrics.evaluate`` takes them: a mapping name -> run, a list of
+    runs, or one run. A run is a path, glob or URL, a list/tuple of shard files (inside a list or
+    mapping), bytes, a DataFrame, a parsed Run or a {qid: {docno: score}} dict."""
+    if isinstance(runs, Mapping) and not is_ranx_dict(runs):
+        return [(str(k), v) for k, v in runs.items()]
+    if is_single_run(runs):
+        return [(None, runs)]
+    return [(None, r) for r in runs]
+
+
 def is_ranx_dict(value) -> bool:
     """A ranx-style ``{qid: {docno: score}}`` dict (one run), as opposed to ``{name: run}``.
 

@@ -11,7 +11,7 @@ import sys
 import time
 
 from .. import __version__
-from ..engines import evaluate, local
+from ..engines import choose_engine, evaluate, local
 from ..errors import MetricsError
 from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means, scores_of
 from ..measures import parse, with_gain
@@ -92,9 +92,11 @@ def register(sub) -> None:
     e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
     e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
     scale = e.add_argument_group("scale-out (runs larger than memory; see docs/scale.md)")
-    scale.add_argument("--engine", choices=("local", "streaming", "dask"), default="local",
-                       help="local: in memory (default); streaming: split the run into buckets by query and "
-                            "score one bucket at a time; dask: score the buckets on a Dask cluster")
+    scale.add_argument("--engine", choices=("local", "streaming", "dask"), default=None,
+                       help="local: in memory; streaming: split the run into buckets by query and score one "
+                            "bucket at a time; dask: score the buckets on a Dask cluster (default: streaming "
+                            "when the run files hold more text than RAM / 16 or NDCG_LAB_STREAMING_BYTES, "
+                            "else local)")
     scale.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                        help="with --engine dask: the scheduler of an existing cluster (default: start a "
                             "LocalCluster on this machine and close it afterwards)")
@@ -114,7 +116,7 @@ def cmd_eval(args) -> int:
     measures = args.measures or list(DEFAULT_MEASURES)
     if args.gain:
         measures = [with_gain(m, args.gain) for m in measures]
-    engine = getattr(args, "engine", "local")
+    engine = getattr(args, "engine", None) or choose_engine(list(args.runs))
     if engine != "dask" and getattr(args, "scheduler", None):
         raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
     options = {}

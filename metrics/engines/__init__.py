@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import MetricsError
 from ..evaluate import DEFAULT_MEASURES
 from . import local
-from .buckets import HASH, bucket_of, crc32, default_buckets, memory_threshold, streaming_threshold
+from .buckets import HASH, bucket_of, choose_engine, crc32, default_buckets, memory_threshold, streaming_threshold
 from .local import local_runs, read_run_files
 
 if TYPE_CHECKING:
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 ENGINES = ("local", "streaming", "dask")
 
-__all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "crc32", "default_buckets", "evaluate",
-           "evaluate_partition", "local_cluster", "local_runs", "memory_threshold", "partition", "read_bucket",
-           "read_run_files", "streaming_threshold", "to_dask"]
+__all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "choose_engine", "crc32", "default_buckets",
+           "evaluate", "evaluate_partition", "local_cluster", "local_runs", "memory_threshold", "partition",
+           "read_bucket", "read_run_files", "streaming_threshold", "to_dask"]
 
 LAZY = {"Partition": "partition", "Progress": "partition", "partition": "partition", "read_bucket": "partition",
         "evaluate_partition": "streaming", "local_cluster": "dask", "to_dask": "dask"}
@@ -98,8 +98,6 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     pass :func:`metrics.settings.check_server_source`, and errors name lines without quoting them.
     """
     if engine is None:
-        from .buckets import choose_engine
-
         engine = choose_engine(runs, allowed=allowed)
     if engine not in ENGINES:
         raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")

@@ -13,6 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
+from ..evaluate import run_specs
+from ..io.sources import compression_of, expand, filesystem
 
 HASH = "crc32(utf-8 qid) mod N"
 
@@ -121,9 +123,6 @@ def run_bytes(runs, *, allowed=None) -> int:
     """Bytes of text of the runs given as files (paths, globs, shard lists, URLs), from their sizes and
     first bytes only: a compressed file counts ``COMPRESSED_RATIO`` times its size. Runs already in
     memory (frames, parsed runs, dicts, bytes) count 0: streaming them would not save memory."""
-    from ..io.sources import compression_of, expand, filesystem
-    from .partition import run_specs
-
     total = 0
     for _, spec in run_specs(runs):
         if not isinstance(spec, (str, os.PathLike)) and not (

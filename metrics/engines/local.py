@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import io
-from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, score_runs
+from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, run_specs, score_runs
 from ..io.sources import display_name, expand, filesystem, is_shards, is_url, shard_name
 from ..io.validate import quoting
 
@@ -69,7 +69,6 @@ def local_runs(runs, *, on_duplicate: str = "error", allowed=None):
     if allowed is None and isinstance(runs, (list, tuple)) and \
             all(isinstance(r, (str, Path)) and not is_shards(r) for r in runs):
         return runs   # plain files, as the command line gives them: no need of the partition module
-    from .partition import run_specs
 
     specs = run_specs(runs)
     paths = allowed is not None and any(isinstance(spec, (str, Path)) for _, spec in specs)

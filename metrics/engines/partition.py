@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +22,6 @@ import pyarrow.fs as pafs
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import is_ranx_dict, is_single_run
 from ..io.keys import as_array, exact_duplicates
 from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
 from ..io.validate import RUN, encode, quoting
@@ -55,17 +54,6 @@ MANIFEST = "_manifest.json"
 
 
 PROGRESS_SECONDS = 0.25         # progress is reported this often while partition tasks run on threads
-
-
-def run_specs(runs) -> list[tuple[str | None, object]]:
-    """(name or None, run) pairs as ``metrics.evaluate`` takes them: a mapping name -> run, a list of
-    runs, or one run. A run is a path, glob or URL, a list/tuple of shard files (inside a list or
-    mapping), bytes, a DataFrame, a parsed Run or a {qid: {docno: score}} dict."""
-    if isinstance(runs, Mapping) and not is_ranx_dict(runs):
-        return [(str(k), v) for k, v in runs.items()]
-    if is_single_run(runs):
-        return [(None, runs)]
-    return [(None, r) for r in runs]
 
 
 @dataclass

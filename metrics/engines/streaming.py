@@ -25,13 +25,13 @@ import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import evaluate_ranked, measure_list, tidy
+from ..evaluate import evaluate_ranked, measure_list, run_specs, tidy
 from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
 from ..ranking import rank
 from .buckets import bucket_of, local_threads
 from .dask import client_for, is_local_address
-from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree, run_specs
+from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree
 from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS, read_ipc
 
 

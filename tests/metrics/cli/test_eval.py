@@ -21,6 +21,21 @@ def test_cli_engines_print_the_same(collection, capsys, cluster):
     assert "--scheduler needs --engine dask" in capsys.readouterr().err
 
 
+
+def test_eval_streams_by_itself_above_the_threshold_unless_told_local(collection, capsys, monkeypatch):
+    qrels, files = collection
+    base = ["eval", str(qrels), str(files[0].parent / "part-*.txt"), "-m", "nDCG@10", "-m", "AP", "-q"]
+    assert cli.main(base) == 0
+    local = capsys.readouterr()
+    assert "streaming engine:" not in local.err
+    monkeypatch.setenv("NDCG_LAB_STREAMING_BYTES", "1")     # every run is larger than one byte
+    assert cli.main(base) == 0
+    picked = capsys.readouterr()
+    assert picked.out == local.out and "streaming engine:" in picked.err
+    assert cli.main(base + ["--engine", "local"]) == 0
+    told = capsys.readouterr()
+    assert told.out == local.out and "streaming engine:" not in told.err
+
 def _random_scores(rng, with_nan: bool) -> list:
     import numpy as np
 
