@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.abc
+import os
 import pkgutil
 import sys
 
@@ -110,8 +111,6 @@ def leave(code: int):
     an active exception"), after the command had printed its result. Threads still running
     (the digest of an input that failed) end with the process.
     """
-    import os
-
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
