@@ -13,6 +13,7 @@ objects) under a *scope*: the shared samples (one entry for every session) or on
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections.abc import Sequence
@@ -168,10 +169,15 @@ def _cached_qrels(scope: str, collection: str, digest: str, proxy: bool) -> metr
 def _cached_ranked(scope: str, collection: str, qrels_digest: str, run_name: str, run_digest: str,
                    proxy_digest: str | None, judged_only: bool) -> Ranked:
     """The run ordered and joined with the judgments, from the workspace's ranked cache (memory-mapped;
-    built on the first call in any process): no parse, no sort, no parsed run held in memory."""
-    return workspace().load_ranked(collection, run_name, digest=run_digest, qrels_digest=qrels_digest,
-                                   inferred=proxy_digest is not None, proxy_digest=proxy_digest,
-                                   judged_only=judged_only)
+    built on the first call in any process): no parse, no sort, no parsed run held in memory.
+
+    A first call parses and sorts the run; its scratch is collected here, on this cache miss, since
+    the server runs no full collection after every script run (.streamlit/config.toml)."""
+    ranked = workspace().load_ranked(collection, run_name, digest=run_digest, qrels_digest=qrels_digest,
+                                     inferred=proxy_digest is not None, proxy_digest=proxy_digest,
+                                     judged_only=judged_only)
+    gc.collect()
+    return ranked
 
 
 @dataclass(frozen=True)

@@ -131,3 +131,15 @@ def test_a_rerun_with_cached_results_builds_no_per_query_frame(open_app, monkeyp
     at.radio(key="gain").set_value("exp").run()
     assert not at.exception
     assert summed == []                                # no metrics.means over the per-query frame
+
+
+def test_a_ranking_cache_miss_collects_garbage_once_and_a_hit_never(open_app, counted, monkeypatch, tmp_path):
+    """The server runs no full collection after every script run; the scratch of a ranking (the one
+    heavy step on a read path) is collected on the cache miss that made it."""
+    collections = []
+    monkeypatch.setattr(state.gc, "collect", lambda *args: collections.append(args) or 0)
+    open_app(home=tmp_path / "home")
+    assert len(collections) == len(counted["rank"]) == 4    # the four legal runs, ranked once each
+    collections.clear()
+    open_app(home=tmp_path / "home")
+    assert collections == []
