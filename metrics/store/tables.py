@@ -17,6 +17,10 @@ with lengths in UTF-8 bytes. An object stored once and linked from several
 collections counts its lines once and each link; so linking one stored qrels into
 a thousand collections is not free either. Names are at most 200 characters,
 without control characters or bidirectional overrides.
+
+One module for all tables (about 600 lines): the schema, its migrations and the steps that
+read and write it change together, and a step that fails midway must be testable against
+the same schema text.
 """
 from __future__ import annotations
 
@@ -171,12 +175,7 @@ def store_object(cur, kind: str, obj, recipe: dict | None = None) -> int:
     columns = ", ".join(schema.names)
     if kind == "run":
         incoming, columns = _coded_run(cur, object_id, incoming), "q, docno, score, rank, t"
-    view = f"incoming_{kind}"
-    cur.register(view, incoming)
-    try:
-        cur.execute(f"INSERT INTO {lines} SELECT $id, pos, {columns} FROM {view}", {"id": object_id})
-    finally:
-        cur.unregister(view)
+    insert_rows(cur, lines, f"pos, {columns}", incoming, object_id)
     n_queries = one(cur, "SELECT count(*) FROM run_keys WHERE object_id = ? AND key = 'qid'", [object_id])[0] \
         if kind == "run" else pc.count_distinct(table.column("qid")).as_py()
     cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes, recipe) "
@@ -516,10 +515,16 @@ def _text_column(series: pd.Series, what: str, col) -> pa.Array:
 def insert_extra(cur, what: str, cid: int, table: pa.Table) -> None:
     key, value, _ = EXTRAS[what]
     incoming = table.append_column("pos", pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    view = f"incoming_{what}"
+    insert_rows(cur, what, f"pos, {key}, {value}", incoming, cid)
+
+
+def insert_rows(cur, target: str, columns: str, incoming: pa.Table, owner: int) -> None:
+    """``INSERT INTO target SELECT owner, columns FROM incoming``: the Arrow table is registered
+    with DuckDB for the statement only (no copy through Python rows)."""
+    view = f"incoming_{target}"
     cur.register(view, incoming)
     try:
-        cur.execute(f"INSERT INTO {what} SELECT $id, pos, {key}, {value} FROM {view}", {"id": cid})
+        cur.execute(f"INSERT INTO {target} SELECT $id, {columns} FROM {view}", {"id": owner})
     finally:
         cur.unregister(view)
 
