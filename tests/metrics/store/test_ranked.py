@@ -2,7 +2,6 @@
 read-only views, two Workspace objects on one file, and the coded run layout's upgrade."""
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pytest
 
@@ -13,7 +12,7 @@ from metrics.ranking import rank
 from metrics.store import Quota, Workspace
 from metrics.store import workspace as workspace_module
 
-from .test_workspace import SCHEMA_1
+from .test_workspace import schema_1_file
 
 FIELDS = ("qids", "offsets", "rel", "judged", "inferred", "score", "ideal_offsets", "ideal_rel", "missing")
 MEASURES = ["nDCG@10", "nDCG(dcg=exp-log2)@10", "nDCG@20", "AP", "RR", "P@5", "R@100", "Judged@10"]
@@ -236,10 +235,7 @@ def test_two_workspace_objects_on_one_file_share_the_cache_safely(ws, files, mon
 
 
 def test_the_coded_run_layout_upgrades_an_old_file_line_for_line(tmp_path):
-    path = tmp_path / "old.duckdb"
-    con = duckdb.connect(str(path))
-    con.execute(SCHEMA_1)
-    con.close()
+    path = schema_1_file(tmp_path)
     with Workspace(path) as ws:
         run = ws.load_run("old", "bm25")
         assert run.table.to_pylist() == [

@@ -501,11 +501,17 @@ INSERT INTO run_lines VALUES (2, 0, 'q1', 'd1', 2.5, 1, 'bm25'), (2, 1, 'q1', 'd
 """
 
 
-def test_a_schema_1_workspace_is_upgraded_in_place(tmp_path):
+def schema_1_file(tmp_path):
+    """A workspace file written by schema version 1 (the first layout), never opened since."""
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
     con.execute(SCHEMA_1)
     con.close()
+    return path
+
+
+def test_a_schema_1_workspace_is_upgraded_in_place(tmp_path):
+    path = schema_1_file(tmp_path)
     with Workspace(path) as ws:
         assert [r.name for r in ws.runs("old")] == ["bm25"]
         qrels_bytes = len("q1") + len("d1") + 8
