@@ -16,6 +16,7 @@ PAGES = [
     ("views/fusion.py", "Fusion", "🧬"),
     ("views/query.py", "Query explorer", "🔎"),
     ("views/judgments.py", "Judgments", "🧑‍⚖️"),
+    ("views/behaviour.py", "Measure behaviour", "🧪"),
     ("views/learn.py", "Learn NDCG", "🎓"),
     ("views/data.py", "Data", "🗂️"),
 ]
