@@ -1,0 +1,56 @@
+"""Measure behaviour in a real browser on the legal sample: switch the scatter's measure and read
+Kendall's tau from the matrix and the caption, checked against scipy on the engine's means."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import expect
+from scipy import stats as sst
+
+import metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+TIMEOUT = 30_000
+EXP10 = "nDCG(dcg=exp-log2)@10"
+
+
+def read_table(table) -> dict[str, dict[str, str]]:
+    """{row header: {column header: cell text}} of an st.table."""
+    return table.evaluate("""(table) => {
+        const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
+        const rows = {};
+        for (const tr of table.querySelectorAll('tbody tr')) {
+            const name = tr.querySelector('th').innerText.trim();
+            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.trim());
+            rows[name] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
+        }
+        return rows;
+    }""")
+
+
+def test_switch_measure_and_read_tau(app_server, page, open_app, wait_for_app):
+    means = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")),
+                                           [EXP10, "AP", "RR", "R@100", "P@10"]))
+    open_app(page, app_server)
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Measure behaviour").click()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("heading", name="Measure behaviour").first.wait_for()
+
+    table = main.locator('[data-testid="stTable"] table').first
+    expect(table).to_contain_text("R@100", timeout=TIMEOUT)
+    rows = read_table(table)
+    assert rows[EXP10]["R@100"] == f"{sst.kendalltau(means[EXP10], means['R@100']).statistic:.3f}"
+
+    box = main.locator('[data-testid="stSelectbox"]').filter(has_text="y measure")
+    box.click()
+    page.get_by_role("option", name="R@100", exact=True).click()
+    wait_for_app(page)
+    expect(box.get_by_role("combobox")).to_have_value("R@100", timeout=TIMEOUT)
+    caption = main.locator('[data-testid="stCaptionContainer"]').filter(has_text="Mean per system under").first
+    expect(caption).to_contain_text("R@100", timeout=TIMEOUT)
+    tau = float(re.search(r"τ-b = (-?\d\.\d{3})", caption.inner_text()).group(1))
+    assert tau == round(sst.kendalltau(means[EXP10], means["R@100"]).statistic, 3)
+    assert page.locator('[data-testid="stException"]').count() == 0

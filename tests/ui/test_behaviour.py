@@ -1,0 +1,42 @@
+"""ui.behaviour on the legal sample: the cached glue returns the library's numbers for the selection."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import metrics
+from metrics.stats import behaviour as B
+from metrics.stats import paired_matrix
+from ui import behaviour as ui
+
+LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
+RUNS = sorted(LEGAL.glob("*.run"))
+
+
+def test_agreement_and_power_equal_the_library(legal):
+    sel, _ = legal
+    measures = tuple(ui.default_measures(sel.gain))
+    assert measures[0] == "nDCG(dcg=exp-log2)@10"
+    frame = metrics.evaluate(LEGAL / "qrels.txt", RUNS, list(measures))
+    got = ui.agreement(sel, measures)
+    pd.testing.assert_frame_equal(got["tau_ap"], B.measure_agreement(frame)["tau_ap"])
+    assert ui.matrix_table(got["tau"]).loc["AP", "AP"] == "1.000"
+    names = sel.system_names
+    x = paired_matrix(frame, "AP", names).to_numpy()
+    expected = B.discriminative_power(x, names, resamples=200, seed=3)
+    power = ui.power(sel, "AP", 200, 3, 0.05, 0.02, 0.8)
+    pd.testing.assert_frame_equal(power["asl"], expected["asl"])
+
+
+def test_reduction_and_judges(legal):
+    sel, _ = legal
+    measures = tuple(ui.reduction_measures(sel.gain))
+    assert measures[1] == "nDCG(dcg=exp-log2,judged_only=True)@10"
+    got = ui.reduction(sel, measures, "keep", (30, 100), 0)
+    expected = B.reduction_curves(LEGAL / "qrels.txt", {p.stem: p for p in RUNS}, list(measures), keep=(30, 100))
+    np.testing.assert_allclose(got["tau"]["tau"], expected["tau"]["tau"])
+    out = ui.judges(sel, "AP", 1, "bm25", "t", 0)
+    assert out["labels"]["shared"] == B.label_agreement(LEGAL / "qrels.txt", LEGAL / "proxy.txt")["shared"]
+    assert out["shift"]["baseline"] == "bm25" and len(out["shift"]["means"]) == len(RUNS)

@@ -1,0 +1,70 @@
+"""The Measure behaviour page in AppTest: the legal sample (its proxy as a second judge) and the web sample."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scipy import stats as sst
+
+import metrics
+from metrics.stats.behaviour import label_agreement
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+PAGE = "views/behaviour.py"
+EXP10 = "nDCG(dcg=exp-log2)@10"
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+@pytest.fixture(scope="module")
+def legal_means():
+    runs = sorted(LEGAL.glob("*.run"))
+    return metrics.means(metrics.evaluate(LEGAL / "qrels.txt", runs, [EXP10, "AP", "RR", "R@100", "P@10"]))
+
+
+def test_legal_page_shows_every_view_and_the_library_tau(open_app, legal_means):
+    at = open_app(PAGE)
+    assert [t.label for t in at.tabs] == ["Agreement", "Discriminative power", "Topic-set size",
+                                          "Incomplete judgments", "Two qrels"]
+    tau = at.table[0].value
+    expected = sst.kendalltau(legal_means[EXP10], legal_means["R@100"]).statistic
+    assert tau.loc[EXP10, "R@100"] == f"{expected:.3f}"
+    ranks = at.table[1].value
+    assert ranks.loc["bm25_ce", EXP10] == 1
+    assert len(charts(at)) == 8   # 2 heatmaps, 2 scatters, ASL, swaps, reduction, confusion
+    # the two-qrels tab: the sample's proxy labels are judge B
+    agreement = label_agreement(LEGAL / "qrels.txt", LEGAL / "proxy.txt")
+    values = {m.label: m.value for m in at.metric}
+    assert values["Pairs judged by both"] == f"{agreement['shared']:,}"
+    assert values["Weighted κ (linear)"] == f"{agreement['kappa_linear']:.3f}"
+
+
+def test_switching_the_scatter_measure_updates_the_caption(open_app, legal_means):
+    at = open_app(PAGE)
+    at.selectbox(key="beh_scatter_b").select("RR").run()
+    assert not at.exception
+    caption = next(c.value for c in at.caption if c.value.startswith("Mean per system under"))
+    expected = sst.kendalltau(legal_means[EXP10], legal_means["RR"]).statistic
+    assert f"τ-b = {expected:.3f}" in caption
+
+
+def test_seed_changes_the_power_result_and_is_shown(open_app):
+    at = open_app(PAGE)
+    at.number_input(key="beh_seed").set_value(5).run()
+    assert not at.exception
+    assert any("seed 5" in c.value for c in at.caption)
+
+
+def test_web_sample_renders_without_a_second_judge(open_app):
+    at = open_app(run=False)
+    at.session_state["collection"] = "web"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["collection"] == "web"
+    assert any("has a single qrels" in i.value for i in at.info)
+    assert at.table[1].value.shape[0] == 3   # hybrid, lexical, neural
