@@ -1,7 +1,11 @@
 """Measure behaviour in a real browser on the legal sample: switch the scatter's measure and read
-Kendall's tau from the matrix and the caption, checked against scipy on the engine's means."""
+Kendall's tau from the matrix and the caption, checked against scipy on the engine's means.
+
+README screenshots (docs/screenshots/behaviour-*.png):
+``NDCG_LAB_SCREENSHOTS=1 python -m pytest tests/e2e/test_behaviour.py``."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -45,8 +49,9 @@ def test_switch_measure_and_read_tau(app_server, page, open_app, wait_for_app):
     assert rows[EXP10]["R@100"] == f"{sst.kendalltau(means[EXP10], means['R@100']).statistic:.3f}"
 
     box = main.locator('[data-testid="stSelectbox"]').filter(has_text="y measure")
-    box.click()
-    page.get_by_role("option", name="R@100", exact=True).click()
+    box.scroll_into_view_if_needed()
+    box.locator("input").fill("R@100")
+    page.keyboard.press("Enter")
     wait_for_app(page)
     expect(box.get_by_role("combobox")).to_have_value("R@100", timeout=TIMEOUT)
     caption = main.locator('[data-testid="stCaptionContainer"]').filter(has_text="Mean per system under").first
@@ -54,3 +59,31 @@ def test_switch_measure_and_read_tau(app_server, page, open_app, wait_for_app):
     tau = float(re.search(r"τ-b = (-?\d\.\d{3})", caption.inner_text()).group(1))
     assert tau == round(sst.kendalltau(means[EXP10], means["R@100"]).statistic, 3)
     assert page.locator('[data-testid="stException"]').count() == 0
+    if os.environ.get("NDCG_LAB_SCREENSHOTS"):
+        readme_screenshots(page, main, wait_for_app)
+
+
+def readme_screenshots(page, main, wait_for_app) -> None:
+    """Each view of the page, as the README shows it: the tau matrices, the two scatters and one per tab."""
+    out = ROOT / "docs" / "screenshots"
+
+    def tab(label):
+        main.get_by_role("tab", name=label).click()
+        wait_for_app(page)
+        panel = main.locator('[role="tabpanel"]:visible').first
+        for i in range(panel.locator(".js-plotly-plot").count()):
+            panel.locator(".js-plotly-plot").nth(i).scroll_into_view_if_needed()
+            page.wait_for_timeout(400)   # plotly draws a chart once it is in view
+        page.wait_for_timeout(800)
+        return panel
+
+    panel = tab("Agreement")
+    panel.locator('[data-testid="stHorizontalBlock"]').first.screenshot(path=str(out / "behaviour-tau.png"))
+    for key, name in (("beh_scatter", "scatter"), ("beh_query_scatter", "per-query")):
+        chart = panel.locator(f".st-key-{key}")
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        chart.screenshot(path=str(out / f"behaviour-{name}.png"))
+    for label, name in (("Discriminative power", "power"), ("Topic-set size", "size"),
+                        ("Incomplete judgments", "reduce"), ("Two qrels", "judges")):
+        tab(label).screenshot(path=str(out / f"behaviour-{name}.png"))
