@@ -13,7 +13,9 @@ import streamlit as st
 import metrics
 from metrics.stats import behaviour as B
 from metrics.stats import paired_matrix
+from ui import compare as cmp
 from ui import state
+from ui.text import md
 
 SEED = 0
 RESAMPLES = 1000
@@ -30,6 +32,16 @@ def reduction_measures(gain: str) -> list[str]:
     """nDCG@10 with unjudged = 0 and condensed (judged only), both with the sidebar's gain; Bpref; infAP."""
     return [metrics.with_gain("nDCG@10", gain), metrics.with_gain("nDCG(judged_only=True)@10", gain), "Bpref",
             "infAP"]
+
+
+def measure_picker(container, offered: list[str], default: list[str], key: str) -> list[str]:
+    """A "Measures" multiselect in ``container`` (any name can be typed): the canonical measure
+    strings picked, each name that does not parse shown as an error."""
+    picked = container.multiselect("Measures", offered, default=default, accept_new_options=True, key=key)
+    measures, errors = cmp.canonical_measures(picked)
+    for message in errors:
+        st.error(md(message))
+    return measures
 
 
 def frame(sel: state.Selection, measures) -> pd.DataFrame:

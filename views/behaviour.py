@@ -29,11 +29,7 @@ tab_agree, tab_power, tab_size, tab_reduce, tab_judges = st.tabs(
 
 # ------------------------------------------------------------------ agreement of measures
 with tab_agree:
-    picked = st.multiselect("Measures", offered, default=defaults, accept_new_options=True,
-                            key=f"beh_measures::{sel.gain}")
-    measures, errors = cmp.canonical_measures(picked)
-    for message in errors:
-        st.error(md(message))
+    measures = ui.measure_picker(st, offered, defaults, f"beh_measures::{sel.gain}")
     if len(measures) < 2:
         st.info("Pick two or more measures to compare their system orders.")
     else:
@@ -73,15 +69,11 @@ with tab_agree:
 # ------------------------------------------------------------------ discriminative power
 with tab_power:
     c1, c2, c3 = st.columns([3, 1, 1])
-    power_measures = c1.multiselect("Measures", offered, default=defaults[:3], accept_new_options=True,
-                                    key=f"beh_power_measures::{sel.gain}")
+    pm = ui.measure_picker(c1, offered, defaults[:3], f"beh_power_measures::{sel.gain}")
     resamples = int(c2.number_input("Resamples", min_value=100, max_value=20_000, value=ui.RESAMPLES, step=100,
                                     key="beh_resamples"))
     seed = int(c3.number_input("Seed", min_value=0, value=ui.SEED, step=1, key="beh_seed"))
     alpha = st.select_slider("α", options=[0.01, 0.05, 0.1], value=0.05, key="beh_alpha")
-    pm, errors = cmp.canonical_measures(power_measures)
-    for message in errors:
-        st.error(md(message))
     if not pm:
         st.info("Pick at least one measure.")
     else:
@@ -105,17 +97,13 @@ with tab_power:
 # ------------------------------------------------------------------ topic-set size and swap rates
 with tab_size:
     c1, c2, c3, c4 = st.columns(4)
-    size_measures = c1.multiselect("Measures", offered, default=defaults[:3], accept_new_options=True,
-                                   key=f"beh_size_measures::{sel.gain}")
+    sm = ui.measure_picker(c1, offered, defaults[:3], f"beh_size_measures::{sel.gain}")
     delta = float(c2.number_input("Minimum difference δ", min_value=0.001, max_value=1.0, value=0.02, step=0.01,
                                   format="%.3f", key="beh_delta"))
     target = float(c3.number_input("Power 1 − β", min_value=0.5, max_value=0.99, value=0.8, step=0.05,
                                    key="beh_target"))
     size_alpha = float(c4.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
                                        key="beh_size_alpha"))
-    sm, errors = cmp.canonical_measures(size_measures)
-    for message in errors:
-        st.error(md(message))
     if not sm:
         st.info("Pick at least one measure.")
     else:

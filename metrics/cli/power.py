@@ -20,13 +20,6 @@ from .eval import add_evaluation_options, evaluation_options, gained
 DEFAULT_MEASURE = "nDCG@10"
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
 def register(sub) -> None:
     p = sub.add_parser("power", help="discriminative power, swap rates and topic-set size of a measure",
                        description="ASL of every pair of systems (paired bootstrap, randomised Tukey HSD), "
@@ -40,7 +33,7 @@ def register(sub) -> None:
     p.add_argument("--delta", type=float, default=DEFAULT_DELTA, help="minimum detectable difference")
     p.add_argument("--power", type=float, default=DEFAULT_POWER, help="power 1 - beta of the topic-set design")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help="significance level")
-    p.add_argument("--resamples", type=_positive, default=DEFAULT_TRIALS,
+    p.add_argument("--resamples", type=int, default=DEFAULT_TRIALS,
                    help="bootstrap resamples, Tukey HSD permutations and swap-rate trials per size")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of every random draw")
     add_evaluation_options(p)

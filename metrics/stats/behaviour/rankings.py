@@ -118,11 +118,10 @@ def tau_ap_matrix(table: pd.DataFrame, *, decimals: int = TIE_DECIMALS) -> pd.Da
     """Symmetric tau_ap (:func:`tau_ap_symmetric`) between every pair of columns of a system x measure table."""
     values = np.round(table.to_numpy(dtype=np.float64), decimals)
     cols = list(table.columns)
-    out = np.eye(len(cols))
-    for a in range(len(cols)):
-        for b in range(a + 1, len(cols)):
-            out[a, b] = out[b, a] = tau_ap_symmetric(values[:, a], values[:, b])
-    return pd.DataFrame(out, index=pd.Index(cols), columns=pd.Index(cols))
+    out = [[1.0 if a == b else tau_ap_symmetric(values[:, a], values[:, b]) for b in range(len(cols))]
+           for a in range(len(cols))]
+    return pd.DataFrame(np.asarray(out, dtype=np.float64).reshape(len(cols), len(cols)), index=pd.Index(cols),
+                        columns=pd.Index(cols))
 
 
 def swapped_pairs(table: pd.DataFrame, a: str, b: str, *, decimals: int = TIE_DECIMALS) -> pd.DataFrame:
