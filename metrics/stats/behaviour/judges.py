@@ -4,9 +4,10 @@ how the labels agree, and what each does to the system order and to significance
 Label agreement is computed on the (qid, docno) pairs both judge: the confusion matrix of grades
 (rows A, columns B), Cohen's weighted kappa (linear and quadratic), Krippendorff's alpha for
 ordinal data, and binary agreement at a threshold (grade >= threshold is relevant). Pairs only
-one judges are counted, never compared. Queries are those of A; the systems' orders under A
-and B are compared with Kendall's tau-b and tau_ap (A the reference), and every system is
-tested against the baseline under each qrels (:func:`metrics.stats.compare`).
+one judges are counted, never compared. Each qrels evaluates the runs over its own queries; the
+systems' orders under A and B are compared with Kendall's tau-b and tau_ap (A the reference),
+and every system is tested against the baseline under each qrels (:func:`metrics.stats.compare`,
+Holm-corrected over the systems).
 """
 from __future__ import annotations
 

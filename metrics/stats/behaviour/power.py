@@ -7,7 +7,8 @@
   |mean_i - mean_j|}) / (1 + B), the rule of :mod:`metrics.stats` (never 0).
 - Swap rates (Voorhees and Buckley 2002): for a topic-set size n, ``trials`` seeded draws of two
   disjoint sets of n topics; a pair of systems swaps when its mean differences on the two sets
-  have opposite signs; the rate is binned by the absolute difference on the first set.
+  have opposite signs (a zero difference on either set is no swap); the rate is binned by the
+  absolute difference on the first set.
 - Topic-set size (Sakai 2016): the fewest topics n whose power reaches 1 - beta for a minimum
   detectable difference ``delta`` at ``alpha``, from the residual variance of the matrix:
   paired t-test on two systems (sigma_d^2 = 2 V_E, noncentral t with n - 1 df and

@@ -8,7 +8,8 @@ Two reductions (Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
 - ``pool``: the judgments of the documents in the top d of any of the given runs (canonical
   order: score descending, docno descending), the pool a shallower assessment would have had.
 
-Every reduced qrels is evaluated once for all runs; each measure's system order under it is
+Every reduced qrels is evaluated once for all runs, over its own queries (a query whose pool
+holds no judged document drops out, as it would from a qrels built that way); each measure's system order under it is
 compared with the same measure's order under the full qrels (Kendall's tau-b and tau_ap, the
 full qrels as the reference).
 """
