@@ -75,6 +75,17 @@ def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: 
                                   seed=seed)
 
 
+@st.cache_data(show_spinner="Drawing topic sets…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def topic_set_size(sel: state.Selection, measure: str, trials: int, seed: int, alpha: float, delta: float,
+                   target: float) -> dict:
+    """Swap rates by topic-set size (``swaps``, ``swap_summary``) and the topic-set-size designs (``topics``)
+    of one measure over the selected systems, with ``n_topics``."""
+    x = paired_matrix(frame(sel, (measure,)), measure, sel.system_names).to_numpy()
+    rates = B.swap_rates(x, trials=trials, seed=seed)
+    return {"swaps": rates, "swap_summary": B.swap_summary(rates, delta), "n_topics": x.shape[0],
+            "topics": B.topics_needed(x, delta=delta, alpha=alpha, power=target)}
+
+
 def _runs(sel: state.Selection) -> dict:
     return {name: state.run(sel, name, digest) for name, digest in sel.systems}
 

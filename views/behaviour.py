@@ -107,10 +107,10 @@ with tab_size:
     if not sm:
         st.info("Pick at least one measure.")
     else:
-        sized = {m: ui.power(sel, m, ui.RESAMPLES, ui.SEED, size_alpha, delta, target) for m in sm}
+        sized = {m: ui.topic_set_size(sel, m, ui.RESAMPLES, ui.SEED, size_alpha, delta, target) for m in sm}
         st.plotly_chart(figs.swap_curves({m: r["swap_summary"] for m, r in sized.items()}), config=FIGURE_CONFIG,
                         key="beh_swaps")
-        n_topics = next(iter(sized.values()))["settings"]["n_topics"]
+        n_topics = next(iter(sized.values()))["n_topics"]
         st.caption(f"Swap rate (Voorhees & Buckley 2002): {ui.RESAMPLES:,} seeded draws (seed {ui.SEED}) of two "
                    f"disjoint topic sets of each size from the {n_topics} topics; a pair of systems swaps when "
                    "the two sets order it differently.")

@@ -40,3 +40,13 @@ def test_reduction_and_judges(legal):
     out = ui.judges(sel, "AP", 1, "bm25", "t", 0)
     assert out["labels"]["shared"] == B.label_agreement(LEGAL / "qrels.txt", LEGAL / "proxy.txt")["shared"]
     assert out["shift"]["baseline"] == "bm25" and len(out["shift"]["means"]) == len(RUNS)
+
+
+def test_topic_set_size_equals_the_library(legal):
+    sel, _ = legal
+    frame = metrics.evaluate(LEGAL / "qrels.txt", RUNS, ["AP"])
+    x = paired_matrix(frame, "AP", sel.system_names).to_numpy()
+    got = ui.topic_set_size(sel, "AP", 100, 2, 0.05, 0.03, 0.8)
+    pd.testing.assert_frame_equal(got["swaps"], B.swap_rates(x, trials=100, seed=2))
+    pd.testing.assert_frame_equal(got["topics"], B.topics_needed(x, delta=0.03))
+    assert got["n_topics"] == 50
