@@ -24,7 +24,7 @@ from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED
 from ..compare import compare
 from .labels import confusion, krippendorff_alpha, weighted_kappa
-from .rankings import tau_ap
+from .rankings import system_orders, tau_ap
 
 DEFAULT_MEASURE = "nDCG@10"
 
@@ -79,8 +79,8 @@ def system_shift(qrels_a, qrels_b, runs, measures: Sequence[str] = (DEFAULT_MEAS
     for m in table_a.columns:
         x = np.round(table_a[m].to_numpy(dtype=np.float64), TIE_DECIMALS)
         y = np.round(table_b[m].to_numpy(dtype=np.float64), TIE_DECIMALS)
-        rank_a = pd.Series(x, index=table_a.index).rank(ascending=False, method="min").astype(int)
-        rank_b = pd.Series(y, index=table_a.index).rank(ascending=False, method="min").astype(int)
+        ranks = system_orders(pd.DataFrame({"a": x, "b": y}, index=table_a.index))
+        rank_a, rank_b = ranks["a"], ranks["b"]
         rows.extend({"system": s, "measure": m, "mean_a": float(x[i]), "mean_b": float(y[i]),
                      "shift": float(y[i] - x[i]), "rank_a": int(rank_a.iloc[i]), "rank_b": int(rank_b.iloc[i])}
                     for i, s in enumerate(table_a.index))
