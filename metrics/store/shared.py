@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import MetricsError
+from ..settings import human_bytes
 from . import tables
 from .records import CollectionInfo, QuotaExceeded, Usage
 
@@ -35,8 +36,8 @@ class Shared:
                                 source=source, fix="delete runs you no longer need (nothing was stored), "
                                                    "or ask the operator to raise NDCG_LAB_QUOTA_RUNS")
         if limit.bytes is not None and after.bytes > limit.bytes and after.bytes > before.bytes:
-            raise QuotaExceeded(f"the workspace would hold {_size(after.bytes)} of data, over its quota of "
-                                f"{_size(limit.bytes)} ({_size(max(limit.bytes - before.bytes, 0))} free)",
+            raise QuotaExceeded(f"the workspace would hold {human_bytes(after.bytes)} of data, over its quota of "
+                                f"{human_bytes(limit.bytes)} ({human_bytes(max(limit.bytes - before.bytes, 0))} free)",
                                 source=source, fix="delete runs or collections you no longer need (nothing "
                                                    "was stored), or ask the operator to raise NDCG_LAB_QUOTA_BYTES")
 
@@ -93,9 +94,3 @@ class Shared:
         cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [info.baseline, cid])
         return cid
 
-
-def _size(n: int) -> str:
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"

@@ -142,9 +142,9 @@ def test_server_file_errors_name_the_line_without_quoting_it(server):
 def test_check_upload_bounds_files_and_bytes():
     settings = metrics.settings.Settings(upload_files=2, upload_bytes=100)
     check_upload([("a.run", b"x" * 50), ("b.run", b"y" * 50)], settings)
-    with pytest.raises(MetricsError, match="3 files in one upload; this server takes at most 2"):
+    with pytest.raises(MetricsError, match="more than 2 files in one upload"):
         check_upload([("a", b""), ("b", b""), ("c", b"")], settings)
-    with pytest.raises(MetricsError, match="101 bytes"):
+    with pytest.raises(MetricsError, match="would exceed 100 B"):
         check_upload([("a.run", 60), ("b.run", b"z" * 41)], settings)
 
 
