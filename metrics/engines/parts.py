@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from .. import io
 from ..errors import MetricsError
 from ..io.keys import as_array
+from ..io.read import layout_of
 from ..io.sources import (
     DECOMPRESS_ERRORS,
     check_text,
@@ -41,8 +42,9 @@ from ..io.sources import (
     line_of_offset,
     open_decompressed,
     peek,
+    without_bom,
 )
-from ..io.tables import ALIASES, header_columns, pick
+from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
 from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
 from .buckets import bucket_of
@@ -95,12 +97,7 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
                     text = open_decompressed(raw, compression).read(65536)
             except DECOMPRESS_ERRORS as exc:
                 raise decompress_error(exc, source) from None
-        if text[:4] == b"PAR1":
-            kind = "parquet"
-        else:
-            first = first_data_line(text[3:] if text[:3] == b"\xef\xbb\xbf" else text)
-            whole = first is not None and (first[:1] in (b"{", b"[") or header_columns(first) is not None)
-            kind = "whole" if whole else "text"
+        kind = layout_of(text)
         if kind == "text" and compression is None and size > range_bytes and b"\n" in head:
             n_ranges = -(-size // range_bytes)
             bounds = [size * i // n_ranges for i in range(n_ranges + 1)]
@@ -403,8 +400,8 @@ def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartR
             pieces = _pieces(stream, piece_bytes, limit) if part.compression else \
                 _pieces_seekable(raw, piece_bytes, limit)
             for piece in pieces:
-                if first and piece[:3] == b"\xef\xbb\xbf":
-                    piece = piece[3:]
+                if first:
+                    piece = without_bom(piece)
                 first = False
                 table, lines = _parse_piece(piece, prefix, part.source, before)
                 # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.

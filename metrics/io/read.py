@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,15 +20,28 @@ from .irds import is_irds, load_qrels
 from .keys import canonical_digest
 from .sources import (
     FIRST_DATA_LINE,
+    UTF8_BOM,
     check_text,
     compression_of,
     decompress,
+    first_data_line,
+    is_parquet,
     line_of_offset,
     refuse_other_formats,
     sha256_later,
     stem,
+    without_bom,
 )
-from .tables import dict_to_table, frame_to_table, from_table, header_columns, read_headed, read_json, read_parquet
+from .tables import (
+    dict_to_table,
+    frame_to_table,
+    from_table,
+    header_columns,
+    is_frame,
+    read_headed,
+    read_json,
+    read_parquet,
+)
 from .trec import read_trec, read_trec_blocks
 from .validate import QRELS, RUN, Kind, Qrels, Run, Source, article, finish
 
@@ -69,7 +81,7 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
         raise MetricsError(f"got parsed {kind.other} where {article(kind.what)} was expected",
                            source=source or src.source,
                            fix=f"pass {article(kind.what)} here (read_{kind.what})")
-    if _is_frame(src):
+    if is_frame(src):
         table = frame_to_table(src, source or "<DataFrame>")
         return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
                            canonical_digest, on_duplicate)
@@ -131,29 +143,33 @@ def _valid_text(table: pa.Table, source: str) -> pa.Table:
     return table
 
 
-def _is_frame(src) -> bool:
-    """A pandas DataFrame (or a subclass), known without importing pandas: a caller holding one has."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(src, pd.DataFrame)
-
-
 def _is_ranx_object(src) -> bool:
     return type(src).__module__.startswith("ranx") and hasattr(src, "to_dict")
 
 
+def layout_of(text: bytes) -> str:
+    """How a file whose first (decompressed) bytes are ``text`` is read: ``"parquet"``, ``"whole"``
+    (JSON, JSONL or a header line: parsed in one piece) or ``"text"`` (TREC lines, which the
+    streaming engine may split anywhere between lines). The one sniff of the input formats that
+    :func:`read_run` and the streaming engine (:mod:`metrics.engines.parts`) share: a new format
+    that is not TREC text must answer ``"whole"`` here."""
+    if is_parquet(text):
+        return "parquet"
+    first = first_data_line(without_bom(text))
+    whole = first is not None and (first[:1] in (b"{", b"[") or header_columns(first) is not None)
+    return "whole" if whole else "text"
+
+
 def _plain_trec_head(head: bytes) -> bool:
     """The first bytes of an uncompressed TREC text file: no magic bytes, BOM, JSON or header line."""
-    if compression_of(head[:6]) is not None or head[:4] == b"PAR1" or head[:3] == b"\xef\xbb\xbf":
+    if compression_of(head[:6]) is not None or head[:3] == UTF8_BOM or layout_of(head) != "text":
         return False
     try:
         refuse_other_formats(head, "")
     except MetricsError:
         return False
     first = FIRST_DATA_LINE.search(head)
-    if first is None or first.start(1) != 0:
-        return False
-    line = first.group(1).rstrip()
-    return line[:1] not in (b"{", b"[") and header_columns(line) is None
+    return first is not None and first.start(1) == 0
 
 
 def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: str) -> Run | None:
@@ -175,12 +191,11 @@ def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: s
 
 def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
     data = decompress(raw, source)
-    if data[:4] == b"PAR1":
+    if is_parquet(data):
         digest_of = sha256_later(raw)
         table = _valid_text(read_parquet(data, source), source)
         return from_table(table, kind, name, Source(source), lambda t, k: digest_of(), on_duplicate)
-    if data[:3] == b"\xef\xbb\xbf":
-        data = data[3:]
+    data = without_bom(data)
     check_text(data, kind, source)
     first = FIRST_DATA_LINE.search(data)
     if first is None:

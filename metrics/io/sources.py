@@ -85,6 +85,23 @@ COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", 
 DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, pa.ArrowException)
 
 
+PARQUET_MAGIC = b"PAR1"
+"""The first bytes of a parquet file."""
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark some editors write first; every reader skips it."""
+
+
+def is_parquet(head: bytes) -> bool:
+    """Whether a file's first (decompressed) bytes are parquet's."""
+    return head[:4] == PARQUET_MAGIC
+
+
+def without_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte order mark."""
+    return data[3:] if data[:3] == UTF8_BOM else data
+
+
 def compression_of(head: bytes) -> str | None:
     """``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zstd"`` from a file's first bytes; None for anything else."""
     return next((name for magic, name in COMPRESSION_MAGIC.items() if head.startswith(magic)), None)

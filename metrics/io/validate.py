@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..ranking import canonical_order, positions
+from ..ranking import canonical_order, offsets_of, positions
 from .keys import exact_duplicates
 from .sources import line_ends, line_text
 
@@ -483,8 +483,7 @@ def _canonical_ranks(qcode: np.ndarray, score: np.ndarray, docno: pa.Array) -> n
     order = canonical_order(qcode, score, docno)
     if order is None:
         order = np.arange(len(qcode))
-    offsets = np.zeros(int(qcode.max(initial=-1)) + 2, dtype=np.int64)
-    np.cumsum(np.bincount(qcode, minlength=len(offsets) - 1), out=offsets[1:])
+    offsets = offsets_of(np.bincount(qcode, minlength=int(qcode.max(initial=-1)) + 1))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = positions(offsets) + 1
     return rank
