@@ -46,7 +46,7 @@ from ..io.sources import (
 )
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
-from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
+from ..io.validate import RUN, Origin, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
 from .buckets import bucket_of
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
@@ -484,9 +484,9 @@ def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
 
 def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     """metrics.io's TREC parsing and checks on ``data``: the table and each row's 1-based line."""
-    table, ctx = read_trec(data, RUN, source)
-    finite_scores(table, ctx)
-    mapping = ctx.lines
+    table, origin = read_trec(data, RUN, source)
+    finite_scores(table, origin)
+    mapping = origin.lines
     lines = np.arange(mapping.offset, mapping.offset + table.num_rows, dtype=np.int64) if mapping.lines is None \
         else mapping(np.arange(table.num_rows))
     return table, lines
@@ -529,14 +529,14 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
 
 def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: str) -> pa.Table:
     """Columns of an in-memory batch mapped and checked as metrics.io does for parquet and frames."""
-    ctx = Source(source)
-    qid = string_column(table[picked["qid"]], "qid", ctx)
-    docno = string_column(table[picked["docno"]], "docno", ctx)
-    ctx = dataclasses.replace(ctx, keys=(as_array(qid), as_array(docno)))
-    score = numeric_column(table[picked["score"]], "score", ctx, cast_scores)
-    finite_scores(score, ctx)
+    origin = Origin(source)
+    qid = string_column(table[picked["qid"]], "qid", origin)
+    docno = string_column(table[picked["docno"]], "docno", origin)
+    origin = dataclasses.replace(origin, keys=(as_array(qid), as_array(docno)))
+    score = numeric_column(table[picked["score"]], "score", origin, cast_scores)
+    finite_scores(score, origin)
     if rank_col is not None:
-        rank = numeric_column(table[rank_col], "rank", ctx, cast_ranks)
+        rank = numeric_column(table[rank_col], "rank", origin, cast_ranks)
     else:
         rank = pa.array(np.zeros(table.num_rows, dtype=np.int64))
     return pa.table({"qid": qid, "docno": docno, "score": pc.cast(score, pa.float64()),

@@ -43,7 +43,7 @@ from .tables import (
     read_parquet,
 )
 from .trec import read_trec, read_trec_blocks
-from .validate import QRELS, RUN, Kind, Qrels, Run, Source, article, finish
+from .validate import QRELS, RUN, Kind, Origin, Qrels, Run, article, finish
 
 
 def read_run(src, *, name: str | None = None, source: str | None = None,
@@ -83,17 +83,17 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                            fix=f"pass {article(kind.what)} here (read_{kind.what})")
     if is_frame(src):
         table = frame_to_table(src, source or "<DataFrame>")
-        return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
+        return from_table(table, kind, name or kind.what, Origin(source or "<DataFrame>"),
                            canonical_digest, on_duplicate)
     if isinstance(src, pa.Table):
-        return from_table(src, kind, name or kind.what, Source(source or "<Table>"),
+        return from_table(src, kind, name or kind.what, Origin(source or "<Table>"),
                            canonical_digest, on_duplicate)
     if isinstance(src, Mapping) or _is_ranx_object(src):
         mapping = src.to_dict() if _is_ranx_object(src) else src
         label = source or "<dict>"
         table = dict_to_table(mapping, kind, label)
         return from_table(table, kind, name or getattr(src, "name", None) or kind.what,
-                           Source(label), canonical_digest, on_duplicate)
+                           Origin(label), canonical_digest, on_duplicate)
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
         if kind is RUN:
@@ -181,10 +181,10 @@ def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: s
     found = read_trec_blocks(path, kind, source, _plain_trec_head)
     if found is None:
         return None
-    table, ctx, digest = found
+    table, origin, digest = found
     del found
     try:
-        return finish(table, kind, name, ctx, lambda: digest, on_duplicate, rank_given=True)
+        return finish(table, kind, name, origin, lambda: digest, on_duplicate, rank_given=True)
     except MetricsError:
         return None
 
@@ -194,7 +194,7 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
     if is_parquet(data):
         digest_of = sha256_later(raw)
         table = _valid_text(read_parquet(data, source), source)
-        return from_table(table, kind, name, Source(source), lambda t, k: digest_of(), on_duplicate)
+        return from_table(table, kind, name, Origin(source), lambda t, k: digest_of(), on_duplicate)
     data = without_bom(data)
     check_text(data, kind, source)
     first = FIRST_DATA_LINE.search(data)
@@ -208,14 +208,14 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
     if first_line[:1] in (b"{", b"[") or header_columns(first_line) is not None:
         digest_of = sha256_later(raw)
     if first_line[:1] in (b"{", b"["):
-        table, ctx = read_json(data, kind, source)
-        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
+        table, origin = read_json(data, kind, source)
+        return from_table(table, kind, name, origin, lambda t, k: digest_of(), on_duplicate)
     header = header_columns(first_line)
     if header is not None:
         header_line = line_of_offset(data, first.start(1))
-        table, ctx = read_headed(data, first.end(1), header, header_line, kind, source)
-        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
-    table, ctx = read_trec(data, kind, source)
+        table, origin = read_headed(data, first.end(1), header, header_line, kind, source)
+        return from_table(table, kind, name, origin, lambda t, k: digest_of(), on_duplicate)
+    table, origin = read_trec(data, kind, source)
     # Hash on a second core while the single-threaded checks run.
     digest_of = sha256_later(raw)
-    return finish(table, kind, name, ctx, digest_of, on_duplicate, rank_given=True)
+    return finish(table, kind, name, origin, digest_of, on_duplicate, rank_given=True)
