@@ -205,7 +205,7 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
                            fix=f"a {kind.what} file has one line per {'document' if kind is RUN else 'judgment'}: "
                                f"{' '.join(kind.fields)}")
     first_line = first.group(1).rstrip()
-    if first_line[:1] in (b"{", b"[") or header_columns(first_line) is not None:
+    if layout_of(data) == "whole":
         digest_of = sha256_later(raw)
     if first_line[:1] in (b"{", b"["):
         table, origin = read_json(data, kind, source)
