@@ -330,6 +330,20 @@ def open_app(page, url: str, timeout: float = DEFAULT_TIMEOUT_MS) -> None:
     wait_for_app(page, timeout)
 
 
+def read_table(table) -> dict[str, dict[str, str]]:
+    """{row header: {column header: cell text}} of an st.table."""
+    return table.evaluate("""(table) => {
+        const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
+        const rows = {};
+        for (const tr of table.querySelectorAll('tbody tr')) {
+            const name = tr.querySelector('th').innerText.trim();
+            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.trim());
+            rows[name] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
+        }
+        return rows;
+    }""")
+
+
 @pytest.fixture(name="wait_for_app")
 def wait_for_app_fixture():
     """The wait_for_app helper, as a fixture (no import of conftest needed)."""

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from scipy import stats as sst
 
 import metrics
+from tests.e2e.conftest import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -20,18 +21,6 @@ TIMEOUT = 30_000
 EXP10 = "nDCG(dcg=exp-log2)@10"
 
 
-def read_table(table) -> dict[str, dict[str, str]]:
-    """{row header: {column header: cell text}} of an st.table."""
-    return table.evaluate("""(table) => {
-        const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
-        const rows = {};
-        for (const tr of table.querySelectorAll('tbody tr')) {
-            const name = tr.querySelector('th').innerText.trim();
-            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.trim());
-            rows[name] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
-        }
-        return rows;
-    }""")
 
 
 def test_switch_measure_and_read_tau(app_server, page, open_app, wait_for_app):

@@ -5,34 +5,23 @@ are user text, so they are HTML-escaped wherever plotly renders them (legends, t
 """
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .curves import LAYOUT, PALETTE
+from .curves import PALETTE, new_figure
+from .curves import plain as _esc
 
 SWAP = "#d62728"
-
-
-def _esc(text) -> str:
-    return html.escape(str(text))
-
-
-def _new(**layout) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(**LAYOUT)
-    fig.update_layout(**layout)
-    return fig
 
 
 def tau_heatmap(matrix: pd.DataFrame, *, title: str = "Kendall's τ-b") -> go.Figure:
     """A measures x measures correlation matrix as a heatmap on [-1, 1], the value in each cell."""
     labels = [_esc(c) for c in matrix.columns]
     z = matrix.to_numpy(dtype=np.float64)
-    fig = _new(title=title, height=120 + 48 * len(labels), xaxis={"side": "bottom"},
+    fig = new_figure(title=title, height=120 + 48 * len(labels), xaxis={"side": "bottom"},
                yaxis={"autorange": "reversed"})
     fig.add_trace(go.Heatmap(z=z, x=labels, y=labels, zmin=-1, zmax=1, colorscale="RdBu",
                              text=[[f"{v:.3f}" for v in row] for row in z], texttemplate="%{text}",
@@ -44,7 +33,7 @@ def means_scatter(table: pd.DataFrame, a: str, b: str, swaps: pd.DataFrame, *,
                   colors: Mapping[str, str] | None = None) -> go.Figure:
     """System means under measure ``a`` (x) against ``b`` (y); each pair the two measures order
     differently (:func:`metrics.stats.behaviour.swapped_pairs`) joined by a red dashed line."""
-    fig = _new(xaxis_title=_esc(a), yaxis_title=_esc(b), showlegend=True)
+    fig = new_figure(xaxis_title=_esc(a), yaxis_title=_esc(b), showlegend=True)
     for system_x, system_y in zip(swaps["system_x"], swaps["system_y"]):
         fig.add_trace(go.Scatter(x=[table.loc[system_x, a], table.loc[system_y, a]],
                                  y=[table.loc[system_x, b], table.loc[system_y, b]], mode="lines",
@@ -67,7 +56,7 @@ def query_scatter(frame: pd.DataFrame, a: str, b: str, *, colors: Mapping[str, s
     """Per-query scores under measure ``a`` (x) against ``b`` (y), one colour per system."""
     wide = frame[frame["measure"].isin([a, b])].pivot_table(index=["system", "qid"], columns="measure",
                                                             values="value", aggfunc="first", observed=True)
-    fig = _new(xaxis_title=_esc(a), yaxis_title=_esc(b))
+    fig = new_figure(xaxis_title=_esc(a), yaxis_title=_esc(b))
     colors = colors or {}
     for i, system in enumerate(dict.fromkeys(frame["system"])):
         if system not in wide.index.get_level_values(0):
@@ -82,7 +71,7 @@ def query_scatter(frame: pd.DataFrame, a: str, b: str, *, colors: Mapping[str, s
 
 def asl_curves(curves: Mapping[str, pd.DataFrame], *, alpha: float = 0.05, test: str = "paired bootstrap") -> go.Figure:
     """Sakai's ASL curves: for each measure, the pairs of systems sorted by ASL (rank, asl)."""
-    fig = _new(xaxis_title="system pairs, sorted by ASL", yaxis_title=f"ASL ({_esc(test)})")
+    fig = new_figure(xaxis_title="system pairs, sorted by ASL", yaxis_title=f"ASL ({_esc(test)})")
     for i, (measure, curve) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=curve["rank"], y=curve["asl"], mode="lines+markers", name=_esc(measure),
                                  line={"color": PALETTE[i % len(PALETTE)], "shape": "hv"}))
@@ -92,7 +81,7 @@ def asl_curves(curves: Mapping[str, pd.DataFrame], *, alpha: float = 0.05, test:
 
 def swap_curves(summaries: Mapping[str, pd.DataFrame], *, column: str = "swap_rate") -> go.Figure:
     """Swap rate against topic-set size, one line per measure (:func:`metrics.stats.behaviour.swap_summary`)."""
-    fig = _new(xaxis_title="topics per set", yaxis_title="swap rate")
+    fig = new_figure(xaxis_title="topics per set", yaxis_title="swap rate")
     for i, (measure, summary) in enumerate(summaries.items()):
         fig.add_trace(go.Scatter(x=summary["topics"], y=summary[column], mode="lines+markers", name=_esc(measure),
                                  line={"color": PALETTE[i % len(PALETTE)]}))
@@ -102,7 +91,7 @@ def swap_curves(summaries: Mapping[str, pd.DataFrame], *, column: str = "swap_ra
 def reduction_curves(tau: pd.DataFrame, *, column: str = "tau") -> go.Figure:
     """Kendall's tau (or tau_ap) with the full qrels' order against the reduction level, one line per measure."""
     kind = tau["reduction"].iloc[0] if len(tau) else "keep"
-    fig = _new(xaxis_title="% of judgments kept per query" if kind == "keep" else "pool depth",
+    fig = new_figure(xaxis_title="% of judgments kept per query" if kind == "keep" else "pool depth",
                yaxis_title="τ-b with the full qrels" if column == "tau" else "τ_AP with the full qrels",
                yaxis_range=[-1.05, 1.05])
     for i, (measure, part) in enumerate(tau.groupby("measure", sort=False)):
@@ -113,7 +102,7 @@ def reduction_curves(tau: pd.DataFrame, *, column: str = "tau") -> go.Figure:
 
 def confusion_heatmap(matrix: pd.DataFrame, *, a: str = "A", b: str = "B") -> go.Figure:
     """Counts of (grade under A, grade under B) on the pairs both judge."""
-    fig = _new(xaxis_title=f"grade under {_esc(b)}", yaxis_title=f"grade under {_esc(a)}", height=360,
+    fig = new_figure(xaxis_title=f"grade under {_esc(b)}", yaxis_title=f"grade under {_esc(a)}", height=360,
                yaxis={"autorange": "reversed", "type": "category"}, xaxis={"type": "category"})
     z = matrix.to_numpy()
     fig.add_trace(go.Heatmap(z=z, x=[str(c) for c in matrix.columns], y=[str(i) for i in matrix.index],
