@@ -33,7 +33,7 @@ import pyarrow as pa
 from .. import io
 from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluate import as_runs, means
 from ..measures import gain_of, parse
 from ..ranking import Ranked, positions, rank
 from ..stats import (
@@ -182,17 +182,16 @@ def _check_depth(depth) -> int:
 
 
 def sweep_depths(depth: int, sweep=None) -> list[int]:
-    """The depths of the sweep: ``sweep`` (default :data:`DEFAULT_SWEEP` below ``depth``) and ``depth``
-    itself, ascending, without repeats. A depth beyond ``depth`` re-ranks nothing more and is refused."""
+    """The depths of the sweep: ``sweep`` (default :data:`DEFAULT_SWEEP`) below ``depth``, then ``depth``
+    itself (the re-ranked run's own order), ascending, without repeats. A depth beyond ``depth``
+    re-ranks nothing more and is refused."""
     depth = _check_depth(depth)
-    if sweep is None:
-        return [d for d in DEFAULT_SWEEP if d < depth] + [depth]
-    wanted = sorted({_check_depth(int(d)) for d in sweep})
+    wanted = sorted({_check_depth(int(d)) for d in (DEFAULT_SWEEP if sweep is None else sweep)})
     beyond = [d for d in wanted if d > depth]
-    if beyond:
+    if beyond and sweep is not None:
         raise MetricsError(f"sweep depth {beyond[0]} is beyond the re-ranking depth {depth}",
                            fix=f"use depths up to {depth}, e.g. --sweep 10,20,{depth}")
-    return wanted
+    return [d for d in wanted if d < depth] + [depth]
 
 
 def band_verdict(relative: float, band=BAND) -> str:
@@ -303,7 +302,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     if n == 0:
         raise MetricsError("no query to compare: the runs share no query of the qrels",
                            fix="check that the runs and the qrels use the same query ids")
-    mean_f, mean_o, mean_r = float(f.mean()), float(o.mean()), float(r.mean())
+    kept = means(frame[frame["qid"].isin(table.index)])   # the engine's means (trec_eval's order of sums)
+    mean_f, mean_o, mean_r = (float(kept.loc[s, m]) for s in ("first", "oracle", "reranked"))
     boot = bootstrap_means(np.column_stack([f, o, r]), resamples=resamples, seed=seed)
     tail = (1.0 - level) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -313,7 +313,7 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     summary = {
         "queries": n, "depth": depth, "detected_depth": detected,
         "outside": outside_count(first_ranked, reranked_ranked, depth),
-        "recall": float(per_query["recall"].mean()), "first": mean_f, "oracle": mean_o, "reranked": mean_r,
+        "recall": float(kept.loc["first", recall]), "first": mean_f, "oracle": mean_o, "reranked": mean_r,
         "headroom": mean_o - mean_f, "gained": mean_r - mean_f,
         "relative": (mean_r - mean_f) / mean_f if mean_f > 0 else float("nan"),
         "relative_ci": _interval(boot_relative, tail),
@@ -331,11 +331,11 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     p = np.atleast_1d(paired_pvalues(swept - f[:, None], test, seed=seed, resamples=resamples))
     previous = np.column_stack([f, swept[:, :-1]])
     p_previous = np.atleast_1d(paired_pvalues(swept - previous, test, seed=seed, resamples=resamples))
-    means = swept.mean(axis=0)
+    swept_means = np.array([kept.loc[f"sweep:{d}", m] for d in depths], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        sweep_share = np.where(abs(mean_o - mean_f) > HEADROOM_TOLERANCE, (means - mean_f) / (mean_o - mean_f),
+        sweep_share = np.where(abs(mean_o - mean_f) > HEADROOM_TOLERANCE, (swept_means - mean_f) / (mean_o - mean_f),
                                np.nan)
-    sweep_table = pd.DataFrame({"depth": depths, "mean": means, "diff": means - mean_f, "share": sweep_share,
+    sweep_table = pd.DataFrame({"depth": depths, "mean": swept_means, "diff": swept_means - mean_f, "share": sweep_share,
                                 "p_value": p, "p_adjusted": adjust(p, correction), "p_previous": p_previous})
     sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
     return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
