@@ -38,7 +38,8 @@ def hand():
 def test_bands_and_grades_by_hand(hand):
     result = bd.bands(*hand, k=5, edges=(1, 3))
     assert result.labels == ["1", "2-3", "4-5"]
-    # A: a 3/log2(2) at 1, b 2/log2(4) at 3, c 1/log2(6) at 5; B: b 2 at 1, a 3/log2(3) at 2, c 1/2 at 3, e 1/log2(5) at 4
+    # A: a 3/log2(2) at 1, b 2/log2(4) at 3, c 1/log2(6) at 5
+    # B: b 2/log2(2) at 1, a 3/log2(3) at 2, c 1/log2(4) at 3, e 1/log2(5) at 4
     q1 = result.by_band.loc["q1"]
     assert q1["1"] == pytest.approx(2 - 3)
     assert q1["2-3"] == pytest.approx(3 / log2(3) + 1 / 2 - 2 / 2)
