@@ -336,7 +336,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
         sweep_share = np.where(abs(mean_o - mean_f) > HEADROOM_TOLERANCE, (swept_means - mean_f) / (mean_o - mean_f),
                                np.nan)
     sweep_table = pd.DataFrame({"depth": depths, "mean": swept_means, "diff": swept_means - mean_f,
-                                "share": sweep_share, "p_value": p, "p_adjusted": adjust(p, correction), "p_previous": p_previous})
+                                "share": sweep_share, "p_value": p, "p_adjusted": adjust(p, correction),
+                                "p_previous": p_previous})
     sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
     return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
                     sweep_per_query)
