@@ -203,7 +203,7 @@ def contribution_pair(frame_a: pd.DataFrame, frame_b: pd.DataFrame, names: tuple
                                            "contribution %{y:.4f}<extra></extra>"), row=1, col=1)
     diff = cb - ca
     fig.add_trace(go.Waterfall(
-        x=ranks + [f"Δ DCG@{depth}"], y=np.append(diff, total), measure=["relative"] * depth + ["total"],
+        x=ranks + [f"Δ DCG@{depth}"], y=np.append(diff, total).tolist(), measure=["relative"] * depth + ["total"],
         name=f"{_plain(b)} − {_plain(a)}", text=[f"{d:+.3f}" if d else "" for d in diff] + [f"{total:+.4f}"],
         textposition="outside", hovertemplate="rank %{x}: %{y:+.4f}<extra></extra>",
         increasing={"marker": {"color": "#2ca02c"}}, decreasing={"marker": {"color": "#d62728"}},
