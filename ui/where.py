@@ -41,9 +41,11 @@ def detected_depth(sel: state.Selection, first: str, other: str) -> int | None:
 
 def default_pair(sel: state.Selection, names: list[str]) -> tuple[str, str]:
     """The first (first stage, re-ranked run) pair of ``names`` with a detected depth of at least 10,
-    in upload order, else the first two runs."""
+    the sidebar's baseline first, then in upload order; else the first two runs. (A permutation of
+    a run's top k detects both ways: the baseline says which is the first stage.)"""
     known = digests(sel)
-    for first, other in itertools.permutations(names, 2):
+    pairs = sorted(itertools.permutations(names, 2), key=lambda pair: pair[0] != sel.baseline)
+    for first, other in pairs:
         if known[first] != known[other] and (detected_depth(sel, first, other) or 0) >= 10:
             return first, other
     return names[0], names[1]

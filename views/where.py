@@ -58,11 +58,11 @@ if result is not None:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Share of the headroom reached", where.share_text(s["share"]),
               help="1 − (oracle − re-ranked) / (oracle − first stage), of the means over queries.")
-    m2.metric(f"First stage: {measure}", f"{s['first']:.4f}", help=f"R@{depth} = {s['recall']:.4f}")
+    m2.metric("First stage", f"{s['first']:.4f}", help=f"{measure} of A; its R@{depth} = {s['recall']:.4f}")
     m3.metric(f"Oracle of the top {depth}", f"{s['oracle']:.4f}",
               help="The first stage's top K sorted by gain; IDCG over every judged document (trec_eval), so the "
                    "ceiling is below 1 where the first stage missed relevant documents.")
-    m4.metric("Re-ranked", f"{s['reranked']:.4f}", delta=f"{100 * s['relative']:+.1f}%"
+    m4.metric("Re-ranked", f"{s['reranked']:.4f}", help=f"{measure} of B", delta=f"{100 * s['relative']:+.1f}%"
               if s["relative"] == s["relative"] else None)
     low, high = s["share_ci"]
     st.markdown(where.verdict_sentence(result))
