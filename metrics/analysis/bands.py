@@ -103,27 +103,28 @@ def _contributions(ranked: Ranked, measure, rel_level: int, uppers: list[int]) -
 
 
 def bands(qrels, run_a, run_b, *, k: int = 100, edges=DEFAULT_BANDS, gain: str = "linear", missing: str = "zero",
-          judged_only: bool = False, rel_level: int = 1, top: int = TOP) -> Bands:
+          judged_only: bool = False, inferred=None, rel_level: int = 1, top: int = TOP) -> Bands:
     """Split DCG@k(B) - DCG@k(A) by rank band and grade (see :class:`Bands`).
 
-    ``gain`` is "linear" (trec_eval's DCG) or "exp" (2^rel - 1); ``missing``, ``judged_only`` and
-    ``rel_level`` are :func:`metrics.evaluate`'s (with ``missing="skip"``, the queries both runs
-    have). ``top`` is the depth of the rescued / lost check.
+    ``gain`` is "linear" (trec_eval's DCG) or "exp" (2^rel - 1); ``missing``, ``judged_only``,
+    ``inferred`` (proxy qrels) and ``rel_level`` are :func:`metrics.evaluate`'s (with
+    ``missing="skip"``, the queries both runs have). ``top`` is the depth of the rescued / lost check.
     """
     uppers = band_edges(k, edges)
     labels = band_labels(k, edges)
     qrels = io.read_qrels(qrels)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
     run_a, run_b = as_runs([run_a, run_b])
     measure = with_gain(f"DCG@{k}", gain)
     ranked = {}
     for run in (run_a, run_b):
-        r = rank(run, qrels)
+        r = rank(run, qrels, inferred=proxy)
         ranked[run.name] = r.condensed() if judged_only else r
     ra, rb = ranked[run_a.name], ranked[run_b.name]
 
     counts = [measure, f"NumRelRet@{top}", f"RR@{top}", "NumRel"]
     frame = evaluate(qrels, {"a": run_a, "b": run_b}, counts, missing=missing, judged_only=judged_only,
-                     rel_level=rel_level)
+                     inferred=proxy, rel_level=rel_level)
     table = frame.pivot_table(index="qid", columns=["measure", "system"], values="value", aggfunc="first",
                               observed=True).dropna()
     qids = table.index.astype(str)

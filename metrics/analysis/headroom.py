@@ -245,14 +245,15 @@ class Headroom:
 
 
 def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@10", sweep=None,
-             missing: str = "zero", judged_only: bool = False, rel_level: int = 1, test: str = "t",
+             missing: str = "zero", judged_only: bool = False, inferred=None, rel_level: int = 1, test: str = "t",
              correction: str = "holm", seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
              level: float = DEFAULT_LEVEL) -> Headroom:
     """The two-stage analysis of ``reranked`` over ``first`` (paths, frames or parsed runs).
 
     ``depth`` declares k; without it k is :func:`detect_depth`'s (a :class:`MetricsError` when the
     re-ranked run's documents are not drawn from the first stage's). ``measure`` is any measure
-    string (its gain orders the oracle). ``missing``, ``judged_only`` and ``rel_level`` are
+    string (its gain orders the oracle). ``missing``, ``judged_only``, ``inferred`` (proxy qrels
+    whose labels fill unjudged documents, for the oracle too) and ``rel_level`` are
     :func:`metrics.evaluate`'s; with ``missing="skip"`` the queries compared are those every run
     has.
 
@@ -266,10 +267,11 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     0 for a detected k), and the test, correction, seed, resamples and level.
     """
     qrels = io.read_qrels(qrels)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
     first_run, reranked_run = as_runs([first, reranked])
     m = str(parse(measure))
-    first_ranked = rank(first_run, qrels)
-    reranked_ranked = rank(reranked_run, qrels)
+    first_ranked = rank(first_run, qrels, inferred=proxy)
+    reranked_ranked = rank(reranked_run, qrels, inferred=proxy)
     detected = detect_depth(first_ranked, reranked_ranked)
     if depth is None:
         if detected is None:
@@ -285,7 +287,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     runs = {"first": first_run, "reranked": reranked_run, "oracle": oracle_run(first_ranked, depth, m)}
     runs.update({f"sweep:{d}": sweep_run(first_ranked, reranked_ranked, d, where) for d in depths})
     recall = f"R@{depth}"
-    frame = evaluate(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, rel_level=rel_level)
+    frame = evaluate(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, inferred=proxy,
+                     rel_level=rel_level)
     table = frame.pivot_table(index="qid", columns=["measure", "system"], values="value", aggfunc="first",
                               observed=True).dropna()
     values = table[m]

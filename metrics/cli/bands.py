@@ -16,7 +16,8 @@ import pandas as pd
 from .. import __version__
 from ..analysis import bands as analysis
 from ..errors import MetricsError
-from .headroom import FORMATS, MISSING_NOTE, depth_list, evaluation_options
+from .eval import add_evaluation_options, evaluation_options
+from .headroom import FORMATS, MISSING_NOTE, depth_list
 
 
 def register(sub) -> None:
@@ -34,16 +35,15 @@ def register(sub) -> None:
                    help="upper ranks of the bands (1-3, 4-10, 11-20, 21-100, then beyond up to k)")
     p.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
     p.add_argument("--format", choices=FORMATS, default="table")
-    evaluation_options(p)
+    add_evaluation_options(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    missing = args.missing or "zero"
+    options = evaluation_options(args)
     result = analysis.bands(args.qrels, args.run_a, args.run_b, k=args.k, edges=depth_list(args.bands),
-                            gain=args.gain or "linear", missing=missing, judged_only=args.judged_only,
-                            rel_level=args.rel_level)
-    print(render(result, args.format, args.per_query, missing))
+                            gain=args.gain or "linear", **options)
+    print(render(result, args.format, args.per_query, options["missing"]))
     return 0
 
 

@@ -69,6 +69,32 @@ def _row(fmt: str, multi: bool, system: str, measure: str, qid: str, value: str)
     return (f"{system}\t" if multi else "") + f"{measure}\t{qid}\t{value}"
 
 
+def add_evaluation_options(p) -> None:
+    """The evaluation options every subcommand that evaluates shares: -c / --skip-missing, -J, -l,
+    --gain and --inferred (read back with :func:`evaluation_options` and :func:`gained`)."""
+    miss = p.add_mutually_exclusive_group()
+    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
+                      help="score qrels queries missing from a run as 0 (default)")
+    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
+                      help="leave out qrels queries that a run lacks")
+    p.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents (condensed lists)")
+    p.add_argument("-l", "--rel-level", type=int, default=1, help="minimum grade counted relevant (default 1)")
+    p.add_argument("--gain", choices=("exp", "linear"), default=None,
+                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
+    p.add_argument("--inferred", default=None, help="proxy qrels whose labels fill unjudged documents")
+
+
+def evaluation_options(args) -> dict:
+    """The keyword options of :func:`metrics.evaluate` given by :func:`add_evaluation_options`."""
+    return dict(missing=args.missing or "zero", judged_only=args.judged_only, inferred=args.inferred,
+                rel_level=args.rel_level)
+
+
+def gained(measures, args) -> list[str]:
+    """The measures with ``--gain`` applied to the nDCG/DCG ones."""
+    return [with_gain(m, args.gain) for m in measures] if args.gain else list(measures)
+
+
 def register(sub) -> None:
     e = sub.add_parser("eval", help="evaluate runs against qrels")
     e.add_argument("qrels")
@@ -76,17 +102,8 @@ def register(sub) -> None:
     e.add_argument("-m", "--measure", action="append", dest="measures",
                    help="measure in ir_measures syntax, e.g. nDCG@10, AP, P(rel=2)@5 (repeatable)")
     e.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
-    miss = e.add_mutually_exclusive_group()
-    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
-                      help="score qrels queries missing from a run as 0 (default)")
-    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
-                      help="leave out qrels queries that a run lacks")
-    e.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents (condensed lists)")
-    e.add_argument("-l", "--rel-level", type=int, default=1, help="minimum grade counted relevant (default 1)")
+    add_evaluation_options(e)
     e.add_argument("-M", "--max-depth", type=int, default=None, help="use only the top N documents per query")
-    e.add_argument("--gain", choices=("exp", "linear"), default=None,
-                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
-    e.add_argument("--inferred", default=None, help="proxy qrels whose labels fill unjudged documents")
     e.add_argument("--ties", choices=("score", "rank"), default="score",
                    help="score: trec_eval order (score desc, docno desc); rank: use the rank column")
     e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
@@ -113,9 +130,7 @@ def register(sub) -> None:
 
 
 def cmd_eval(args) -> int:
-    measures = args.measures or list(DEFAULT_MEASURES)
-    if args.gain:
-        measures = [with_gain(m, args.gain) for m in measures]
+    measures = gained(args.measures or list(DEFAULT_MEASURES), args)
     engine = getattr(args, "engine", None) or choose_engine(list(args.runs))
     if engine != "dask" and getattr(args, "scheduler", None):
         raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
@@ -127,8 +142,7 @@ def cmd_eval(args) -> int:
                    "workers": args.workers, "workdir": args.workdir,
                    "progress": terminal_progress(sys.stderr) if args.progress else None}
     started = time.perf_counter()
-    given = dict(missing=args.missing or "zero", judged_only=args.judged_only, inferred=args.inferred,
-                 max_depth=args.max_depth, rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate)
+    given = dict(**evaluation_options(args), max_depth=args.max_depth, ties=args.ties, on_duplicate=args.on_duplicate)
     if engine == "local":
         if args.format in ("trec", "tsv", "json"):
             defer_pandas()

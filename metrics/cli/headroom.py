@@ -18,24 +18,11 @@ import re
 from .. import __version__, stats
 from ..analysis import headroom as analysis
 from ..errors import MetricsError
-from ..measures import with_gain
 from ..report.text import format_p, percent
+from .eval import add_evaluation_options, evaluation_options, gained
 
 FORMATS = ("table", "tsv", "json")
 MISSING_NOTE = {"zero": "scored 0 (trec_eval -c)", "skip": "skipped: the queries every run has"}
-
-
-def evaluation_options(p) -> None:
-    """eval's evaluation options: ``--gain``, ``-c`` / ``--skip-missing``, ``-J``, ``-l``."""
-    p.add_argument("--gain", choices=("exp", "linear"), default=None,
-                   help="rewrite nDCG/DCG measures to this gain (exp = 2^rel-1, linear = rel as trec_eval)")
-    miss = p.add_mutually_exclusive_group()
-    miss.add_argument("-c", dest="missing", action="store_const", const="zero",
-                      help="score qrels queries missing from a run as 0 (default)")
-    miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
-                      help="leave out qrels queries that a run lacks")
-    p.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents (condensed lists)")
-    p.add_argument("-l", "--rel-level", type=int, default=1, help="minimum grade counted relevant (default 1)")
 
 
 def depth_list(text: str | None) -> list[int] | None:
@@ -72,7 +59,7 @@ def register(sub) -> None:
                    help="depths of the sweep (default 10,20,50,100,200,500,1000 below K, then K)")
     p.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
     p.add_argument("--format", choices=FORMATS, default="table")
-    evaluation_options(p)
+    add_evaluation_options(p)
     p.add_argument("--test", choices=tuple(stats.TESTS), default="t", help="paired test of the sweep")
     p.add_argument("--correction", choices=tuple(stats.CORRECTIONS), default="holm",
                    help="multiple-testing correction over the sweep's depths")
@@ -82,13 +69,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    measure = with_gain(args.measure, args.gain) if args.gain else args.measure
-    missing = args.missing or "zero"
+    (measure,) = gained([args.measure], args)
+    options = evaluation_options(args)
     result = analysis.headroom(args.qrels, args.first, args.reranked, depth=args.depth, measure=measure,
-                               sweep=depth_list(args.sweep), missing=missing, judged_only=args.judged_only,
-                               rel_level=args.rel_level, test=args.test, correction=args.correction,
-                               seed=args.seed, resamples=args.resamples)
-    print(render(result, args.format, args.per_query, missing))
+                               sweep=depth_list(args.sweep), test=args.test, correction=args.correction,
+                               seed=args.seed, resamples=args.resamples, **options)
+    print(render(result, args.format, args.per_query, options["missing"]))
     return 0
 
 

@@ -13,7 +13,8 @@ from metrics.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 LEGAL = ROOT / "sample_data" / "legal"
-QRELS, BM25, CE, DENSE = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run", "bm25_ce.run", "dense.run"))
+QRELS, BM25, CE, DENSE, PROXY = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run", "bm25_ce.run", "dense.run",
+                                                           "proxy.txt"))
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +43,13 @@ def test_table_says_the_share_and_the_band(expected):
 
 def test_tsv_rows_and_options(capsys):
     assert main(["headroom", QRELS, BM25, CE, "-m", "P@5", "--depth", "20", "--sweep", "5,10", "--format", "tsv",
-                 "-J", "-l", "2", "--skip-missing", "-q"]) == 0
+                 "-J", "-l", "2", "--skip-missing", "--inferred", PROXY, "-q"]) == 0
     means, sweep = capsys.readouterr().out.strip().split("\n\n")
     rows = [line.split("\t") for line in means.splitlines()]
     library = headroom(QRELS, BM25, CE, measure="P@5", depth=20, sweep=[5, 10], judged_only=True, rel_level=2,
-                       missing="skip")
+                       missing="skip", inferred=PROXY)
+    plain = headroom(QRELS, BM25, CE, measure="P@5", depth=20, sweep=[5, 10], judged_only=True, rel_level=2)
+    assert plain.summary["oracle"] != library.summary["oracle"]      # the proxy labels count
     assert rows[0][:5] == ["qid", "recall", "first", "oracle", "reranked"] and len(rows) == 52
     assert rows[-1][0] == "all" and float(rows[-1][3]) == pytest.approx(library.summary["oracle"], abs=1e-6)
     assert [line.split("\t")[0] for line in sweep.splitlines()] == ["depth", "5", "10", "20"]
