@@ -12,26 +12,20 @@ import pytest
 import metrics
 from metrics.analysis import bands as bd
 from metrics.errors import MetricsError
+from tests.metrics.analysis.lists import qrels_of, run_of
 
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 
 
-def _qrels(rows):
-    return metrics.read_qrels(pd.DataFrame(rows, columns=["qid", "docno", "label"]))
-
-
-def _run(lists: dict, name: str):
-    rows = [(q, d, float(len(docs) - i)) for q, docs in lists.items() for i, d in enumerate(docs)]
-    return metrics.read_run(pd.DataFrame(rows, columns=["qid", "docno", "score"]), name=name)
 
 
 @pytest.fixture(scope="module")
 def hand():
     """q1: grades a=3 b=2 c=1 d=0 e=1. A ranks a x b y c, B ranks b a c e. q2: z=1, found by B only."""
-    qrels = _qrels([("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1), ("q1", "d", 0), ("q1", "e", 1),
+    qrels = qrels_of([("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1), ("q1", "d", 0), ("q1", "e", 1),
                     ("q2", "z", 1)])
-    a = _run({"q1": ["a", "x", "b", "y", "c"], "q2": ["w"]}, "A")
-    b = _run({"q1": ["b", "a", "c", "e"], "q2": ["w", "z"]}, "B")
+    a = run_of({"q1": ["a", "x", "b", "y", "c"], "q2": ["w"]}, "A")
+    b = run_of({"q1": ["b", "a", "c", "e"], "q2": ["w", "z"]}, "B")
     return qrels, a, b
 
 

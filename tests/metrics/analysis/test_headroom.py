@@ -13,18 +13,11 @@ import metrics
 from metrics.analysis import headroom as hr
 from metrics.errors import MetricsError
 from metrics.ranking import rank
+from tests.metrics.analysis.lists import qrels_of, run_of
 
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 
 
-def _qrels(rows):
-    return metrics.read_qrels(pd.DataFrame(rows, columns=["qid", "docno", "label"]))
-
-
-def _run(lists: dict, name: str):
-    """A run from {qid: [docno, ...]} in rank order (scores n, n-1, ...)."""
-    rows = [(q, d, float(len(docs) - i)) for q, docs in lists.items() for i, d in enumerate(docs)]
-    return metrics.read_run(pd.DataFrame(rows, columns=["qid", "docno", "score"]), name=name)
 
 
 def _lists(frame: pd.DataFrame) -> dict:
@@ -39,10 +32,10 @@ def _lists(frame: pd.DataFrame) -> dict:
 def hand():
     """q1: grades a=3 b=0 c=2 d=1 e=3 (e never retrieved); the first stage ranks b d a x c (x unjudged),
     the re-ranker reorders its top 4 as d a b x. q2: already in the best order (no headroom)."""
-    qrels = _qrels([("q1", "a", 3), ("q1", "b", 0), ("q1", "c", 2), ("q1", "d", 1), ("q1", "e", 3),
+    qrels = qrels_of([("q1", "a", 3), ("q1", "b", 0), ("q1", "c", 2), ("q1", "d", 1), ("q1", "e", 3),
                     ("q2", "m", 2), ("q2", "n", 1)])
-    first = _run({"q1": ["b", "d", "a", "x", "c"], "q2": ["m", "n", "o"]}, "first")
-    reranked = _run({"q1": ["d", "a", "b", "x"], "q2": ["m", "n", "o"]}, "reranked")
+    first = run_of({"q1": ["b", "d", "a", "x", "c"], "q2": ["m", "n", "o"]}, "first")
+    reranked = run_of({"q1": ["d", "a", "b", "x"], "q2": ["m", "n", "o"]}, "reranked")
     return qrels, first, reranked
 
 
@@ -79,32 +72,32 @@ def test_oracle_first_and_share_by_hand(hand):
 
 
 def test_exp_gain_orders_the_oracle_and_scores_it():
-    qrels = _qrels([("q", "a", 1), ("q", "b", 2)])
-    first = _run({"q": ["a", "b"]}, "first")
-    result = hr.headroom(qrels, first, _run({"q": ["a", "b"]}, "same"), measure="nDCG(dcg=exp-log2)@1", sweep=[1])
+    qrels = qrels_of([("q", "a", 1), ("q", "b", 2)])
+    first = run_of({"q": ["a", "b"]}, "first")
+    result = hr.headroom(qrels, first, run_of({"q": ["a", "b"]}, "same"), measure="nDCG(dcg=exp-log2)@1", sweep=[1])
     assert result.per_query["oracle"].iloc[0] == 1.0                       # b first: (2^2-1) / (2^2-1)
     assert result.per_query["first"].iloc[0] == pytest.approx(1 / 3)       # (2^1-1) / (2^2-1)
     assert result.summary["share"] == 0.0 and result.summary["verdict"] == "below"
 
 
 def test_detection():
-    qrels = _qrels([("q1", "a", 1), ("q2", "p", 1)])
-    first = rank(_run({"q1": list("abcde"), "q2": list("pqrs")}, "f"), qrels)
+    qrels = qrels_of([("q1", "a", 1), ("q2", "p", 1)])
+    first = rank(run_of({"q1": list("abcde"), "q2": list("pqrs")}, "f"), qrels)
     # q1's re-ranked list reaches e (first-stage rank 5) at its 4th place: its top 3 come from the top 3 only
-    assert hr.detect_depth(first, rank(_run({"q1": list("cabe"), "q2": list("pq")}, "r"), qrels)) == 3
+    assert hr.detect_depth(first, rank(run_of({"q1": list("cabe"), "q2": list("pq")}, "r"), qrels)) == 3
     # a re-ranked list shorter than k: q2 keeps s (first-stage rank 4), valid from k = 4 on
-    shorter = rank(_run({"q1": list("dabc"), "q2": ["s"]}, "r"), qrels)
+    shorter = rank(run_of({"q1": list("dabc"), "q2": ["s"]}, "r"), qrels)
     assert hr.detect_depth(first, shorter) == 4
     assert hr.outside_count(first, shorter, 4) == 0 and hr.outside_count(first, shorter, 2) == 2
-    unrelated = rank(_run({"q1": ["z", "a"], "q2": ["p"]}, "r"), qrels)
+    unrelated = rank(run_of({"q1": ["z", "a"], "q2": ["p"]}, "r"), qrels)
     assert hr.detect_depth(first, unrelated) is None
     with pytest.raises(MetricsError, match="no re-ranking"):
-        hr.headroom(qrels, _run({"q1": ["a"]}, "f"), _run({"q1": ["z"]}, "r"))
+        hr.headroom(qrels, run_of({"q1": ["a"]}, "f"), run_of({"q1": ["z"]}, "r"))
 
 
 def test_declared_depth_counts_documents_from_outside():
-    qrels = _qrels([("q", "a", 1), ("q", "z", 2)])
-    result = hr.headroom(qrels, _run({"q": ["b", "a", "c"]}, "f"), _run({"q": ["z", "a"]}, "r"), depth=2,
+    qrels = qrels_of([("q", "a", 1), ("q", "z", 2)])
+    result = hr.headroom(qrels, run_of({"q": ["b", "a", "c"]}, "f"), run_of({"q": ["z", "a"]}, "r"), depth=2,
                          measure="nDCG@2", sweep=[1])
     assert result.detected is None and result.depth == 2 and result.summary["outside"] == 1
     assert result.per_query["share"].iloc[0] > 1   # z was never in the first stage's reach
@@ -114,8 +107,8 @@ def test_depth_sweep_of_a_known_permutation():
     """The re-ranker reverses the first stage's top 6 of d0..d9; re-ranking only the top d reverses d0..d(d-1)."""
     docs = [f"d{i}" for i in range(10)]
     grades = {"d1": 1, "d4": 3, "d5": 2, "d8": 2}
-    qrels = _qrels([("q", d, g) for d, g in grades.items()])
-    first, reranked = _run({"q": docs}, "first"), _run({"q": docs[5::-1] + docs[6:]}, "reranked")
+    qrels = qrels_of([("q", d, g) for d, g in grades.items()])
+    first, reranked = run_of({"q": docs}, "first"), run_of({"q": docs[5::-1] + docs[6:]}, "reranked")
     fr, rr = rank(first, qrels), rank(reranked, qrels)
     assert hr.detect_depth(fr, rr) == 10
     for d in (1, 3, 6, 10):
