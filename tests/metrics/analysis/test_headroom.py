@@ -20,10 +20,11 @@ LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 
 
 
-def _lists(frame: pd.DataFrame) -> dict:
-    """{qid: [docno, ...]} of a run frame in its canonical order."""
-    run = metrics.read_run(frame, name="x")
-    ranked = rank(run, metrics.read_qrels(pd.DataFrame({"qid": frame["qid"].unique(), "docno": "-", "label": 1})))
+def _lists(table) -> dict:
+    """{qid: [docno, ...]} of a run table in its canonical order."""
+    run = metrics.read_run(table, name="x")
+    qids = sorted(set(table.column("qid").to_pylist()))
+    ranked = rank(run, metrics.read_qrels(pd.DataFrame({"qid": qids, "docno": "-", "label": 1})))
     docnos = ranked.docno.to_pylist()
     return {str(q): docnos[ranked.offsets[i]:ranked.offsets[i + 1]] for i, q in enumerate(ranked.qids)}
 
@@ -165,7 +166,7 @@ def test_legal_oracle_matches_pytrec_eval(legal):
     first = rank(metrics.read_run(LEGAL / "bm25.run"), qrels)
     oracle = hr.oracle_run(first, 100, "nDCG@10")
     run = {}
-    for q, d, s in zip(oracle["qid"], oracle["docno"], oracle["score"]):
+    for q, d, s in zip(*(oracle.column(c).to_pylist() for c in ("qid", "docno", "score"))):
         run.setdefault(str(q), {})[str(d)] = float(s)
     judged = {}
     for q, d, r in zip(*(qrels.table.column(c).to_pylist() for c in ("qid", "docno", "rel"))):
