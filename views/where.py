@@ -114,6 +114,7 @@ n_queries = len(split.by_band)
 st.caption(f"{md(split.measure)} of {md(b)} minus {md(a)}, split by where each gain / log2(rank + 1) sits; per query "
            "the bands (and the grades) add up to the total. A re-ranker gains at the top with the same documents; "
            "an expansion gains low in the list with new ones.")
+st.markdown(f"**{md(split.measure)}: {md(b)} − {md(a)}**, mean over {n_queries} queries, by rank band and grade")
 st.plotly_chart(figs.band_bars(split.parts, split.labels, n_queries=n_queries, measure=split.measure, a=a, b=b),
                 width="stretch", config=FIGURE_CONFIG, key="where_bands")
 t1, t2 = st.columns(2)

@@ -32,15 +32,19 @@ def _require(frame: pd.DataFrame, columns, what: str) -> None:
                            fix="pass a frame of metrics.analysis.headroom or metrics.analysis.bands")
 
 
-def headroom_bars(per_query: pd.DataFrame, *, measure: str, first: str, reranked: str) -> go.Figure:
-    """Per query, by headroom descending: a bar from the first stage's value to the oracle's (the
-    headroom) and a marker at the re-ranked value. Traces: ``headroom``, then the re-ranked run."""
-    _require(per_query, ("qid", "first", "oracle", "reranked", "share"), "headroom_bars")
+def headroom_bars(per_query: pd.DataFrame, *, measure: str, first: str, reranked: str, most: int = 200) -> go.Figure:
+    """Per query, by headroom descending (the ``most`` queries with the most headroom): a bar from
+    the first stage's value to the oracle's (the headroom) and a marker at the re-ranked value.
+    Traces: ``headroom``, then the re-ranked run."""
+    _require(per_query, ("qid", "first", "oracle", "reranked", "headroom", "share"), "headroom_bars")
     rows = per_query.sort_values("headroom", ascending=False, kind="stable")
+    shown = rows.iloc[:most]
+    title = f"the {len(shown)} of {len(rows)} queries with the most headroom" if len(rows) > len(shown) else None
+    rows = shown
     qids = rows["qid"].astype(str).map(_plain).tolist()
     share = ["n/a (no headroom)" if not np.isfinite(v) else f"{100 * v:.1f}%" for v in rows["share"]]
-    fig = _figure(xaxis={"title": "query", "type": "category"}, yaxis_title=_plain(measure), barmode="overlay",
-                  hovermode="closest")
+    fig = _figure(title=title, xaxis={"title": "query (most headroom first)", "type": "category"},
+                  yaxis_title=_plain(measure), barmode="overlay", hovermode="closest")
     fig.add_trace(go.Bar(x=qids, y=rows["oracle"] - rows["first"], base=rows["first"], name="headroom",
                          marker={"color": ORACLE_COLOR, "opacity": 0.35},
                          customdata=np.column_stack([rows["first"], rows["oracle"]]),
@@ -80,17 +84,17 @@ def sweep_curve(sweep: pd.DataFrame, summary: Mapping, *, measure: str, alpha: f
 
 
 def band_bars(parts: pd.DataFrame, labels, *, n_queries: int, measure: str, a: str, b: str) -> go.Figure:
-    """Mean DCG@k(B) - DCG@k(A) per rank band, stacked by grade (a trace per grade, highest first),
-    with each band's total as a marker (trace ``band total``). ``parts`` is :attr:`Bands.parts`."""
+    """Mean DCG@k(B) - DCG@k(A) over ``n_queries`` per rank band, stacked by grade (a trace per grade,
+    highest first), with each band's total as a marker (trace ``band total``). ``parts`` is
+    :attr:`Bands.parts`."""
     _require(parts, ("band", "grade", "diff"), "band_bars")
     if n_queries < 1:
         raise MetricsError("band_bars needs at least one query", fix="compare runs that share queries")
     labels = [str(x) for x in labels]
     mean = parts.groupby(["band", "grade"], sort=False)["diff"].sum() / n_queries
-    title = f"{_plain(measure)}: {_plain(b)} − {_plain(a)}, mean over {n_queries} queries"
-    fig = _figure(title=title, barmode="relative", xaxis={"title": "rank band", "type": "category",
+    fig = _figure(barmode="relative", xaxis={"title": "rank band", "type": "category",
                                                           "categoryorder": "array", "categoryarray": labels},
-                  yaxis_title="difference in DCG")
+                  yaxis_title=f"{_plain(measure)}: {_plain(b)} − {_plain(a)}")
     for grade in sorted(parts["grade"].unique().tolist(), reverse=True):
         values = [float(mean.get((label, grade), 0.0)) for label in labels]
         fig.add_trace(go.Bar(x=labels, y=values, name=f"grade {grade}",

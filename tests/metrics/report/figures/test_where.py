@@ -23,6 +23,8 @@ def test_headroom_bars_span_first_to_oracle():
     assert list(bars.x) == ["1", "2", "3"] and list(bars.base) == [0.2, 0.5, 0.9]
     assert list(bars.y) == pytest.approx([0.6, 0.1, 0.0])
     assert marks.name == "&lt;b&gt;ce&lt;/b&gt;" and list(marks.customdata) == ["50.0%", "50.0%", "n/a (no headroom)"]
+    most = figs.headroom_bars(PER_QUERY, measure="nDCG@10", first="bm25", reranked="ce", most=2)
+    assert list(most.data[0].x) == ["1", "2"] and "the 2 of 3 queries" in most.layout.title.text
 
 
 def test_sweep_curve_marks_significant_depths_and_references():
