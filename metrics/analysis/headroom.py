@@ -334,49 +334,63 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
                               "first": f, "oracle": o, "reranked": r, "headroom": room, "gained": gained,
                               "share": share, "relative": relative})
 
-    n = len(per_query)
-    if n == 0:
+    if len(per_query) == 0:
         raise MetricsError("no query to compare: the runs share no query of the qrels",
                            fix="check that the runs and the qrels use the same query ids")
     kept = means(frame[frame["qid"].isin(table.index)])   # the engine's means (trec_eval's order of sums)
+    summary = _summary(per_query, kept, m, recall, seed=seed, resamples=resamples, level=level)
+    summary.update({"depth": depth, "detected_depth": detected,
+                    "outside": outside_count(first_ranked, reranked_ranked, depth, deepest),
+                    "test": test, "correction": correction})
+    swept = np.column_stack([values[f"sweep:{d}"].to_numpy(dtype=np.float64) for d in depths])
+    sweep_table = _sweep_table(depths, swept, f, [float(kept.loc[f"sweep:{d}", m]) for d in depths], summary,
+                               test=test, correction=correction, seed=seed, resamples=resamples)
+    sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
+    return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
+                    sweep_per_query)
+
+
+def _share_of(gained: float, room: float) -> float:
+    return gained / room if abs(room) > HEADROOM_TOLERANCE else float("nan")
+
+
+def _summary(per_query: pd.DataFrame, kept: pd.DataFrame, m: str, recall: str, *, seed: int, resamples: int,
+             level: float) -> dict:
+    """The means (the engine's, ``kept``) and what is derived from them, with bootstrap intervals."""
     mean_f, mean_o, mean_r = (float(kept.loc[s, m]) for s in ("first", "oracle", "reranked"))
-    boot = bootstrap_means(np.column_stack([f, o, r]), resamples=resamples, seed=seed)
+    values = per_query[["first", "oracle", "reranked"]].to_numpy(dtype=np.float64)
+    boot = bootstrap_means(values, resamples=resamples, seed=seed)   # one set of resamples for both ratios
     tail = (1.0 - level) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         boot_share = (boot[:, 2] - boot[:, 0]) / (boot[:, 1] - boot[:, 0])
         boot_relative = (boot[:, 2] - boot[:, 0]) / boot[:, 0]
+    share = per_query["share"].to_numpy(dtype=np.float64)
     defined = share[np.isfinite(share)]
-    summary = {
-        "queries": n, "depth": depth, "detected_depth": detected,
-        "outside": outside_count(first_ranked, reranked_ranked, depth, deepest),
-        "recall": float(kept.loc["first", recall]), "first": mean_f, "oracle": mean_o, "reranked": mean_r,
-        "headroom": mean_o - mean_f, "gained": mean_r - mean_f,
-        "relative": (mean_r - mean_f) / mean_f if mean_f > 0 else float("nan"),
-        "relative_ci": _interval(boot_relative, tail),
-        "share": (mean_r - mean_f) / (mean_o - mean_f) if abs(mean_o - mean_f) > HEADROOM_TOLERANCE else float("nan"),
-        "share_ci": _interval(boot_share, tail),
-        "defined": int(len(defined)),
-        "query_share": float(defined.mean()) if len(defined) else float("nan"),
+    relative = (mean_r - mean_f) / mean_f if mean_f > 0 else float("nan")
+    return {
+        "queries": len(per_query), "recall": float(kept.loc["first", recall]),
+        "first": mean_f, "oracle": mean_o, "reranked": mean_r, "headroom": mean_o - mean_f, "gained": mean_r - mean_f,
+        "relative": relative, "relative_ci": _interval(boot_relative, tail), "verdict": band_verdict(relative),
+        "share": _share_of(mean_r - mean_f, mean_o - mean_f), "share_ci": _interval(boot_share, tail),
+        "defined": int(len(defined)), "query_share": float(defined.mean()) if len(defined) else float("nan"),
         "query_share_ci": (tuple(bootstrap_ci(defined, resamples=resamples, seed=seed, level=level))
                            if len(defined) else (float("nan"), float("nan"))),
-        "band": BAND, "test": test, "correction": correction, "seed": seed, "resamples": resamples, "level": level,
+        "band": BAND, "seed": seed, "resamples": resamples, "level": level,
     }
-    summary["verdict"] = band_verdict(summary["relative"])
 
-    swept = np.column_stack([values[f"sweep:{d}"].to_numpy(dtype=np.float64) for d in depths])
-    p = np.atleast_1d(paired_pvalues(swept - f[:, None], test, seed=seed, resamples=resamples))
-    previous = np.column_stack([f, swept[:, :-1]])
+
+def _sweep_table(depths: list[int], swept: np.ndarray, first: np.ndarray, means_at: list[float], summary: dict, *,
+                 test: str, correction: str, seed: int, resamples: int) -> pd.DataFrame:
+    """One row per depth: the mean, its difference from the first stage and share of the headroom,
+    the paired test against the first stage (raw and corrected over the depths) and against the
+    depth before (the first stage before the first depth)."""
+    p = np.atleast_1d(paired_pvalues(swept - first[:, None], test, seed=seed, resamples=resamples))
+    previous = np.column_stack([first, swept[:, :-1]])
     p_previous = np.atleast_1d(paired_pvalues(swept - previous, test, seed=seed, resamples=resamples))
-    swept_means = np.array([kept.loc[f"sweep:{d}", m] for d in depths], dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sweep_share = np.where(abs(mean_o - mean_f) > HEADROOM_TOLERANCE, (swept_means - mean_f) / (mean_o - mean_f),
-                               np.nan)
-    sweep_table = pd.DataFrame({"depth": depths, "mean": swept_means, "diff": swept_means - mean_f,
-                                "share": sweep_share, "p_value": p, "p_adjusted": adjust(p, correction),
-                                "p_previous": p_previous})
-    sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
-    return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
-                    sweep_per_query)
+    mean_f, room = summary["first"], summary["oracle"] - summary["first"]
+    return pd.DataFrame({"depth": depths, "mean": means_at, "diff": [v - mean_f for v in means_at],
+                         "share": [_share_of(v - mean_f, room) for v in means_at], "p_value": p,
+                         "p_adjusted": adjust(p, correction), "p_previous": p_previous})
 
 
 def _interval(draws: np.ndarray, tail: float) -> tuple[float, float]:
