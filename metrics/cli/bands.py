@@ -89,7 +89,10 @@ def _table(result: analysis.Bands, band_means: pd.Series, grade_means: pd.Series
     rows += ["", "by grade (mean over queries)"]
     rows += [f"  {('grade ' + c) if c != 'total' else c:>10}  {v:+.4f}" for c, v in grade_means.items()]
     if per_query:
-        rows += ["", "per query, by rank band", result.by_band.to_string(float_format=lambda v: f"{v:+.4f}")]
+        signed = {"float_format": lambda v: f"{v:+.4f}"}
+        rows += ["", "per query, by rank band", result.by_band.to_string(**signed),
+                 "", "per query, by grade", result.by_grade.add_prefix("grade ").rename(
+                     columns={"grade total": "total"}).to_string(**signed)]
     counts = result.only_one.groupby("run", sort=False).size()
     rows += ["", f"relevant documents in one run's top {result.k} only: "
              + ", ".join(f"{run} {int(counts.get(run, 0))}" for run in (result.a, result.b))]

@@ -63,3 +63,23 @@ def test_query_explorer_two_run_waterfall(open_app, shared_home):
     qrels = metrics.read_qrels(LEGAL / "qrels.txt")
     frames = [explain.explain(metrics.rank_run(qrels, LEGAL / f"{n}.run"), qid, NDCG10) for n in (a, b)]
     assert diff["y"][-1] == pytest.approx(frames[1]["dcg"].iloc[-1] - frames[0]["dcg"].iloc[-1], abs=1e-12)
+
+
+def test_run_names_are_plain_text(open_app, tmp_path):
+    """A run named like Markdown shows letter for letter in the page's sentences."""
+    from metrics.store import Workspace
+    from ui.text import md
+
+    hostile = "ce **x** [a](http://e.com) <b>"
+    home = tmp_path / "home"
+    home.mkdir()
+    ws = Workspace(home / "workspace.duckdb")
+    ws.create_collection("mine", metrics.read_qrels(LEGAL / "qrels.txt"))
+    ws.add_run("mine", metrics.read_run(LEGAL / "bm25.run"), name="bm25")
+    ws.add_run("mine", metrics.read_run(LEGAL / "bm25_ce.run"), name=hostile)
+    ws.close()
+    at = open_app("views/where.py", home=home)
+    texts = [e.value for e in (*at.caption, *at.markdown)]
+    assert any(md(hostile) in t for t in texts), texts[:3]
+    assert not any(hostile in t for t in texts)
+    assert at.selectbox(key="where_b::mine::bm25").value == hostile

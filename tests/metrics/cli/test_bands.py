@@ -31,6 +31,9 @@ def test_table_and_tsv(capsys):
     table = capsys.readouterr().out
     assert f"       11-20  {library.means()['11-20']:+.4f}" in table
     assert f"relevant documents in one run's top 100 only: bm25 {(library.only_one['run'] == 'bm25').sum()}" in table
+    assert main(["bands", QRELS, BM25, QE, "-q"]) == 0
+    per_query = capsys.readouterr().out
+    assert "per query, by grade" in per_query and f"{library.by_grade.loc['1', '3']:+.4f}" in per_query
     assert main(["bands", QRELS, BM25, QE, "--format", "tsv", "-J", "-l", "2", "-c"]) == 0
     band_block, grade_block = capsys.readouterr().out.strip().split("\n\n")
     assert band_block.splitlines()[0].split("\t") == ["qid", "band 1-3", "band 4-10", "band 11-20", "band 21-100",
