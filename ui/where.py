@@ -110,8 +110,9 @@ def waterfall_pair(frames: dict, colors: dict | None = None) -> None:
         return
     st.markdown("**Two runs, rank by rank**: their contributions and the difference")
     c1, c2 = st.columns(2)
-    a = c1.selectbox("Run A", names, index=0, key="qe_pair_waterfall_a")
-    b = c2.selectbox("Run B", names, index=1, key="qe_pair_waterfall_b")
+    shown = ",".join(names)   # a new set of shown runs starts the pickers afresh
+    a = c1.selectbox("Run A", names, index=0, key=f"qe_pair_waterfall_a::{shown}")
+    b = c2.selectbox("Run B", names, index=1, key=f"qe_pair_waterfall_b::{shown}")
     if a == b:
         st.info("Pick two different runs.")
         return

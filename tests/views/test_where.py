@@ -56,7 +56,11 @@ def test_a_pair_that_is_no_reranking_can_be_declared_one(page):
 def test_query_explorer_two_run_waterfall(open_app, shared_home):
     at = open_app("views/query.py", home=shared_home)
     qid = at.selectbox(key="qe_qid").value
-    a, b = at.selectbox(key="qe_pair_waterfall_a").value, at.selectbox(key="qe_pair_waterfall_b").value
+    pickers = [s for s in at.selectbox if s.label in ("Run A", "Run B")]
+    a, b = (p.value for p in pickers)
+    pickers[1].set_value(pickers[0].options[2]).run()     # another run as B: the figure follows
+    assert_ok(at)
+    b = at.selectbox(key=pickers[1].key).value
     (chart,) = [c for c in at.get("plotly_chart") if "qe_pair_waterfall" in c.proto.id]
     spec = json.loads(chart.proto.spec)
     diff = [t for t in spec["data"] if t["type"] == "waterfall"][0]
