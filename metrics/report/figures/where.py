@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
-from .curves import PALETTE, _figure, _plain
+from .curves import PALETTE, new_figure, plain
 from .explain import GRADE_COLORS
 
 __all__ = ["headroom_bars", "sweep_curve", "band_bars", "recall_curves", "FIRST_COLOR", "ORACLE_COLOR",
@@ -41,18 +41,18 @@ def headroom_bars(per_query: pd.DataFrame, *, measure: str, first: str, reranked
     shown = rows.iloc[:most]
     title = f"the {len(shown)} of {len(rows)} queries with the most headroom" if len(rows) > len(shown) else None
     rows = shown
-    qids = rows["qid"].astype(str).map(_plain).tolist()
+    qids = rows["qid"].astype(str).map(plain).tolist()
     share = ["n/a (no headroom)" if not np.isfinite(v) else f"{100 * v:.1f}%" for v in rows["share"]]
-    fig = _figure(title=title, xaxis={"title": "query (most headroom first)", "type": "category"},
-                  yaxis_title=_plain(measure), barmode="overlay", hovermode="closest")
+    fig = new_figure(title=title, xaxis={"title": "query (most headroom first)", "type": "category"},
+                  yaxis_title=plain(measure), barmode="overlay", hovermode="closest")
     fig.add_trace(go.Bar(x=qids, y=rows["oracle"] - rows["first"], base=rows["first"], name="headroom",
                          marker={"color": ORACLE_COLOR, "opacity": 0.35},
                          customdata=np.column_stack([rows["first"], rows["oracle"]]),
                          hovertemplate="query %{x}<br>first stage %{customdata[0]:.4f}<br>oracle "
                                        "%{customdata[1]:.4f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=qids, y=rows["reranked"], mode="markers", name=_plain(reranked),
+    fig.add_trace(go.Scatter(x=qids, y=rows["reranked"], mode="markers", name=plain(reranked),
                              marker={"color": RERANKED_COLOR, "size": 8, "symbol": "diamond"},
-                             customdata=share, hovertemplate=f"query %{{x}}<br>{_plain(reranked)} %{{y:.4f}}"
+                             customdata=share, hovertemplate=f"query %{{x}}<br>{plain(reranked)} %{{y:.4f}}"
                                                              "<br>share of the headroom %{customdata}<extra></extra>"))
     return fig
 
@@ -64,9 +64,9 @@ def sweep_curve(sweep: pd.DataFrame, summary: Mapping, *, measure: str, alpha: f
     _require(sweep, ("depth", "mean", "diff", "p_value", "p_adjusted", "p_previous"), "sweep_curve")
     depth = sweep["depth"].to_numpy()
     significant = sweep["p_adjusted"].to_numpy() < alpha
-    fig = _figure(xaxis={"title": "re-ranking depth d (the first stage's top d re-ranked)", "type": "log",
+    fig = new_figure(xaxis={"title": "re-ranking depth d (the first stage's top d re-ranked)", "type": "log",
                          "tickvals": depth.tolist()},
-                  yaxis_title=_plain(measure), showlegend=False)
+                  yaxis_title=plain(measure), showlegend=False)
     fig.add_trace(go.Scatter(
         x=depth, y=sweep["mean"], mode="lines+markers", name="re-rank top d",
         line={"color": RERANKED_COLOR},
@@ -92,9 +92,9 @@ def band_bars(parts: pd.DataFrame, labels, *, n_queries: int, measure: str, a: s
         raise MetricsError("band_bars needs at least one query", fix="compare runs that share queries")
     labels = [str(x) for x in labels]
     mean = parts.groupby(["band", "grade"], sort=False)["diff"].sum() / n_queries
-    fig = _figure(barmode="relative", xaxis={"title": "rank band", "type": "category",
+    fig = new_figure(barmode="relative", xaxis={"title": "rank band", "type": "category",
                                                           "categoryorder": "array", "categoryarray": labels},
-                  yaxis_title=f"{_plain(measure)}: {_plain(b)} − {_plain(a)}")
+                  yaxis_title=f"{plain(measure)}: {plain(b)} − {plain(a)}")
     for grade in sorted(parts["grade"].unique().tolist(), reverse=True):
         values = [float(mean.get((label, grade), 0.0)) for label in labels]
         fig.add_trace(go.Bar(x=labels, y=values, name=f"grade {grade}",
@@ -112,10 +112,10 @@ def band_bars(parts: pd.DataFrame, labels, *, n_queries: int, measure: str, a: s
 def recall_curves(recall: pd.DataFrame, *, colors: Mapping[str, str] | None = None) -> go.Figure:
     """Mean recall@k over k for each system (``recall``: columns ``system, k, value``)."""
     _require(recall, ("system", "k", "value"), "recall_curves")
-    fig = _figure(xaxis_title="k", yaxis={"title": "mean R@k", "range": [0, 1.02]}, hovermode="x unified")
+    fig = new_figure(xaxis_title="k", yaxis={"title": "mean R@k", "range": [0, 1.02]}, hovermode="x unified")
     for i, (system, rows) in enumerate(recall.groupby("system", sort=False)):
         colour = (colors or {}).get(system, PALETTE[i % len(PALETTE)])
-        fig.add_trace(go.Scatter(x=rows["k"], y=rows["value"], mode="lines", name=_plain(system),
+        fig.add_trace(go.Scatter(x=rows["k"], y=rows["value"], mode="lines", name=plain(system),
                                  line={"color": colour, "width": 2},
-                                 hovertemplate="%{y:.4f}<extra>" + _plain(system) + "</extra>"))
+                                 hovertemplate="%{y:.4f}<extra>" + plain(system) + "</extra>"))
     return fig
