@@ -20,6 +20,10 @@ from ui import state
 from ui.state import CACHE_TTL
 from ui.text import md
 
+PAIRS_TRIED = 24
+"""Ordered pairs :func:`default_pair` tries at most (each a join of two runs, cached), so that a
+collection of many large runs opens at once."""
+
 
 def digests(sel: state.Selection) -> dict[str, str]:
     """{run name: digest} of every run of the collection, in upload order."""
@@ -41,11 +45,12 @@ def detected_depth(sel: state.Selection, first: str, other: str) -> int | None:
 
 def default_pair(sel: state.Selection, names: list[str]) -> tuple[str, str]:
     """The first (first stage, re-ranked run) pair of ``names`` with a detected depth of at least 10,
-    the sidebar's baseline first, then in upload order; else the first two runs. (A permutation of
-    a run's top k detects both ways: the baseline says which is the first stage.)"""
+    the sidebar's baseline first, then in upload order, among the first :data:`PAIRS_TRIED` pairs;
+    else the first two runs. (A permutation of a run's top k detects both ways: the baseline says
+    which is the first stage.)"""
     known = digests(sel)
     pairs = sorted(itertools.permutations(names, 2), key=lambda pair: pair[0] != sel.baseline)
-    for first, other in pairs:
+    for first, other in pairs[:PAIRS_TRIED]:
         if known[first] != known[other] and (detected_depth(sel, first, other) or 0) >= 10:
             return first, other
     return names[0], names[1]
