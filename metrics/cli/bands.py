@@ -8,7 +8,6 @@ queries where RUN_A found no relevant document in its top 100 and RUN_B did. The
 """
 from __future__ import annotations
 
-import argparse
 import json
 
 import pandas as pd
@@ -25,16 +24,16 @@ def register(sub) -> None:
         "bands", help="split the DCG@k difference of two runs by rank band and by grade",
         description="DCG@k(RUN_B) - DCG@k(RUN_A) split by rank band and by grade, per query and in the mean "
                     "(the bands add up to the total); the relevant documents only one run retrieves; the "
-                    "queries where RUN_A found no relevant document in its top 100 and RUN_B did.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "queries where RUN_A found no relevant document in its top 100 and RUN_B did.")
     p.add_argument("qrels")
     p.add_argument("run_a", help="the baseline run (A)")
     p.add_argument("run_b", help="the other run (B)")
-    p.add_argument("-k", type=int, default=100, help="DCG@k: the depth of the comparison")
+    p.add_argument("-k", type=int, default=100, help="DCG@k: the depth of the comparison (default 100)")
     p.add_argument("--bands", default="3,10,20,100", metavar="E1,E2,...",
-                   help="upper ranks of the bands (1-3, 4-10, 11-20, 21-100, then beyond up to k)")
+                   help="upper ranks of the bands (default 3,10,20,100: 1-3, 4-10, 11-20, 21-100, then beyond up "
+                        "to k)")
     p.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
-    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--format", choices=FORMATS, default="table", help="default table")
     add_evaluation_options(p)
     p.set_defaults(handler=run)
 

@@ -11,7 +11,6 @@ differs".
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 
@@ -44,27 +43,28 @@ def register(sub) -> None:
         "headroom", help="how much of the oracle's gain a re-ranker reached, and how deep re-ranking pays",
         description="Two-stage analysis of a re-ranked run against its first stage: the first stage's value "
                     "and recall@K, the oracle re-ranking of its top K (the ceiling), the re-ranked value, "
-                    "the relative improvement (against the usual 5-15%% band) and the share of the headroom "
+                    "the relative improvement (against the usual 5-15% band) and the share of the headroom "
                     "reached, 1 - (oracle - reranked) / (oracle - first), with a bootstrap interval; then "
-                    "the depth sweep: re-rank only the first stage's top d.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "the depth sweep: re-rank only the first stage's top d.")
     p.add_argument("qrels")
     p.add_argument("first", help="the first-stage run")
     p.add_argument("reranked", help="the re-ranked run")
     p.add_argument("--depth", type=int, default=None, metavar="K",
                    help="the re-ranking depth (default: detected: the largest K whose re-ranked top K is drawn "
                         "from the first stage's top K on every query)")
-    p.add_argument("-m", "--measure", default="nDCG@10", help="the measure, in ir_measures syntax")
+    p.add_argument("-m", "--measure", default="nDCG@10", help="the measure, in ir_measures syntax (default nDCG@10)")
     p.add_argument("--sweep", default=None, metavar="D1,D2,...",
                    help="depths of the sweep (default 10,20,50,100,200,500,1000 below K, then K)")
     p.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
-    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--format", choices=FORMATS, default="table", help="default table")
     add_evaluation_options(p)
-    p.add_argument("--test", choices=tuple(stats.TESTS), default="t", help="paired test of the sweep")
+    p.add_argument("--test", choices=tuple(stats.TESTS), default="t", help="paired test of the sweep (default t)")
     p.add_argument("--correction", choices=tuple(stats.CORRECTIONS), default="holm",
-                   help="multiple-testing correction over the sweep's depths")
-    p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="seed of every random draw")
-    p.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES, help="bootstrap resamples")
+                   help="multiple-testing correction over the sweep's depths (default holm)")
+    p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED,
+                   help=f"seed of every random draw (default {stats.DEFAULT_SEED})")
+    p.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES,
+                   help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES})")
     p.set_defaults(handler=run)
 
 
