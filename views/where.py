@@ -44,8 +44,8 @@ if detected is not None:
 else:
     st.caption(f"{md(b)}'s top documents are not all drawn from {md(a)}'s: it is no re-ranking of it.")
     declared = c2.toggle("Treat B as a re-ranking anyway", key=f"where_declare::{a}::{b}")
-    depth = int(c3.number_input("Re-ranking depth K", min_value=1, value=100, key=f"where_declared::{a}::{b}",
-                                disabled=not declared)) if declared else None
+    depth = int(c3.number_input("Re-ranking depth K", min_value=1, value=100,
+                                key=f"where_declared::{a}::{b}")) if declared else None
 
 result = None
 if depth is not None:
