@@ -13,6 +13,7 @@ PAGES = [
     ("views/leaderboard.py", "Leaderboard", "🏆"),
     ("views/curves.py", "Curves", "📈"),
     ("views/compare.py", "Compare", "⚖️"),
+    ("views/where.py", "Where it differs", "🎯"),
     ("views/fusion.py", "Fusion", "🧬"),
     ("views/query.py", "Query explorer", "🔎"),
     ("views/judgments.py", "Judgments", "🧑‍⚖️"),

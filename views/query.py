@@ -8,6 +8,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
 from ui import query as view
 from ui import state
+from ui import where as where_view
 from ui.text import md
 
 st.header("Query explorer")
@@ -146,6 +147,7 @@ with w1:
 with w2:
     st.markdown("**Cumulative DCG against cumulative IDCG**")
     st.plotly_chart(fx.cumulative_gain(frame), width="stretch", config=figures.FIGURE_CONFIG, key="qe_cumulative")
+where_view.waterfall_pair(frames, colors)
 
 qrels = state.qrels(sel)
 proxy = state.proxy(sel) if inferred else None

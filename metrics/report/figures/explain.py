@@ -13,13 +13,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ...analysis.explain import STATUS, RelevanceMatrix
 from ...errors import MetricsError
-from .curves import PALETTE, new_figure, plain
+from .curves import LAYOUT, PALETTE, new_figure, plain
 
 __all__ = ["GRADE_COLORS", "UNJUDGED_COLOR", "NOT_RETRIEVED_COLOR", "grade_color", "text_color", "ranked_lists",
-           "contribution_waterfall", "cumulative_gain", "relevance_heatmap", "discount_curve", "gain_bars"]
+           "contribution_waterfall", "contribution_pair", "cumulative_gain", "relevance_heatmap", "discount_curve",
+           "gain_bars"]
 
 GRADE_COLORS: dict[int, str] = {0: "#f2efe6", 1: "#c7e9b4", 2: "#7fcdbb", 3: "#2c7fb8", 4: "#253494"}
 """Colour per grade (grades above 4 take 4's, negative grades take 0's)."""
@@ -160,6 +162,51 @@ def contribution_waterfall(frame: pd.DataFrame, *, title: str | None = None) -> 
         increasing={"marker": {"color": GRADE_COLORS[3]}}, totals={"marker": {"color": "#555555"}},
         connector={"line": {"color": _LINE_COLOR}},
     ))
+    return fig
+
+
+def contribution_pair(frame_a: pd.DataFrame, frame_b: pd.DataFrame, names: tuple[str, str], *,
+                      colors: Mapping[str, str] | None = None) -> go.Figure:
+    """Two runs on one query, rank by rank: their contributions gain / log2(rank + 1) side by side
+    (top), and the difference B - A as a waterfall ending in DCG@depth(B) - DCG@depth(A) (bottom).
+
+    ``frame_a`` and ``frame_b`` are :func:`metrics.explain.explain` frames of the same query and
+    depth; the totals are their final ``dcg`` (not recomputed). Traces: A, B (bars), then
+    ``B − A`` (the waterfall).
+    """
+    for frame in (frame_a, frame_b):
+        _require(frame, ("rank", "docno", "contribution", "dcg"), "contribution_pair")
+    if len(frame_a) != len(frame_b):
+        raise MetricsError(f"contribution_pair: the frames have {len(frame_a)} and {len(frame_b)} ranks",
+                           fix="explain both runs at the same depth")
+    a, b = (str(n) for n in names)
+    palette = colors or {}
+    depth = len(frame_a)
+    ranks = [str(r) for r in frame_a["rank"]]
+    ca, cb = (f["contribution"].to_numpy(dtype=np.float64) for f in (frame_a, frame_b))
+    total = (float(frame_b["dcg"].iloc[-1]) - float(frame_a["dcg"].iloc[-1])) if depth else 0.0
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=False, vertical_spacing=0.14, row_heights=[0.5, 0.5],
+                        subplot_titles=("contribution per rank", f"{plain(b)} − {plain(a)}"))
+    fig.update_layout(**LAYOUT)
+    fig.update_layout(height=560, barmode="group", hovermode="closest")
+    for i, (name, frame, values) in enumerate(((a, frame_a, ca), (b, frame_b, cb))):
+        docs = frame["docno"].fillna("").astype(str).map(plain).tolist()
+        fig.add_trace(go.Bar(x=ranks, y=values, name=plain(name), customdata=docs,
+                             marker_color=palette.get(name, PALETTE[i % len(PALETTE)]),
+                             hovertemplate=f"{plain(name)} rank %{{x}}: %{{customdata}}<br>"
+                                           "contribution %{y:.4f}<extra></extra>"), row=1, col=1)
+    diff = cb - ca
+    fig.add_trace(go.Waterfall(
+        x=ranks + [f"Δ DCG@{depth}"], y=np.append(diff, total).tolist(), measure=["relative"] * depth + ["total"],
+        name=f"{plain(b)} − {plain(a)}", text=[f"{d:+.3f}" if d else "" for d in diff] + [f"{total:+.4f}"],
+        textposition="outside", hovertemplate="rank %{x}: %{y:+.4f}<extra></extra>",
+        increasing={"marker": {"color": "#2ca02c"}}, decreasing={"marker": {"color": "#d62728"}},
+        totals={"marker": {"color": "#555555"}}, connector={"line": {"color": _LINE_COLOR}}, showlegend=False,
+    ), row=2, col=1)
+    fig.update_xaxes(type="category", title_text="rank", row=2, col=1)
+    fig.update_xaxes(type="category", row=1, col=1)
+    fig.update_yaxes(title_text="gain / log2(rank+1)", row=1, col=1)
+    fig.update_yaxes(title_text="difference", row=2, col=1)
     return fig
 
 

@@ -128,3 +128,24 @@ def test_gain_bars_linear_and_exponential():
     assert (linear.name, exponential.name) == ("linear: rel", "exponential: 2^rel - 1")
     assert list(linear.y) == [0, 1, 2, 3] and list(exponential.y) == [0, 1, 3, 7]
     assert (linear.marker.color, exponential.marker.color) == (GRADE_COLORS[2], GRADE_COLORS[4])
+
+
+def _explained(docnos, contributions):
+    """An explain-like frame: rank, docno, contribution and the cumulative dcg."""
+    return pd.DataFrame({"rank": np.arange(1, len(docnos) + 1), "docno": docnos, "contribution": contributions,
+                         "dcg": np.cumsum(contributions)})
+
+
+def test_contribution_pair_shows_both_runs_and_the_difference():
+    a = _explained(["d1", "x", "d2"], [3.0, 0.0, 1 / log2(4)])        # grades 3, unjudged, 1
+    b = _explained(["d2", "d1", "x"], [1.0, 3 / log2(3), 0.0])
+    fig = figs.contribution_pair(a, b, ("A <i>", "B"), colors={"B": "#123456"})
+    bar_a, bar_b, diff = fig.data
+    assert (bar_a.name, bar_b.name) == ("A &lt;i&gt;", "B") and bar_b.marker.color == "#123456"
+    assert list(bar_a.y) == [3.0, 0.0, 0.5] and list(bar_b.customdata) == ["d2", "d1", "x"]
+    # B - A per rank, then the total DCG@3(B) - DCG@3(A) from the frames' dcg columns
+    assert list(diff.x) == ["1", "2", "3", "Δ DCG@3"]
+    assert list(diff.y) == pytest.approx([1 - 3, 3 / log2(3) - 0, 0 - 0.5, (1 + 3 / log2(3)) - 3.5])
+    assert list(diff.measure) == ["relative"] * 3 + ["total"]
+    with pytest.raises(MetricsError, match="same depth"):
+        figs.contribution_pair(a, b.iloc[:2], ("A", "B"))

@@ -1,0 +1,401 @@
+"""How much of the possible gain a re-ranker reached, and how deep re-ranking pays.
+
+A *re-ranked run* takes a first stage's top k documents of every query and orders them again.
+:func:`detect_depth` finds k: the largest depth at which every query's re-ranked top k is drawn
+from the first stage's top k (a user may declare k instead). Given k, :func:`headroom` measures:
+
+- the ceiling: the first stage's recall@k, and the value of the *oracle* re-ranker, the first
+  stage's top k sorted by gain (the measure's gain; unjudged documents gain 0; equal gains keep
+  the first stage's order), with the first stage's documents below k left in place. The ideal
+  ranking is the qrels' (trec_eval's IDCG over every judged document), so the oracle's nDCG is
+  below 1 wherever the first stage missed relevant documents;
+- the re-ranker's value, its relative improvement over the first stage, (R - F) / F, said
+  against the 5-15 % band that cross-encoder re-rankers are usually credited with, and the share
+  of the headroom it reached, 1 - (O - R) / (O - F) = (R - F) / (O - F) for first stage F,
+  oracle O and re-ranked R: per query (undefined where O = F) and for the means, with a seeded
+  percentile bootstrap interval over queries;
+- the depth sweep: the run that re-ranks only the first stage's top d (the re-ranker's order for
+  those d documents, the first stage's order below), for each d, with its mean, its paired test
+  against the first stage (and against the previous depth), so that a user sees where deeper
+  re-ranking stops paying.
+
+Every value comes from :func:`metrics.evaluate` on runs built here as tables (qid, docno,
+score), so the numbers are the engine's, with its tie rule and options.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import io
+from ..engines import evaluate
+from ..errors import MetricsError
+from ..evaluate import as_runs, means
+from ..measures import gain_of, parse
+from ..ranking import Ranked, positions, rank
+from ..stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    adjust,
+    bootstrap_ci,
+    bootstrap_means,
+    paired_pvalues,
+)
+
+__all__ = ["BAND", "DEFAULT_SWEEP", "Headroom", "band_verdict", "detect_depth", "headroom", "oracle_run",
+           "list_depth", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
+
+BAND = (0.05, 0.15)
+"""The relative improvement (R - F) / F commonly claimed for cross-encoder re-ranking of a first
+stage's top k: 5-15 %."""
+
+DEFAULT_SWEEP = (10, 20, 50, 100, 200, 500, 1000)
+"""Depths d of the sweep (those below k), then k itself."""
+
+HEADROOM_TOLERANCE = 1e-12
+"""|O - F| at or below this is no headroom: the share is undefined there."""
+
+
+def rank_in(a: Ranked, b: Ranked) -> np.ndarray:
+    """For every row of ``a``: the 0-based position of the same document in ``b``'s list of the
+    same query, -1 where ``b`` lacks it. ``a`` and ``b`` are ranked against the same qrels.
+
+    Docnos become codes by hash lookups into the distinct docnos of the shorter run (a document
+    only the longer one has matches nothing anyway); (query, code) pairs are then matched by a
+    binary search over ``b``'s sorted pairs. On a 2M-line first stage and its 200k re-ranked lines
+    this is about ten times faster than an Arrow join on the strings."""
+    if not np.array_equal(a.qids, b.qids):
+        raise MetricsError("the two runs were ranked against different queries",
+                           fix="rank both against the same qrels with missing='zero'")
+    dictionary = pc.unique(a.docno if len(a.docno) <= len(b.docno) else b.docno)
+    width = max(len(dictionary), 1)
+
+    def keys(ranked: Ranked) -> np.ndarray:
+        code = pc.index_in(ranked.docno, value_set=dictionary).fill_null(-1).to_numpy(zero_copy_only=False)
+        key = np.repeat(np.arange(ranked.n_queries, dtype=np.int64), ranked.lengths) * width + code
+        return np.where(code >= 0, key, -1)
+
+    key_a, key_b = keys(a), keys(b)
+    order = np.argsort(key_b, kind="stable")
+    sorted_b = key_b[order]
+    out = np.full(len(key_a), -1, dtype=np.int64)
+    known = np.flatnonzero(key_a >= 0)
+    if len(known) and len(sorted_b):
+        hit = np.minimum(np.searchsorted(sorted_b, key_a[known]), len(sorted_b) - 1)
+        found = sorted_b[hit] == key_a[known]
+        out[known[found]] = positions(b.offsets)[order[hit[found]]]
+    return out
+
+
+def reach(first: Ranked, reranked: Ranked) -> np.ndarray:
+    """Per re-ranked row: the deepest 0-based first-stage position among the re-ranked documents
+    at or above it (a document the first stage lacks counts as deeper than any). The input of
+    :func:`detect_depth` and :func:`outside_count`, which take it when it is known."""
+    where = rank_in(reranked, first)
+    deepest = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
+    where = np.where(where < 0, deepest, where)
+    query = np.repeat(np.arange(reranked.n_queries), reranked.lengths)
+    shift = query * (deepest + 1)   # queries in increasing blocks: one running max serves them all
+    return np.maximum.accumulate(where + shift) - shift if len(where) else where
+
+
+def detect_depth(first: Ranked, reranked: Ranked, deepest: np.ndarray | None = None) -> int | None:
+    """The largest k such that, on every query, the re-ranked run's top k documents are all among
+    the first stage's top k (None when no k >= 1 holds, or the re-ranked run is empty).
+
+    Computed from one running maximum of first-stage positions along every re-ranked list: k is
+    valid for a query with n re-ranked documents when the deepest first-stage position among its
+    top min(k, n) is below k.
+    """
+    depth = int(reranked.lengths.max(initial=0))
+    if depth == 0:
+        return None
+    deepest = reach(first, reranked) if deepest is None else deepest
+    pos = positions(reranked.offsets)
+    bad = deepest >= pos + 1                       # k = pos + 1 <= n fails
+    invalid = np.bincount(pos[bad] + 1, minlength=depth + 2).astype(np.int64)
+    counts = np.zeros(depth + 2, dtype=np.int64)   # k > n fails while k <= the list's deepest position
+    n = reranked.lengths
+    has = n > 0
+    last = np.zeros(reranked.n_queries, dtype=np.int64)
+    last[has] = deepest[reranked.offsets[1:][has] - 1]
+    span = has & (n < depth) & (last >= n + 1)
+    np.add.at(counts, n[span] + 1, 1)
+    np.add.at(counts, np.minimum(last[span], depth) + 1, -1)
+    invalid[: depth + 2] += np.cumsum(counts)
+    valid = np.flatnonzero(invalid[1:depth + 1] == 0) + 1
+    return int(valid[-1]) if len(valid) else None
+
+
+def outside_count(first: Ranked, reranked: Ranked, depth: int, deepest: np.ndarray | None = None) -> int:
+    """Queries whose re-ranked top ``depth`` holds a document outside the first stage's top ``depth``."""
+    deepest = reach(first, reranked) if deepest is None else deepest
+    n = reranked.lengths
+    has = n > 0
+    at = reranked.offsets[:-1][has] + np.minimum(n[has], depth) - 1
+    return int(np.count_nonzero(deepest[at] >= depth))
+
+
+def _frame(ranked: Ranked, order: np.ndarray, keep: int | None = None) -> pa.Table:
+    """The rows of ``ranked`` in ``order`` (a permutation within queries) as a run table (qid,
+    docno, score) whose scores give that order: score = -(new 0-based position); with ``keep``,
+    only the first ``keep`` of every query. Arrow columns throughout, so a run of millions of
+    lines is never a list of Python strings."""
+    query = np.repeat(np.arange(ranked.n_queries), ranked.lengths)
+    pos = positions(ranked.offsets)
+    if keep is not None:
+        inside = pos < keep
+        order, pos = order[inside], pos[inside]
+    qids = pa.array(ranked.qids.astype(str).tolist(), type=pa.string()).take(pa.array(query[order]))
+    return pa.table({"qid": qids, "docno": ranked.docno.take(pa.array(order)), "score": -pos.astype(np.float64)})
+
+
+def list_depth(measure, judged_only: bool = False) -> int | None:
+    """How deep a ranked list matters to ``measure``: its whole-number cutoff, or None (the whole
+    list) without one and under ``judged_only``, whose condensed list reaches further down."""
+    m = parse(measure)
+    if judged_only or ("judged_only" in m.family.params and m.param("judged_only")):
+        return None
+    cutoff = m.cutoff
+    return int(cutoff) if isinstance(cutoff, (int, np.integer)) and not isinstance(cutoff, bool) else None
+
+
+def _gains(ranked: Ranked, measure) -> np.ndarray:
+    """Gain of every retrieved document under ``measure``'s gain (its grade for measures without
+    one); unjudged documents gain 0."""
+    m = parse(measure)
+    if "dcg" in m.family.params:
+        gain = gain_of(ranked.rel, m.param("dcg"), m.param("gains"))
+    else:
+        gain = gain_of(ranked.rel)
+    return np.where(ranked.judged, gain, 0.0)
+
+
+def oracle_run(first: Ranked, depth: int, measure="nDCG@10", keep: int | None = None) -> pa.Table:
+    """The oracle re-ranker of the first stage's top ``depth``: those documents by gain descending
+    (equal gains in first-stage order), the first stage's documents below ``depth`` after them in
+    their order. A run table (qid, docno, score), cut at ``keep`` documents per query if given."""
+    depth = _check_depth(depth)
+    pos = positions(first.offsets)
+    query = np.repeat(np.arange(first.n_queries), first.lengths)
+    inside = pos < depth
+    key = np.where(inside, -_gains(first, measure), np.inf)
+    order = np.lexsort((pos, key, query))
+    return _frame(first, order, keep)
+
+
+def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | None = None,
+              keep: int | None = None) -> pa.Table:
+    """The run that re-ranks only the first stage's top ``depth``: those documents in the re-ranked
+    run's order (any the re-ranked run lacks after them, in first-stage order), then the first
+    stage's documents below ``depth`` in their order. ``where`` is :func:`rank_in` (first, reranked)
+    when already known. A run table (qid, docno, score), cut at ``keep`` documents per query if
+    given."""
+    depth = _check_depth(depth)
+    where = rank_in(first, reranked) if where is None else where
+    pos = positions(first.offsets)
+    query = np.repeat(np.arange(first.n_queries), first.lengths)
+    far = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
+    key = np.where(pos >= depth, 2 * far + pos, np.where(where >= 0, where, far + pos))
+    return _frame(first, np.lexsort((key, query)), keep)
+
+
+def _check_depth(depth) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise MetricsError(f"the re-ranking depth must be a whole number >= 1, got {depth!r}",
+                           fix="for example depth=100")
+    return int(depth)
+
+
+def sweep_depths(depth: int, sweep=None) -> list[int]:
+    """The depths of the sweep: ``sweep`` (default :data:`DEFAULT_SWEEP`) below ``depth``, then ``depth``
+    itself (the re-ranked run's own order), ascending, without repeats. A depth beyond ``depth``
+    re-ranks nothing more and is refused."""
+    depth = _check_depth(depth)
+    wanted = sorted({_check_depth(int(d)) for d in (DEFAULT_SWEEP if sweep is None else sweep)})
+    beyond = [d for d in wanted if d > depth]
+    if beyond and sweep is not None:
+        raise MetricsError(f"sweep depth {beyond[0]} is beyond the re-ranking depth {depth}",
+                           fix=f"use depths up to {depth}, e.g. --sweep 10,20,{depth}")
+    return [d for d in wanted if d < depth] + [depth]
+
+
+def band_verdict(relative: float, band=BAND) -> str:
+    """The relative improvement said against the usual 5-15 % band: "below", "within" or "above"
+    (or "undefined" when the first stage scores 0)."""
+    if not np.isfinite(relative):
+        return "undefined"
+    low, high = band
+    return "below" if relative < low else "above" if relative > high else "within"
+
+
+@dataclass
+class Headroom:
+    """The two-stage analysis of one (first stage, re-ranked run) pair.
+
+    ``per_query``: one row per query with ``qid, recall, first, oracle, reranked, headroom
+    (O - F), gained (R - F), share ((R - F) / (O - F), NaN where O = F), relative ((R - F) / F,
+    NaN where F = 0)``. ``summary``: the means and their derived numbers (see :func:`headroom`).
+    ``sweep``: one row per depth d: ``depth, mean, diff (vs the first stage), share, p_value,
+    p_adjusted, p_previous (vs the previous depth)``; ``sweep_per_query``: index qid, a column
+    per depth.
+    """
+
+    first: str
+    reranked: str
+    measure: str
+    depth: int
+    detected: int | None
+    per_query: pd.DataFrame
+    summary: dict
+    sweep: pd.DataFrame
+    sweep_per_query: pd.DataFrame = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """Plain types for JSON (NaN as None)."""
+        def plain(value):
+            if isinstance(value, (float, np.floating)):
+                return None if not np.isfinite(value) else float(value)
+            if isinstance(value, (np.integer,)):
+                return int(value)
+            if isinstance(value, dict):
+                return {k: plain(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [plain(v) for v in value]
+            return value
+
+        return {"first": self.first, "reranked": self.reranked, "measure": self.measure, "depth": self.depth,
+                "detected_depth": self.detected, "summary": plain(self.summary),
+                "sweep": [plain(r) for r in self.sweep.to_dict(orient="records")],
+                "per_query": [plain(r) for r in self.per_query.to_dict(orient="records")]}
+
+
+def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@10", sweep=None,
+             missing: str = "zero", judged_only: bool = False, inferred=None, rel_level: int = 1, test: str = "t",
+             correction: str = "holm", seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+             level: float = DEFAULT_LEVEL) -> Headroom:
+    """The two-stage analysis of ``reranked`` over ``first`` (paths, frames or parsed runs).
+
+    ``depth`` declares k; without it k is :func:`detect_depth`'s (a :class:`MetricsError` when the
+    re-ranked run's documents are not drawn from the first stage's). ``measure`` is any measure
+    string (its gain orders the oracle). ``missing``, ``judged_only``, ``inferred`` (proxy qrels
+    whose labels fill unjudged documents, for the oracle too) and ``rel_level`` are
+    :func:`metrics.evaluate`'s; with ``missing="skip"`` the queries compared are those every run
+    has.
+
+    ``summary`` holds the means of ``first``, ``oracle``, ``reranked`` and ``recall`` (R@k of the
+    first stage); ``relative`` = (R - F) / F of the means and its ``verdict`` against
+    :data:`BAND`; ``share`` = (R - F) / (O - F) of the means with ``share_ci`` (percentile
+    bootstrap: the three means of each resample of the queries, ``resamples`` draws from
+    ``seed``), ``relative_ci`` from the same resamples; ``query_share`` (the mean of the per-query
+    shares over the ``defined`` queries where O != F) with ``query_share_ci``; the queries,
+    ``outside`` (queries whose re-ranked top k holds documents outside the first stage's top k:
+    0 for a detected k), and the test, correction, seed, resamples and level.
+    """
+    qrels = io.read_qrels(qrels)
+    proxy = io.read_qrels(inferred) if inferred is not None else None
+    first_run, reranked_run = as_runs([first, reranked])
+    m = str(parse(measure))
+    first_ranked = rank(first_run, qrels, inferred=proxy)
+    reranked_ranked = rank(reranked_run, qrels, inferred=proxy)
+    deepest = reach(first_ranked, reranked_ranked)
+    detected = detect_depth(first_ranked, reranked_ranked, deepest)
+    if depth is None:
+        if detected is None:
+            raise MetricsError(f"{reranked_run.name}'s top documents are not drawn from {first_run.name}'s top "
+                               "documents on every query, so it is no re-ranking of it",
+                               fix="declare the re-ranking depth (--depth K) to compare against the first "
+                                   "stage's top K anyway")
+        depth = detected
+    depth = _check_depth(depth)
+    depths = sweep_depths(depth, sweep)
+
+    where = rank_in(first_ranked, reranked_ranked)
+    keep = list_depth(m, judged_only)   # the oracle and sweep runs only as deep as the measure looks
+    runs = {"first": first_run, "reranked": reranked_run, "oracle": oracle_run(first_ranked, depth, m, keep)}
+    runs.update({f"sweep:{d}": sweep_run(first_ranked, reranked_ranked, d, where, keep) for d in depths})
+    recall = f"R@{depth}"
+    frame = evaluate(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, inferred=proxy,
+                     rel_level=rel_level)
+    table = frame.pivot_table(index="qid", columns=["measure", "system"], values="value", aggfunc="first",
+                              observed=True).dropna()
+    values = table[m]
+    f, o, r = (values[s].to_numpy(dtype=np.float64) for s in ("first", "oracle", "reranked"))
+    room, gained = o - f, r - f
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(np.abs(room) > HEADROOM_TOLERANCE, gained / room, np.nan)
+        relative = np.where(f > 0, gained / f, np.nan)
+    per_query = pd.DataFrame({"qid": table.index.astype(str), "recall": table[recall]["first"].to_numpy(),
+                              "first": f, "oracle": o, "reranked": r, "headroom": room, "gained": gained,
+                              "share": share, "relative": relative})
+
+    if len(per_query) == 0:
+        raise MetricsError("no query to compare: the runs share no query of the qrels",
+                           fix="check that the runs and the qrels use the same query ids")
+    kept = means(frame[frame["qid"].isin(table.index)])   # the engine's means (trec_eval's order of sums)
+    summary = _summary(per_query, kept, m, recall, seed=seed, resamples=resamples, level=level)
+    summary.update({"depth": depth, "detected_depth": detected,
+                    "outside": outside_count(first_ranked, reranked_ranked, depth, deepest),
+                    "test": test, "correction": correction})
+    swept = np.column_stack([values[f"sweep:{d}"].to_numpy(dtype=np.float64) for d in depths])
+    sweep_table = _sweep_table(depths, swept, f, [float(kept.loc[f"sweep:{d}", m]) for d in depths], summary,
+                               test=test, correction=correction, seed=seed, resamples=resamples)
+    sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
+    return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
+                    sweep_per_query)
+
+
+def _share_of(gained: float, room: float) -> float:
+    return gained / room if abs(room) > HEADROOM_TOLERANCE else float("nan")
+
+
+def _summary(per_query: pd.DataFrame, kept: pd.DataFrame, m: str, recall: str, *, seed: int, resamples: int,
+             level: float) -> dict:
+    """The means (the engine's, ``kept``) and what is derived from them, with bootstrap intervals."""
+    mean_f, mean_o, mean_r = (float(kept.loc[s, m]) for s in ("first", "oracle", "reranked"))
+    values = per_query[["first", "oracle", "reranked"]].to_numpy(dtype=np.float64)
+    boot = bootstrap_means(values, resamples=resamples, seed=seed)   # one set of resamples for both ratios
+    tail = (1.0 - level) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot_share = (boot[:, 2] - boot[:, 0]) / (boot[:, 1] - boot[:, 0])
+        boot_relative = (boot[:, 2] - boot[:, 0]) / boot[:, 0]
+    share = per_query["share"].to_numpy(dtype=np.float64)
+    defined = share[np.isfinite(share)]
+    relative = (mean_r - mean_f) / mean_f if mean_f > 0 else float("nan")
+    return {
+        "queries": len(per_query), "recall": float(kept.loc["first", recall]),
+        "first": mean_f, "oracle": mean_o, "reranked": mean_r, "headroom": mean_o - mean_f, "gained": mean_r - mean_f,
+        "relative": relative, "relative_ci": _interval(boot_relative, tail), "verdict": band_verdict(relative),
+        "share": _share_of(mean_r - mean_f, mean_o - mean_f), "share_ci": _interval(boot_share, tail),
+        "defined": int(len(defined)), "query_share": float(defined.mean()) if len(defined) else float("nan"),
+        "query_share_ci": (tuple(bootstrap_ci(defined, resamples=resamples, seed=seed, level=level))
+                           if len(defined) else (float("nan"), float("nan"))),
+        "band": BAND, "seed": seed, "resamples": resamples, "level": level,
+    }
+
+
+def _sweep_table(depths: list[int], swept: np.ndarray, first: np.ndarray, means_at: list[float], summary: dict, *,
+                 test: str, correction: str, seed: int, resamples: int) -> pd.DataFrame:
+    """One row per depth: the mean, its difference from the first stage and share of the headroom,
+    the paired test against the first stage (raw and corrected over the depths) and against the
+    depth before (the first stage before the first depth)."""
+    p = np.atleast_1d(paired_pvalues(swept - first[:, None], test, seed=seed, resamples=resamples))
+    previous = np.column_stack([first, swept[:, :-1]])
+    p_previous = np.atleast_1d(paired_pvalues(swept - previous, test, seed=seed, resamples=resamples))
+    mean_f, room = summary["first"], summary["oracle"] - summary["first"]
+    return pd.DataFrame({"depth": depths, "mean": means_at, "diff": [v - mean_f for v in means_at],
+                         "share": [_share_of(v - mean_f, room) for v in means_at], "p_value": p,
+                         "p_adjusted": adjust(p, correction), "p_previous": p_previous})
+
+
+def _interval(draws: np.ndarray, tail: float) -> tuple[float, float]:
+    finite = draws[np.isfinite(draws)]
+    if not len(finite):
+        return float("nan"), float("nan")
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return float(low), float(high)

@@ -1,0 +1,177 @@
+"""metrics.analysis.headroom: detection of a re-ranking, the oracle ceiling, the share of the headroom
+reached and the depth sweep, by hand arithmetic, against pytrec_eval, and on the legal sample."""
+from __future__ import annotations
+
+from math import log2
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from metrics.analysis import headroom as hr
+from metrics.errors import MetricsError
+from metrics.ranking import rank
+from tests.metrics.analysis.lists import qrels_of, run_of
+
+LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+
+
+
+
+def _lists(table) -> dict:
+    """{qid: [docno, ...]} of a run table in its canonical order."""
+    run = metrics.read_run(table, name="x")
+    qids = sorted(set(table.column("qid").to_pylist()))
+    ranked = rank(run, metrics.read_qrels(pd.DataFrame({"qid": qids, "docno": "-", "label": 1})))
+    docnos = ranked.docno.to_pylist()
+    return {str(q): docnos[ranked.offsets[i]:ranked.offsets[i + 1]] for i, q in enumerate(ranked.qids)}
+
+
+@pytest.fixture(scope="module")
+def hand():
+    """q1: grades a=3 b=0 c=2 d=1 e=3 (e never retrieved); the first stage ranks b d a x c (x unjudged),
+    the re-ranker reorders its top 4 as d a b x. q2: already in the best order (no headroom)."""
+    qrels = qrels_of([("q1", "a", 3), ("q1", "b", 0), ("q1", "c", 2), ("q1", "d", 1), ("q1", "e", 3),
+                    ("q2", "m", 2), ("q2", "n", 1)])
+    first = run_of({"q1": ["b", "d", "a", "x", "c"], "q2": ["m", "n", "o"]}, "first")
+    reranked = run_of({"q1": ["d", "a", "b", "x"], "q2": ["m", "n", "o"]}, "reranked")
+    return qrels, first, reranked
+
+
+def test_the_oracle_sorts_the_top_k_by_gain_and_leaves_the_rest(hand):
+    qrels, first, _ = hand
+    frame = hr.oracle_run(rank(first, qrels), 4, "nDCG@3")
+    # top 4 = b(0) d(1) a(3) x(unjudged): by gain a, d, then b and x (gain 0) in first-stage order; c stays 5th
+    assert _lists(frame) == {"q1": ["a", "d", "b", "x", "c"], "q2": ["m", "n", "o"]}
+
+
+def test_oracle_first_and_share_by_hand(hand):
+    qrels, first, reranked = hand
+    result = hr.headroom(qrels, first, reranked, measure="nDCG@3", sweep=[2])
+    idcg = 3 + 3 / log2(3) + 2 / log2(4)            # e(3) a(3) c(2): IDCG over every judged document
+    dcg_first = 0 + 1 / log2(3) + 3 / log2(4)       # b d a
+    dcg_oracle = 3 + 1 / log2(3) + 0                # a d b: c (grade 2) is below the top 4, out of reach
+    dcg_reranked = 1 + 3 / log2(3) + 0              # d a b
+    q1 = result.per_query.set_index("qid").loc["q1"]
+    assert q1["first"] == pytest.approx(dcg_first / idcg)
+    assert q1["oracle"] == pytest.approx(dcg_oracle / idcg) and q1["oracle"] < 1
+    assert q1["reranked"] == pytest.approx(dcg_reranked / idcg)
+    assert q1["share"] == pytest.approx((dcg_reranked - dcg_first) / (dcg_oracle - dcg_first))
+    assert q1["relative"] == pytest.approx((dcg_reranked - dcg_first) / dcg_first)
+    assert q1["recall"] == pytest.approx(2 / 4)      # R@4: a, d of a, c, d, e
+    q2 = result.per_query.set_index("qid").loc["q2"]
+    assert q2["headroom"] == 0 and np.isnan(q2["share"])
+    s = result.summary
+    assert result.depth == result.detected == 4 and s["outside"] == 0 and s["defined"] == 1
+    mean = lambda column: result.per_query[column].mean()  # noqa: E731
+    assert s["share"] == pytest.approx((mean("reranked") - mean("first")) / (mean("oracle") - mean("first")))
+    assert s["query_share"] == pytest.approx(q1["share"])
+    # every resample holds q1 (q2 adds no headroom and no gain) or only q2 (undefined, left out)
+    assert s["share_ci"] == (pytest.approx(s["share"]), pytest.approx(s["share"]))
+
+
+def test_exp_gain_orders_the_oracle_and_scores_it():
+    qrels = qrels_of([("q", "a", 1), ("q", "b", 2)])
+    first = run_of({"q": ["a", "b"]}, "first")
+    result = hr.headroom(qrels, first, run_of({"q": ["a", "b"]}, "same"), measure="nDCG(dcg=exp-log2)@1", sweep=[1])
+    assert result.per_query["oracle"].iloc[0] == 1.0                       # b first: (2^2-1) / (2^2-1)
+    assert result.per_query["first"].iloc[0] == pytest.approx(1 / 3)       # (2^1-1) / (2^2-1)
+    assert result.summary["share"] == 0.0 and result.summary["verdict"] == "below"
+
+
+def test_detection():
+    qrels = qrels_of([("q1", "a", 1), ("q2", "p", 1)])
+    first = rank(run_of({"q1": list("abcde"), "q2": list("pqrs")}, "f"), qrels)
+    # q1's re-ranked list reaches e (first-stage rank 5) at its 4th place: its top 3 come from the top 3 only
+    assert hr.detect_depth(first, rank(run_of({"q1": list("cabe"), "q2": list("pq")}, "r"), qrels)) == 3
+    # a re-ranked list shorter than k: q2 keeps s (first-stage rank 4), valid from k = 4 on
+    shorter = rank(run_of({"q1": list("dabc"), "q2": ["s"]}, "r"), qrels)
+    assert hr.detect_depth(first, shorter) == 4
+    assert hr.outside_count(first, shorter, 4) == 0 and hr.outside_count(first, shorter, 2) == 2
+    unrelated = rank(run_of({"q1": ["z", "a"], "q2": ["p"]}, "r"), qrels)
+    assert hr.detect_depth(first, unrelated) is None
+    with pytest.raises(MetricsError, match="no re-ranking"):
+        hr.headroom(qrels, run_of({"q1": ["a"]}, "f"), run_of({"q1": ["z"]}, "r"))
+
+
+def test_declared_depth_counts_documents_from_outside():
+    qrels = qrels_of([("q", "a", 1), ("q", "z", 2)])
+    result = hr.headroom(qrels, run_of({"q": ["b", "a", "c"]}, "f"), run_of({"q": ["z", "a"]}, "r"), depth=2,
+                         measure="nDCG@2", sweep=[1])
+    assert result.detected is None and result.depth == 2 and result.summary["outside"] == 1
+    assert result.per_query["share"].iloc[0] > 1   # z was never in the first stage's reach
+
+
+def test_depth_sweep_of_a_known_permutation():
+    """The re-ranker reverses the first stage's top 6 of d0..d9; re-ranking only the top d reverses d0..d(d-1)."""
+    docs = [f"d{i}" for i in range(10)]
+    grades = {"d1": 1, "d4": 3, "d5": 2, "d8": 2}
+    qrels = qrels_of([("q", d, g) for d, g in grades.items()])
+    first, reranked = run_of({"q": docs}, "first"), run_of({"q": docs[5::-1] + docs[6:]}, "reranked")
+    fr, rr = rank(first, qrels), rank(reranked, qrels)
+    assert hr.detect_depth(fr, rr) == 10
+    for d in (1, 3, 6, 10):
+        expected = docs[d - 1::-1] if d <= 6 else docs[5::-1] + docs[6:d]
+        assert _lists(hr.sweep_run(fr, rr, d))["q"] == expected + docs[len(expected):]
+    result = hr.headroom(qrels, first, reranked, depth=6, measure="nDCG@5", sweep=[3, 6], test="t")
+    idcg = 3 + 2 / log2(3) + 2 / log2(4) + 1 / log2(5)
+    at3 = (1 / log2(3) + 3 / log2(6)) / idcg           # d2 d1 d0 d3 d4 -> d1 rank 2, d4 rank 5
+    at6 = (2 + 3 / log2(3) + 1 / log2(6)) / idcg       # d5 d4 d3 d2 d1 -> d5 1, d4 2, d1 5
+    assert result.sweep["depth"].tolist() == [3, 6]        # 6 = the declared depth, once
+    assert result.sweep["mean"].tolist() == pytest.approx([at3, at6])
+    assert result.sweep["mean"].iloc[-1] == result.summary["reranked"]
+
+
+def test_sweep_depths():
+    assert hr.sweep_depths(100) == [10, 20, 50, 100]
+    assert hr.sweep_depths(30, [20, 5, 20]) == [5, 20, 30] == hr.sweep_depths(30, [5, 20, 30])
+    assert hr.sweep_depths(5) == [5]
+    with pytest.raises(MetricsError, match="beyond the re-ranking depth 30"):
+        hr.sweep_depths(30, [50])
+
+
+@pytest.fixture(scope="module")
+def legal():
+    return hr.headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", measure="nDCG@10")
+
+
+def test_legal_bm25_ce_reranks_bm25s_top_100(legal):
+    s = legal.summary
+    assert (legal.first, legal.reranked, legal.depth, legal.detected, s["outside"]) == ("bm25", "bm25_ce", 100,
+                                                                                           100, 0)
+    frame = metrics.evaluate(LEGAL / "qrels.txt", [LEGAL / "bm25.run", LEGAL / "bm25_ce.run"], ["nDCG@10", "R@100"])
+    means = metrics.means(frame)
+    assert s["first"] == means.loc["bm25", "nDCG@10"] and s["reranked"] == means.loc["bm25_ce", "nDCG@10"]
+    assert s["recall"] == means.loc["bm25", "R@100"]
+    assert s["relative"] == pytest.approx(0.5847 / 0.5319 - 1, abs=2e-3) and s["verdict"] == "within"
+    per_query = legal.per_query
+    assert (per_query["oracle"] >= per_query["first"]).all() and (per_query["oracle"] < 1).any()
+    assert 0 < s["share"] < 1 and s["share_ci"][0] < s["share"] < s["share_ci"][1]
+    assert legal.sweep["depth"].tolist() == [10, 20, 50, 100]
+    assert legal.sweep["mean"].iloc[-1] == s["reranked"]     # re-ranking all 100 is the re-ranked run
+
+
+def test_legal_interval_is_seeded(legal):
+    again = hr.headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", sweep=[10])
+    assert again.summary["share_ci"] == legal.summary["share_ci"]
+    other = hr.headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", sweep=[10], seed=1)
+    assert other.summary["share_ci"] != legal.summary["share_ci"] and other.summary["seed"] == 1
+
+
+def test_legal_oracle_matches_pytrec_eval(legal):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = metrics.read_qrels(LEGAL / "qrels.txt")
+    first = rank(metrics.read_run(LEGAL / "bm25.run"), qrels)
+    oracle = hr.oracle_run(first, 100, "nDCG@10")
+    run = {}
+    for q, d, s in zip(*(oracle.column(c).to_pylist() for c in ("qid", "docno", "score"))):
+        run.setdefault(str(q), {})[str(d)] = float(s)
+    judged = {}
+    for q, d, r in zip(*(qrels.table.column(c).to_pylist() for c in ("qid", "docno", "rel"))):
+        judged.setdefault(str(q), {})[str(d)] = int(r)
+    values = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut.10"}).evaluate(run)
+    expected = pd.Series({q: v["ndcg_cut_10"] for q, v in values.items()})
+    ours = legal.per_query.set_index("qid")["oracle"]
+    assert ours.to_numpy() == pytest.approx(expected.loc[ours.index].to_numpy(), abs=1e-12)

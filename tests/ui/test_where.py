@@ -1,0 +1,23 @@
+"""ui.where: the pair the page opens on and the detected depth, on the legal sample's workspace."""
+from __future__ import annotations
+
+import dataclasses
+
+from ui import where
+
+
+def test_default_pair_is_the_reranking(legal):
+    sel, _ = legal
+    names = list(where.digests(sel))
+    assert set(names) == {"bm25", "bm25_ce", "bm25_qe", "dense"}
+    assert where.default_pair(sel, names) == ("bm25", "bm25_ce")
+    assert where.detected_depth(sel, "bm25", "bm25_ce") == 100
+    assert where.detected_depth(sel, "bm25", "dense") is None
+    assert where.default_pair(sel, ["dense", "bm25_qe"]) == ("dense", "bm25_qe")   # none detected: the first two
+    # bm25_ce holds bm25's top 100 and bm25 holds bm25_ce's: the baseline is the first stage
+    assert where.detected_depth(sel, "bm25_ce", "bm25") == 100
+    assert where.default_pair(dataclasses.replace(sel, baseline="bm25_ce"), names) == ("bm25_ce", "bm25")
+
+
+def test_share_text():
+    assert where.share_text(0.12596) == "12.6%" and where.share_text(float("nan")) == "n/a"
