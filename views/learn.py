@@ -112,6 +112,11 @@ def _go(params: dict) -> None:
     address.write(params)
 
 
+def _link(label: str, params: dict, **options) -> None:
+    """A link to this page with ``params`` (the workspace token kept), within the session."""
+    st.page_link("views/learn.py", label=label, query_params={**params, **address.kept()}, **options)
+
+
 def _example(lesson: lessons.Lesson) -> None:
     """The lesson's interactive example: its list's numbers (or the collection's) and a way into the sandbox."""
     if lesson.collection is not None:
@@ -141,7 +146,7 @@ def _example(lesson: lessons.Lesson) -> None:
     st.caption(f"Gain {sandbox.GAIN_NAMES[sb.gain]}, measure `{sb.measure}`" +
                (f", missed relevant documents (grades): {', '.join(map(str, sb.missed))}" if sb.missed else ""))
     st.table(view.per_rank_styler(sandbox.per_rank(sb), highlight=k))
-    st.markdown(f"[Open this example in the sandbox]({address.query(sandbox.to_params(sb))})")
+    _link("Open this example in the sandbox", {"lesson": "sandbox", **sandbox.to_params(sb)})
 
 
 def _exercise_steps(items: list, base: dict, key: str) -> None:
@@ -181,7 +186,7 @@ def _offer_live(ex: lessons.Exercise) -> None:
 
 
 def _lesson_page(lesson: lessons.Lesson) -> None:
-    st.markdown(f"[← All lessons]({address.query({})})")
+    _link("← All lessons", {})
     position = list(LESSONS).index(lesson.id) + 1
     st.header(f"{position}. {lesson.title}")
     st.markdown(lessons.render(lesson, lesson.text))
@@ -193,7 +198,7 @@ def _lesson_page(lesson: lessons.Lesson) -> None:
     ids = list(LESSONS)
     if position < len(ids):
         nxt = LESSONS[ids[position]]
-        st.markdown(f"Next lesson: [{md(nxt.title)}]({address.query({'lesson': nxt.id})})")
+        _link(f"Next lesson: {nxt.title}", {"lesson": nxt.id})
 
 
 def _set_page(token: str) -> None:
@@ -280,11 +285,10 @@ def _index() -> None:
     st.header("Learn NDCG")
     st.markdown("Short lessons, one idea each, with an example and exercises that the page checks. Every number "
                 "is computed by the same engine as the leaderboard.")
-    rows = [f"{i}. [{md(lesson.title)}]({address.query({'lesson': lesson.id})}): {md(lesson.summary)}"
-            for i, lesson in enumerate(LESSONS.values(), 1)]
-    rows.append(f"{len(rows) + 1}. [The sandbox](#sandbox): edit a list of up to 20 documents and watch every "
-                "number move; make exercises from it.")
-    st.markdown("\n".join(rows))
+    for i, lesson in enumerate(LESSONS.values(), 1):
+        _link(f"{i}. {lesson.title}", {"lesson": lesson.id}, help=lesson.summary)
+    _link(f"{len(LESSONS) + 1}. The sandbox", {"lesson": "sandbox"},
+          help="Edit a list of up to 20 documents and watch every number move; make exercises from it.")
 
 
 _params = st.query_params
@@ -299,10 +303,16 @@ if _params.get("lesson") and _params["lesson"] != "sandbox":
         _lesson_page(LESSONS[_params["lesson"]])
         st.stop()
     st.warning(f"No lesson is called {md(_params['lesson'])}: here are all of them.")
-_index()
+if _params.get("lesson") == "sandbox":
+    _link("← All lessons", {})
+else:
+    _index()
 
 
-if "learn_sb" not in ss:
+_linked = {key: st.query_params[key] for key in ("g", "k", "gain", "names", "missed", "guess", "vs")
+           if st.query_params.get(key)}
+# a link (not this page's own address) that names another list: load it
+if "learn_sb" not in ss or (_linked.get("g") and _linked != ss.get("learn_written", _linked)):
     ss["learn_sb"] = PRESETS[DEFAULT_PRESET].sandbox
     if "g" in st.query_params:
         try:
@@ -561,7 +571,8 @@ if exercise_set:
 
 # -- share -------------------------------------------------------------------------------------------
 params = sandbox.to_params(sb)
-address.write(params)
+ss["learn_written"] = params
+address.write({**params, **({"lesson": "sandbox"} if st.query_params.get("lesson") == "sandbox" else {})})
 st.subheader("Share")
 st.markdown("The page address holds this sandbox (grades, cutoff, gain, names): copy it to share. "
             "The query string alone:")
