@@ -19,11 +19,10 @@ def kept() -> dict[str, str]:
 
 
 def write(params: dict[str, str]) -> None:
-    """Replace the page's query parameters by ``params``, keeping the workspace token; only when
-    they change (a write triggers no rerun, but an unchanged address needs none)."""
-    new = {**{k: str(v) for k, v in params.items() if v is not None and v != ""}, **kept()}
-    if st.query_params.to_dict() != new:
-        st.query_params.from_dict(new)
+    """Replace the page's query parameters by ``params``, keeping the workspace token (a write
+    triggers no rerun; it is sent even when unchanged, since a link within the session may have
+    left the browser's address behind)."""
+    st.query_params.from_dict({**{k: str(v) for k, v in params.items() if v is not None and v != ""}, **kept()})
 
 
 def query(params: dict[str, str]) -> str:

@@ -63,7 +63,8 @@ def _reorder_widgets(ex: Exercise, key: str) -> list[str]:
         name = ss[f"{key}_move_doc"]
         target = int(ss[f"{key}_move_to"]) - 1
         current = ss[f"{key}_order_sb"]
-        ss[f"{key}_order_sb"] = current._reordered(_moved(len(current), current.names.index(name), target))
+        index = current.names.index(name)
+        ss[f"{key}_order_sb"] = current.moved(index, target - index)
         ss.pop(f"{key}_result", None)
 
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
@@ -74,12 +75,6 @@ def _reorder_widgets(ex: Exercise, key: str) -> list[str]:
     return list(sb.names)
 
 
-def _moved(n: int, i: int, j: int) -> list[int]:
-    order = list(range(n))
-    order.insert(j, order.pop(i))
-    return order
-
-
 def response_widgets(ex: Exercise, key: str):
     """The answer widgets; returns a callable that reads the response (or raises MetricsError)."""
     if ex.kind == "number":
@@ -88,7 +83,7 @@ def response_widgets(ex: Exercise, key: str):
     if ex.kind == "choice":
         labels = lessons.option_labels(ex)
         st.radio("Your answer", range(len(labels)), key=f"{key}_choice", index=None,
-                 format_func=lambda i: labels[i])
+                 format_func=lambda i: md(labels[i]))
 
         def read_choice():
             if ss.get(f"{key}_choice") is None:

@@ -153,6 +153,7 @@ def _exercise_steps(items: list, base: dict, key: str) -> None:
     """Exercises one at a time (``step`` in the address), Back / Next, a score at the end."""
     n = len(items)
     i = _step(n)
+    address.write({**base, **({"step": str(i)} if i else {})})
     done = sum(1 for j in range(n) if ss.get(f"{key}{j}_result") is not None)
     right = sum(1 for j in range(n) if getattr(ss.get(f"{key}{j}_result"), "correct", False))
     st.progress(done / n, text=f"Exercise {i + 1} of {n} · answered {done}, right {right}")
@@ -214,6 +215,7 @@ def _set_page(token: str) -> None:
 
 
 def _live_page(code: str, key: str | None) -> None:
+    address.write({"live": code, "key": key})
     live = exview.live_checks()
     try:
         check = live.get(code)
@@ -306,6 +308,8 @@ if _params.get("lesson") and _params["lesson"] != "sandbox":
 if _params.get("lesson") == "sandbox":
     _link("← All lessons", {})
 else:
+    if not _params.get("g"):
+        address.write({})
     _index()
 
 

@@ -154,7 +154,8 @@ def test_each_usual_mistake_is_named():
     right = dcg(grades, 6, "linear") / dcg([3, 3, 3, 2, 2, 2], 6, "linear")          # 0.7850
     assert lessons.answer(ex) == pytest.approx(right)
     exp = dcg(grades, 6, "exp") / dcg([3, 3, 3, 2, 2, 2], 6, "exp")
-    by_rank = sum(g / (r + 1) for r, g in enumerate(grades)) / sum(g / (r + 1) for r, g in enumerate([3, 3, 3, 2, 2, 2]))
+    ideal = [3, 3, 3, 2, 2, 2]
+    by_rank = sum(g / (r + 1) for r, g in enumerate(grades)) / sum(g / (r + 1) for r, g in enumerate(ideal))
     own = dcg(grades, 6, "linear") / dcg([3, 3, 2, 2, 1, 0], 6, "linear")            # IDCG of the list only
     assert "wrong gain" in lessons.diagnose(ex, round(exp, 3))
     assert "1/rank" in lessons.diagnose(ex, round(by_rank, 3))
