@@ -308,8 +308,6 @@ if _params.get("lesson") and _params["lesson"] != "sandbox":
 if _params.get("lesson") == "sandbox":
     _link("← All lessons", {})
 else:
-    if not _params.get("g"):
-        address.write({})
     _index()
 
 
