@@ -29,6 +29,20 @@ def _button(page, name):
     return page.get_by_role("button", name=name, exact=True)
 
 
+def _click(page, wait_for_app, *names):
+    """Click the buttons ``names`` in turn, each followed by the rerun it starts."""
+    for name in names:
+        _button(page, name).click()
+        wait_for_app(page)
+
+
+def _type_answer(page, wait_for_app, text):
+    box = page.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(page)
+
+
 def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server, browser, open_app, wait_for_app):
     context = browser.new_context(viewport=PHONE, device_scale_factor=1)
     context.set_default_timeout(30_000)
@@ -48,38 +62,26 @@ def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server,
         page.set_viewport_size(PHONE)
         # the discount lesson, from its first exercise to its last, keyboard where a phone has one
         open_app(page, f"{module_app_server}/learn?lesson=discount")
-        answer = page.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
-        answer.fill("39%")
-        answer.press("Enter")
-        wait_for_app(page)
+        _type_answer(page, wait_for_app, "39%")
         _button(page, "Check my answer").focus()
         page.keyboard.press("Enter")
         wait_for_app(page)
         assert page.get_by_text("Not quite.").count() == 1
         assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
-        answer.fill("0.613")
-        answer.press("Enter")
-        wait_for_app(page)
-        _button(page, "Check my answer").click()
-        wait_for_app(page)
+        _type_answer(page, wait_for_app, "0.613")
+        _click(page, wait_for_app, "Check my answer")
         assert page.get_by_text("Right.", exact=True).count() == 1
-        _button(page, "Next exercise").click()
-        wait_for_app(page)
+        _click(page, wait_for_app, "Next exercise")
         assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
         page.get_by_text("0.289", exact=True).click()
         wait_for_app(page)
-        _button(page, "Check my answer").click()
-        wait_for_app(page)
+        _click(page, wait_for_app, "Check my answer")
         assert page.get_by_text("Right.", exact=True).count() == 1
-        _button(page, "Next exercise").click()
-        wait_for_app(page)
+        _click(page, wait_for_app, "Next exercise")
         page.get_by_label("Document to move").click()                 # the grade-4 document D10 to rank 1
         page.get_by_role("option", name="D10 (grade 4)").click()
         wait_for_app(page)
-        _button(page, "Move").click()
-        wait_for_app(page)
-        _button(page, "Check my answer").click()
-        wait_for_app(page)
+        _click(page, wait_for_app, "Move", "Check my answer")
         _no_exception(page)
         alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
         assert "Right: your order reaches 1.0000." in alerts, alerts
@@ -92,8 +94,7 @@ def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server,
 def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server, page, browser, open_app,
                                                               wait_for_app):
     open_app(page, f"{module_app_server}/learn?g=0,0,3,2&k=4&gain=linear")
-    _button(page, "Add to the set").click()
-    wait_for_app(page)
+    _click(page, wait_for_app, "Add to the set")
     link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
     page.get_by_role("heading", name="Make an exercise").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "learn-make-exercise.png"))
@@ -103,19 +104,12 @@ def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server,
         other = student.new_page()
         open_app(other, link)
         _no_exception(other)
-        answer = other.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
-        answer.fill("0.5")
-        answer.press("Enter")
-        wait_for_app(other)
-        _button(other, "Check my answer").click()
-        wait_for_app(other)
+        _type_answer(other, wait_for_app, "0.5")
+        _click(other, wait_for_app, "Check my answer")
         assert other.get_by_text("Not quite.").count() == 1
         right = (3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3))   # 2.3614 / 4.2619
-        answer.fill(f"{right:.3f}")
-        answer.press("Enter")
-        wait_for_app(other)
-        _button(other, "Check my answer").click()
-        wait_for_app(other)
+        _type_answer(other, wait_for_app, f"{right:.3f}")
+        _click(other, wait_for_app, "Check my answer")
         assert other.get_by_text("Right.", exact=True).count() == 1
         assert other.get_by_text(re.compile(rf"nDCG@4 = 2\.3614 / 4\.2619 = {right:.4f}")).count() == 1
     finally:
@@ -135,8 +129,7 @@ def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_f
     wait_for_app(page)
     assert _param(page, "lesson") == "gain" and _param(page, "ws") == token
     page.get_by_text("Ask the class (live check)").click()
-    _button(page, "Open a live check of this question").click()
-    wait_for_app(page)
+    _click(page, wait_for_app, "Open a live check of this question")
     code, key = _param(page, "live"), _param(page, "key")
     assert code and key and _param(page, "ws") == token
 
@@ -147,26 +140,20 @@ def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_f
         for tab in tabs:
             open_app(tab, f"{server.url}/learn?live={code}")
         for tab, answer in zip(tabs, answers):
-            box = tab.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
-            box.fill(answer)
-            box.press("Enter")
-            wait_for_app(tab)
-            _button(tab, "Send my answer").click()
-            wait_for_app(tab)
+            _type_answer(tab, wait_for_app, answer)
+            _click(tab, wait_for_app, "Send my answer")
             assert tab.get_by_text("Answer sent.", exact=False).count() == 1
             assert "key" not in tab.url
     finally:
         for phone in phones:
             phone.close()
-    _button(page, "Refresh").click()
-    wait_for_app(page)
+    _click(page, wait_for_app, "Refresh")
     table = page.locator('[data-testid="stTable"]').last
     rows = {r.locator("th").first.inner_text(): r.locator("td").first.inner_text()
             for r in table.locator("tbody tr").all()}
     assert rows == {"0.60": "6", "0.75": "3", "0.50": "1"}
     assert page.get_by_text("10 answers", exact=False).count() == 1
-    _button(page, "Reveal the answer").click()
-    wait_for_app(page)
+    _click(page, wait_for_app, "Reveal the answer")
     assert page.get_by_text("The answer: 0.6048", exact=False).count() == 1
     assert _param(page, "ws") == token
     page.screenshot(path=str(SHOTS / "learn-live.png"), full_page=True)

@@ -434,7 +434,7 @@ def check(ex: Exercise, response) -> Result:
         order = list(response)
         if sorted(order) != sorted(ex.sandbox.names):
             raise MetricsError("the order must hold every document of the list once")
-        mine = ex.sandbox._reordered([ex.sandbox.names.index(n) for n in order])
+        mine = ex.sandbox.reordered([ex.sandbox.names.index(n) for n in order])
         reached = quantity_value(ex, mine)
         correct = reached + 1e-12 >= ex.target
         return Result(correct, reached, None if correct else "move the highest grades to the top ranks",
