@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pandas as pd
+
+from metrics.analysis import sandbox
+
 GRADE_OPTIONS = ["4", "3", "2", "1", "0", "?"]
 """Grade choices of the editor, best first; "?" is an unjudged document."""
 
@@ -73,3 +77,28 @@ def grade_value(option: str):
 
 def fmt(value: float, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
+
+
+def systems_both_gains(sb: sandbox.Sandbox) -> pd.DataFrame:
+    """System A (the list) and B (``sb.versus``) under both gains: AP, RR, P@k and nDCG@k exp / linear."""
+    exp = sandbox.compare_systems(sb.replace(gain="exp"))
+    linear = sandbox.compare_systems(sb.replace(gain="linear"))
+    k = sb.cutoff
+    table = exp.drop(columns=[exp.columns[-1]])
+    table[f"nDCG@{k} exp"] = exp[exp.columns[-1]]
+    table[f"nDCG@{k} linear"] = linear[linear.columns[-1]]
+    return table
+
+
+def flip_message(table: pd.DataFrame, k: int) -> str:
+    """Whether the order of the two systems by nDCG@k flips between exponential and linear gain."""
+    def verdict(column):
+        a, b = table[column].iloc[0], table[column].iloc[1]
+        return "they tie" if abs(a - b) <= 1e-9 else ("A (your list) is higher" if a > b else
+                                                       "B (second system) is higher")
+
+    exp, linear = verdict(f"nDCG@{k} exp"), verdict(f"nDCG@{k} linear")
+    if exp == linear:
+        return f"Same order under both gains: {exp}."
+    return (f"**The order flips**: under exponential gain {exp}, under linear gain {linear}. Exponential gain "
+            "weighs the top grades far more.")

@@ -1,21 +1,30 @@
-"""Learn NDCG: edit a ranked list and watch nDCG and its rivals move. Runs without any upload.
+"""Learn NDCG: lessons with exercises, exercise links, live checks in class, and the sandbox (edit
+a ranked list and watch nDCG and its rivals move). Runs without any upload.
 
-Every number comes from metrics.analysis.sandbox, which scores the list with the library's engine.
+Addresses: ``?lesson=ID&step=N`` a lesson at its exercise N; ``?ex=TOKEN&step=N`` a teacher's set
+of exercises; ``?live=CODE`` a live check (``&key=KEY``: the teacher's projector view); anything
+else the index of lessons followed by the sandbox (``?g=...`` restores one). Every number comes
+from metrics.analysis (lessons, sandbox), which scores lists with the library's engine.
 """
 import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.analysis import sandbox
+from metrics import stats
+from metrics.analysis import lessons, sandbox
 from metrics.analysis.sandbox import PRESETS, Sandbox
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
+from ui import address, state
+from ui import exercise as exview
 from ui import learn as text
 from ui import query as view
 from ui.text import md, plain_frame
 
 ss = st.session_state
 DEFAULT_PRESET = "legal"
+LESSONS = lessons.load_all()
+LIVE_KINDS = ("number", "choice", "higher")
 
 
 # -- state: one Sandbox in session state; widgets write to it through callbacks -------------------
@@ -57,6 +66,14 @@ def _on_missed() -> None:
         ss["learn_error"] = f"Missed documents: {raw!r} is not a list of grades 1-4 such as 3,2."
 
 
+def _on_versus() -> None:
+    raw = ss.get("learn_vs", "")
+    try:
+        _set(_sb().replace(versus=tuple(n.strip() for n in raw.split(",") if n.strip())))
+    except metrics.MetricsError as exc:
+        ss["learn_error"] = f"Second system: {exc}"
+
+
 def _on_guess(name: str) -> None:
     guesses = dict(_sb().guesses)
     guesses[name] = int(ss[f"learn_guess_{name}"])
@@ -83,7 +100,221 @@ def _apply(move: dict) -> None:
     _set(sandbox.apply_move(_sb(), move))
 
 
-if "learn_sb" not in ss:
+# -- lessons, exercise sets and live checks ---------------------------------------------------------
+def _step(n: int) -> int:
+    try:
+        return min(max(int(st.query_params.get("step", 0)), 0), n - 1)
+    except ValueError:
+        return 0
+
+
+def _go(params: dict) -> None:
+    address.write(params)
+
+
+def _link(label: str, params: dict, **options) -> None:
+    """A link to this page with ``params`` (the workspace token kept), within the session."""
+    st.page_link("views/learn.py", label=label, query_params={**params, **address.kept()}, **options)
+
+
+def _example(lesson: lessons.Lesson) -> None:
+    """The lesson's interactive example: its list's numbers (or the collection's) and a way into the sandbox."""
+    if lesson.collection is not None:
+        c = lesson.collection
+        table = c.per_query()
+        summary = c.summary()
+        m1, m2, m3 = st.columns(3)
+        m1.metric(f"Mean nDCG@{c.cutoff} of A", text.fmt(summary["mean_a"]))
+        m2.metric(f"Mean nDCG@{c.cutoff} of B", text.fmt(summary["mean_b"]))
+        m3.metric("B wins / losses", f"{summary['wins_b']:.0f} / {summary['losses_b']:.0f}")
+        st.table(table.style.format("{:.4f}"))
+        diffs = table["B - A"].to_numpy()
+        p_t = float(stats.ttest_pvalues(diffs))
+        p_r = float(stats.randomization_pvalues(diffs, seed=stats.DEFAULT_SEED))
+        st.markdown(f"Paired t-test p = **{p_t:.4f}** · randomisation test p = **{p_r:.4f}** (exact over the "
+                    f"2^{len(diffs)} sign flips) · measure `{c.measure}`. A p-value under 0.05 is the usual bar; "
+                    "with ten queries a difference must be large and consistent to pass it.")
+        return
+    sb = lesson.example
+    values = sandbox.scores(sb)
+    word = "exp" if sb.gain == "exp" else "linear"
+    k = sb.cutoff
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"DCG@{k}", text.fmt(values[f"DCG {word}"]))
+    m2.metric(f"IDCG@{k}", text.fmt(values[f"IDCG {word}"]))
+    m3.metric(f"nDCG@{k}", text.fmt(values[f"nDCG {word}"]))
+    st.caption(f"Gain {sandbox.GAIN_NAMES[sb.gain]}, measure `{sb.measure}`" +
+               (f", missed relevant documents (grades): {', '.join(map(str, sb.missed))}" if sb.missed else ""))
+    st.table(view.per_rank_styler(sandbox.per_rank(sb), highlight=k))
+    _link("Open this example in the sandbox", {"lesson": "sandbox", **sandbox.to_params(sb)})
+
+
+def _exercise_steps(items: list, base: dict, key: str) -> None:
+    """Exercises one at a time (``step`` in the address), Back / Next, a score at the end."""
+    n = len(items)
+    i = _step(n)
+    address.write({**base, **({"step": str(i)} if i else {})})
+    done = sum(1 for j in range(n) if ss.get(f"{key}{j}_result") is not None)
+    right = sum(1 for j in range(n) if getattr(ss.get(f"{key}{j}_result"), "correct", False))
+    st.progress(done / n, text=f"Exercise {i + 1} of {n} · answered {done}, right {right}")
+    ex = items[i]
+    exview.show(ex, f"{key}{i}")
+    b1, b2 = st.columns(2)
+    b1.button("Back", key=f"{key}_back", disabled=i == 0, width="stretch",
+              on_click=_go, args=({**base, "step": str(i - 1)},))
+    b2.button("Next exercise", key=f"{key}_next", disabled=i == n - 1, width="stretch",
+              on_click=_go, args=({**base, "step": str(i + 1)},))
+    if done == n:
+        st.success(f"All {n} exercises answered: {right} right.")
+    if ex.kind in LIVE_KINDS:
+        _offer_live(ex)
+
+
+def _offer_live(ex: lessons.Exercise) -> None:
+    with st.expander("Ask the class (live check)"):
+        if not state.settings().shared:
+            st.caption("A live check needs the shared server (NDCG_LAB_MODE=shared), which the students' phones "
+                       "can reach.")
+            return
+        minutes = st.number_input("Open for (minutes)", 1, 120, 5, key="learn_live_minutes")
+
+        def open_check():
+            check, key = exview.live_checks().open(lessons.encode([ex]), minutes=float(minutes))
+            _go({"live": check.code, "key": key})
+        st.button("Open a live check of this question", key="learn_live_open", on_click=open_check)
+        st.caption("Students open the code on their phones; only the counts of the answers are kept, and the "
+                   "question closes by itself.")
+
+
+def _lesson_page(lesson: lessons.Lesson) -> None:
+    _link("← All lessons", {})
+    position = list(LESSONS).index(lesson.id) + 1
+    st.header(f"{position}. {lesson.title}")
+    st.markdown(lessons.render(lesson, lesson.text))
+    st.subheader("The example")
+    _example(lesson)
+    st.info(f"**What to try:** {lessons.render(lesson, lesson.try_text)}", icon="🧪")
+    st.subheader("Exercises")
+    _exercise_steps(list(lesson.exercises), {"lesson": lesson.id}, f"learn_ex_{lesson.id}_")
+    ids = list(LESSONS)
+    if position < len(ids):
+        nxt = LESSONS[ids[position]]
+        _link(f"Next lesson: {nxt.title}", {"lesson": nxt.id})
+
+
+def _set_page(token: str) -> None:
+    st.header("Exercises")
+    try:
+        items = lessons.decode(token)
+    except metrics.MetricsError as exc:
+        st.error(md(str(exc)))
+        return
+    st.caption("A set of exercises your teacher made. Answer each, then check: the page computes the answer "
+               "with the same engine as the leaderboard.")
+    _exercise_steps(items, {"ex": token}, f"learn_set_{abs(hash(token)) % 10**8}_")
+
+
+def _live_page(code: str, key: str | None) -> None:
+    address.write({"live": code, "key": key})
+    live = exview.live_checks()
+    try:
+        check = live.get(code)
+        [ex] = lessons.decode(check.token)
+    except metrics.MetricsError as exc:
+        st.error(md(str(exc)))
+        return
+    if key and live.is_teacher(code, key):
+        _projector(live, check, ex)
+    else:
+        _student(live, check, ex)
+
+
+def _student(live, check, ex) -> None:
+    st.header(f"Live check {check.code}")
+    if ss.get(f"learn_live_sent_{check.code}"):
+        st.success("Answer sent. The result is on your teacher's screen.")
+        return
+    if not check.is_open():
+        st.warning("This live check is closed.")
+        return
+    key = f"learn_live_{check.code}"
+    st.markdown(f"**{md(ex.question)}**")
+    exview.show_inputs(ex, key)
+    read = exview.response_widgets(ex, key)
+
+    def send():
+        try:
+            live.answer(check.code, exview.bucket(ex, read()))
+            ss[f"learn_live_sent_{check.code}"] = True
+            ss.pop(f"{key}_error", None)
+        except metrics.MetricsError as exc:
+            ss[f"{key}_error"] = str(exc)
+    st.button("Send my answer", key=f"{key}_send", on_click=send, type="primary")
+    if ss.get(f"{key}_error"):
+        st.error(md(ss[f"{key}_error"]))
+
+
+def _projector(live, check, ex) -> None:
+    st.header(f"Live check · code {check.code}")
+    student = f"{address.page_url()}?live={check.code}"
+    st.markdown(f"Students open **{address.page_url() or '/learn'}** with the code, or this link:")
+    st.code(student, language=None)
+    st.markdown(f"**{md(ex.question)}**")
+    exview.show_inputs(ex, "learn_projector")
+    counts = live.counts(check.code)
+    total = sum(counts.values())
+    left = check.seconds_left()
+    st.caption(f"{total} answers · " + (f"closes in {left // 60} min {left % 60} s" if left else "closed"))
+    revealed = ss.get(f"learn_reveal_{check.code}", False)
+    if counts:
+        right = exview.right_bucket(ex) if revealed else None
+        frame = pd.DataFrame({"answer": list(counts), "answers": list(counts.values())})
+        if revealed:
+            frame["right"] = ["✓" if a == right else "" for a in frame["answer"]]
+        st.bar_chart(frame.set_index("answer")["answers"], horizontal=True)
+        st.table(plain_frame(frame.set_index("answer")))
+    b1, b2, b3 = st.columns(3)
+    b1.button("Refresh", key="learn_live_refresh", width="stretch")
+    b2.button("Reveal the answer", key="learn_live_reveal", width="stretch",
+              on_click=lambda: ss.__setitem__(f"learn_reveal_{check.code}", True))
+    b3.button("Close now", key="learn_live_close", width="stretch", disabled=not left,
+              on_click=lambda: live.close_now(check.code))
+    if revealed:
+        exview.show_reveal(ex)
+
+
+def _index() -> None:
+    st.header("Learn NDCG")
+    st.markdown("Short lessons, one idea each, with an example and exercises that the page checks. Every number "
+                "is computed by the same engine as the leaderboard.")
+    for i, lesson in enumerate(LESSONS.values(), 1):
+        _link(f"{i}. {lesson.title}", {"lesson": lesson.id}, help=lesson.summary)
+    _link(f"{len(LESSONS) + 1}. The sandbox", {"lesson": "sandbox"},
+          help="Edit a list of up to 20 documents and watch every number move; make exercises from it.")
+
+
+_params = st.query_params
+if _params.get("live"):
+    _live_page(_params["live"], _params.get("key"))
+    st.stop()
+if _params.get("ex"):
+    _set_page(_params["ex"])
+    st.stop()
+if _params.get("lesson") and _params["lesson"] != "sandbox":
+    if _params["lesson"] in LESSONS:
+        _lesson_page(LESSONS[_params["lesson"]])
+        st.stop()
+    st.warning(f"No lesson is called {md(_params['lesson'])}: here are all of them.")
+if _params.get("lesson") == "sandbox":
+    _link("← All lessons", {})
+else:
+    _index()
+
+
+_linked = {key: st.query_params[key] for key in ("g", "k", "gain", "names", "missed", "guess", "vs")
+           if st.query_params.get(key)}
+# a link (not this page's own address) that names another list: load it
+if "learn_sb" not in ss or (_linked.get("g") and _linked != ss.get("learn_written", _linked)):
     ss["learn_sb"] = PRESETS[DEFAULT_PRESET].sandbox
     if "g" in st.query_params:
         try:
@@ -100,10 +331,12 @@ for i, grade in enumerate(sb.grades):
     ss[f"learn_grade_{i}"] = text.grade_option(grade)
 ss["learn_k"], ss["learn_gain"], ss["learn_n"] = sb.cutoff, sb.gain, len(sb)
 ss["learn_missed"] = ",".join(map(str, sb.missed))
+if "learn_error" not in ss or not ss["learn_error"].startswith("Second system"):
+    ss["learn_vs"] = ", ".join(sb.versus)
 for name in sb.unjudged:
     ss[f"learn_guess_{name}"] = sb.guess_of(name)
 
-st.header("Learn NDCG")
+st.header("The sandbox", anchor="sandbox")
 st.markdown("Edit a ranked list of up to 20 documents and watch nDCG and its rivals move. Every number is "
             "computed by the same engine as the leaderboard, on a one-query run built from your list; each "
             "name links to the [glossary](#glossary).")
@@ -228,10 +461,14 @@ st.markdown(" · ".join(f"{text.link(label, term)} = {text.fmt(v)}" for label, t
     ("AP", "map", values["AP"]), ("RR", "mrr", values["RR"]), (f"P@{k}", "pk", values["P"]),
     (f"R@{k}", "rk", values["R"]))) + f" · {text.link(f'nDCG@{k}', 'ndcg')} = {text.fmt(ndcg)}. "
     "For one query, MAP is AP and MRR is RR; relevant means grade >= 1.")
+st.markdown("**Two systems, same documents**: a second system ranks the same documents in another order.")
+st.text_input("Second system's order (document names, best first, comma separated)", key="learn_vs",
+              on_change=_on_versus, placeholder=", ".join(reversed(sb.names)),
+              help="Leave empty for no second system. Every document of your list, once each.")
 if sb.versus:
-    st.markdown("**Two systems, same documents** (the preset's second system ranks them differently)")
-    compared = sandbox.compare_systems(sb)
-    st.table(compared.style.format({c: "{:.4f}" for c in compared.columns if c != "ranking"}))
+    both = text.systems_both_gains(sb)
+    st.table(both.style.format({c: "{:.4f}" for c in both.columns if c != "ranking"}))
+    st.markdown(text.flip_message(both, k))
 
 # -- unjudged documents -------------------------------------------------------------------------------
 st.subheader("Unjudged documents: three strategies")
@@ -282,9 +519,62 @@ st.subheader("Glossary", anchor="glossary")
 for term, (title, body) in text.GLOSSARY.items():
     st.markdown(f"{text.anchor(term)}**{title}**: {body}", unsafe_allow_html=True)
 
+# -- make an exercise -------------------------------------------------------------------------------
+st.subheader("Make an exercise")
+st.markdown("Turn this list into a question for your students. The link holds the list and the question, "
+            "never the answer: the page computes it when a student checks.")
+kinds = {"number": "Predict a number of this list", "reorder": f"Reorder the list to reach a target nDCG@{k}",
+         "higher": "Which is higher, this list or the second system, under each gain"}
+if not sb.versus:
+    kinds.pop("higher")
+e1, e2 = st.columns(2)
+kind = e1.selectbox("Kind of exercise", list(kinds), format_func=kinds.get, key="learn_make_kind")
+quantity_names = {"ndcg": f"nDCG@{k}", "dcg": f"DCG@{k}", "idcg": f"IDCG@{k}", "ap": "AP", "rr": "RR",
+                  "p": f"P@{k}", "r": f"R@{k}"}
+spec = {"kind": kind, "grades": ["?" if g is None else g for g in sb.grades], "cutoff": k, "gain": sb.gain,
+        "names": list(sb.names)}
+if sb.missed:
+    spec["missed"] = list(sb.missed)
+if kind == "number":
+    quantity = e2.selectbox("Number", list(quantity_names), format_func=quantity_names.get, key="learn_make_q")
+    tolerance = e2.number_input("Tolerance (±)", 0.0, 0.5, 0.005, step=0.001, format="%.3f", key="learn_make_tol")
+    default = f"What is {quantity_names[quantity]} of this list ({sandbox.GAIN_NAMES[sb.gain]})?"
+    spec.update(quantity=quantity, tolerance=tolerance)
+elif kind == "reorder":
+    target = e2.number_input(f"Target nDCG@{k}", 0.05, 1.0, 0.9, step=0.05, key="learn_make_target")
+    default = f"Reorder the list so that nDCG@{k} reaches at least {target:g}."
+    spec.update(target=target)
+else:
+    spec.update(b=["?" if sb.grade_of(n) is None else sb.grade_of(n) for n in sb.versus])
+    default = f"Which list scores higher on nDCG@{k}, A or B, under exponential gain and under linear gain?"
+question = st.text_input("Question", value=default, key=f"learn_make_question_{kind}")
+hint = st.text_input("Hint (optional)", key="learn_make_hint")
+spec.update(question=question or default)
+if hint:
+    spec["hint"] = hint
+try:
+    made = lessons.from_spec(spec)
+    st.markdown(f"The answer the page will compute: **{md(exview.right_text(made))}**")
+    st.button("Add to the set", key="learn_make_add",
+              on_click=lambda: ss.setdefault("learn_set", []).append(made))
+except metrics.MetricsError as exc:
+    st.warning(f"This exercise cannot be made: {md(str(exc))}")
+exercise_set = ss.get("learn_set", [])
+if exercise_set:
+    st.markdown(f"**Your set: {len(exercise_set)} exercise(s)**")
+    st.table(plain_frame(pd.DataFrame({"question": [e.question for e in exercise_set],
+                                       "answer (computed)": [exview.right_text(e) for e in exercise_set]},
+                                      index=pd.RangeIndex(1, len(exercise_set) + 1, name="#"))))
+    set_link = f"{address.page_url()}?ex={lessons.encode(exercise_set)}"
+    st.markdown("The link for your students (it opens the set; the answers are not in it):")
+    st.code(set_link, language=None, wrap_lines=True)
+    st.link_button("Open the set", f"?ex={lessons.encode(exercise_set)}")
+    st.button("Clear the set", key="learn_make_clear", on_click=lambda: ss.pop("learn_set", None))
+
 # -- share -------------------------------------------------------------------------------------------
 params = sandbox.to_params(sb)
-st.query_params.from_dict(params)
+ss["learn_written"] = params
+address.write({**params, **({"lesson": "sandbox"} if st.query_params.get("lesson") == "sandbox" else {})})
 st.subheader("Share")
 st.markdown("The page address holds this sandbox (grades, cutoff, gain, names): copy it to share. "
             "The query string alone:")

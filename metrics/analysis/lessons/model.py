@@ -1,0 +1,195 @@
+"""Lessons as data: one TOML file per lesson in ``data/``, loaded and checked here.
+
+A lesson file (``data/<id>.toml``; the id is the file name and the address ``?lesson=<id>``)::
+
+    title = "The discount 1/log2(rank + 1)"
+    order = 3                      # place in the index
+    summary = "One line for the index."
+    text = "A few sentences. {loss:5} of a document's gain is lost at rank 5."
+    try = "What to try with the example."
+
+    [example]                      # a sandbox preset, a list, or a collection
+    preset = "late"                # or grades = [3, 0, "?"], cutoff = 5, gain = "linear", missed = [2]
+
+    [[exercise]]                   # 2-4 of them; see metrics.analysis.lessons.exercises
+    kind = "number"
+    question = "What share of its gain does a document lose at rank 5?"
+    quantity = "loss"
+    rank = 5
+    tolerance = 0.01
+    hint = "1 - 1/log2(6)"
+
+Numbers in the prose are never typed: ``{quantity}`` or ``{quantity:arg}`` placeholders
+(:func:`render`) are computed on the example by the library (``{ndcg}``, ``{ndcg:linear}``,
+``{ndcg:k20}``, ``{loss:5}``, ``{discount:10}``, ``{gain:3}``, ``{mean_a}``...). A decimal
+number or a percentage typed in the prose is an error, as is any malformed field: the message
+names the file and the problem.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomllib
+
+from ...errors import MetricsError
+from .. import sandbox
+from ..sandbox import PRESETS, Sandbox
+from . import exercises as ex_module
+from .exercises import Collection, Exercise
+
+DATA = Path(__file__).with_name("data")
+MIN_EXERCISES, MAX_EXERCISES = 2, 4
+_FIELDS = {"title", "order", "summary", "text", "try", "example", "exercise"}
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)(?::([a-z0-9]+))?\}")
+_TYPED_NUMBER = re.compile(r"(?<![\w{:])\d+\.\d+|\d+\s?%")
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: prose, an interactive example (a list or a collection) and its exercises."""
+
+    id: str
+    title: str
+    order: int
+    summary: str
+    text: str
+    try_text: str
+    example: Sandbox | None
+    collection: Collection | None
+    exercises: tuple[Exercise, ...]
+    preset: str | None = None
+
+
+def _fail(source: Path | str, problem: str, fix: str | None = None):
+    raise MetricsError(problem, source=str(source), fix=fix)
+
+
+def load(path: Path | str) -> Lesson:
+    """The lesson of one file; any problem raises :class:`MetricsError` naming the file."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        _fail(path.name, f"not valid TOML: {exc}", "see the format in metrics/analysis/lessons/model.py")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(path.name, f"cannot be read: {exc}")
+    return from_data(data, path.stem, source=path.name)
+
+
+def from_data(data: dict, lesson_id: str, *, source: str = "<lesson>") -> Lesson:
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        _fail(source, f"unknown field {unknown[0]!r}", f"fields are {', '.join(sorted(_FIELDS))}")
+    for key in ("title", "summary", "text", "try"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            _fail(source, f"the field {key!r} is missing or empty", f'add {key} = "..."')
+    if not isinstance(data.get("order"), int):
+        _fail(source, "the field 'order' must be a whole number", "add order = 1")
+    for key in ("text", "try", "summary"):
+        typed = _TYPED_NUMBER.search(data[key])
+        if typed:
+            _fail(source, f"the {key} types the number {typed.group(0)!r}",
+                  "write a placeholder such as {ndcg} or {loss:5}: the page computes it")
+    example, collection, preset = None, None, None
+    raw = data.get("example")
+    if not isinstance(raw, dict):
+        _fail(source, "the lesson has no [example] table", 'add [example] with preset = "legal" or grades = [...]')
+    try:
+        if "collection" in raw:
+            c = raw["collection"]
+            collection = Collection(queries=tuple(tuple(q) for q in c.get("queries", ())), cutoff=c.get("cutoff", 5),
+                                    gain=c.get("gain", "exp"))
+        elif "preset" in raw:
+            preset = raw["preset"]
+            if preset not in PRESETS:
+                _fail(source, f"unknown preset {preset!r}", f"use one of {', '.join(PRESETS)}")
+            example = PRESETS[preset].sandbox
+            if set(raw) - {"preset"}:
+                example = ex_module._sandbox_of({k: v for k, v in raw.items() if k != "preset"}, example)
+        else:
+            example = ex_module._sandbox_of(raw, None)
+            if example is None:
+                _fail(source, "the [example] holds neither a preset, a list nor a collection")
+    except MetricsError as exc:
+        if exc.source == source:
+            raise
+        _fail(source, f"[example]: {exc}")
+    specs = data.get("exercise", [])
+    if not isinstance(specs, list) or not MIN_EXERCISES <= len(specs) <= MAX_EXERCISES:
+        _fail(source, f"a lesson has {MIN_EXERCISES}-{MAX_EXERCISES} [[exercise]] tables, "
+                      f"this one {len(specs) if isinstance(specs, list) else 0}")
+    exercises = []
+    for i, spec in enumerate(specs):
+        try:
+            exercises.append(ex_module.from_spec(spec, example, collection))
+        except MetricsError as exc:
+            _fail(source, f"exercise {i + 1}: {exc}")
+    lesson = Lesson(id=lesson_id, title=data["title"].strip(), order=data["order"], summary=data["summary"].strip(),
+                    text=data["text"].strip(), try_text=data["try"].strip(), example=example, collection=collection,
+                    exercises=tuple(exercises), preset=preset)
+    for key, text in (("text", lesson.text), ("try", lesson.try_text), ("summary", lesson.summary)):
+        try:
+            render(lesson, text)
+        except MetricsError as exc:
+            _fail(source, f"the {key}: {exc}")
+    return lesson
+
+
+def load_all(folder: Path | str = DATA) -> dict[str, Lesson]:
+    """Every lesson of ``folder`` by id, in index order (``order``, then id)."""
+    lessons = [load(path) for path in sorted(Path(folder).glob("*.toml"))]
+    if not lessons:
+        raise MetricsError(f"no lesson files (*.toml) in {folder}")
+    return {lesson.id: lesson for lesson in sorted(lessons, key=lambda le: (le.order, le.id))}
+
+
+def placeholder(lesson: Lesson, name: str, arg: str | None = None) -> tuple[float, str]:
+    """The value of ``{name:arg}`` on the lesson's example and its text (4 decimals; a percentage
+    for ``loss``; a whole number for counts and gains)."""
+    if lesson.collection is not None and name in ("mean_a", "mean_b", "sd_a", "sd_b", "wins_b", "losses_b",
+                                                  "queries"):
+        value = lesson.collection.summary()[name]
+        return value, (f"{value:.0f}" if name in ("wins_b", "losses_b", "queries") else f"{value:.4f}")
+    if name in ("discount", "loss"):
+        if not arg or not arg.isdigit():
+            raise MetricsError(f"{{{name}}} needs a rank, e.g. {{{name}:5}}")
+        row = sandbox.discount_table((int(arg),)).iloc[0]
+        if name == "discount":
+            return float(row["discount"]), f"{row['discount']:.3f}"
+        return float(row["less than rank 1"]), f"{row['less than rank 1']:.0%}"
+    if name in ("gain_exp", "gain_linear"):
+        if not arg or not arg.isdigit() or int(arg) not in sandbox.GRADES:
+            raise MetricsError(f"{{{name}}} needs a grade 0-4, e.g. {{{name}:3}}")
+        value = float(sandbox.gain_table((int(arg),))["exponential gain" if name == "gain_exp"
+                                                       else "linear gain"].iloc[0])
+        return value, f"{value:g}"
+    if name in ex_module.LIST_QUANTITIES:
+        sb = lesson.example
+        if sb is None:
+            raise MetricsError(f"{{{name}}} needs a list example")
+        strategy = "zero"
+        if arg in sandbox.GAIN_NAMES:
+            sb = sb.replace(gain=arg)
+        elif arg and arg.startswith("k") and arg[1:].isdigit():
+            sb = sb.replace(cutoff=int(arg[1:]))
+        elif arg in sandbox.STRATEGIES:
+            strategy = arg
+        elif arg:
+            raise MetricsError(f"{{{name}:{arg}}}: the argument is a gain (exp, linear), a cutoff (k5) "
+                               "or a strategy (zero, condensed, inferred)")
+        probe = Exercise(kind="number", question="-", sandbox=sb, quantity=name, strategy=strategy)
+        value = ex_module.quantity_value(probe)
+        return value, f"{value:.4f}"
+    raise MetricsError(f"unknown placeholder {{{name}}}",
+                       fix="use ndcg, dcg, idcg, ap, rr, p, r, discount, loss, gain_exp, gain_linear, mean_a, ...")
+
+
+def render(lesson: Lesson, text: str) -> str:
+    """``text`` with every placeholder replaced by its computed value."""
+    return _PLACEHOLDER.sub(lambda m: placeholder(lesson, m.group(1), m.group(2))[1], text)
+
+
+def placeholders(text: str) -> list[tuple[str, str | None]]:
+    return [(m.group(1), m.group(2)) for m in _PLACEHOLDER.finditer(text)]

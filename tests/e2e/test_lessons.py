@@ -1,0 +1,159 @@
+"""Lessons in a real browser: every lesson at a phone's width (no horizontal scroll, a screenshot
+each for the README), a student completing a lesson, a teacher's exercise link answered in a
+second browser, and a live check answered from ten browsers with the projector's histogram."""
+from __future__ import annotations
+
+import re
+from math import log2
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from metrics.analysis import lessons
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+NO_SIDEWAYS_SCROLL = """() => [document.documentElement, document.querySelector('[data-testid="stMain"]')]
+    .every(e => e.scrollWidth <= e.clientWidth + 1)"""
+
+
+def _no_exception(page):
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, exceptions.first.inner_text()
+
+
+def _param(page, name):
+    return parse_qs(urlparse(page.url).query).get(name, [None])[0]
+
+
+def _button(page, name):
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def _click(page, wait_for_app, *names):
+    """Click the buttons ``names`` in turn, each followed by the rerun it starts."""
+    for name in names:
+        _button(page, name).click()
+        wait_for_app(page)
+
+
+def _type_answer(page, wait_for_app, text):
+    box = page.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(page)
+
+
+def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server, browser, open_app, wait_for_app):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        open_app(page, f"{module_app_server}/learn")
+        assert page.evaluate(NO_SIDEWAYS_SCROLL)
+        page.screenshot(path=str(SHOTS / "learn-index.png"))
+        page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
+        for lesson_id in lessons.load_all():
+            open_app(page, f"{module_app_server}/learn?lesson={lesson_id}")
+            _no_exception(page)
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
+            page.screenshot(path=str(SHOTS / f"learn-{lesson_id}.png"), full_page=True)
+
+        page.set_viewport_size(PHONE)
+        # the discount lesson, from its first exercise to its last, keyboard where a phone has one
+        open_app(page, f"{module_app_server}/learn?lesson=discount")
+        _type_answer(page, wait_for_app, "39%")
+        _button(page, "Check my answer").focus()
+        page.keyboard.press("Enter")
+        wait_for_app(page)
+        assert page.get_by_text("Not quite.").count() == 1
+        assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
+        _type_answer(page, wait_for_app, "0.613")
+        _click(page, wait_for_app, "Check my answer")
+        assert page.get_by_text("Right.", exact=True).count() == 1
+        _click(page, wait_for_app, "Next exercise")
+        assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
+        page.get_by_text("0.289", exact=True).click()
+        wait_for_app(page)
+        _click(page, wait_for_app, "Check my answer")
+        assert page.get_by_text("Right.", exact=True).count() == 1
+        _click(page, wait_for_app, "Next exercise")
+        page.get_by_label("Document to move").click()                 # the grade-4 document D10 to rank 1
+        page.get_by_role("option", name="D10 (grade 4)").click()
+        wait_for_app(page)
+        _click(page, wait_for_app, "Move", "Check my answer")
+        _no_exception(page)
+        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        assert "Right: your order reaches 1.0000." in alerts, alerts
+        assert page.get_by_text("All 3 exercises answered: 3 right.").count() == 1
+        assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    finally:
+        context.close()
+
+
+def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server, page, browser, open_app,
+                                                              wait_for_app):
+    open_app(page, f"{module_app_server}/learn?g=0,0,3,2&k=4&gain=linear")
+    _click(page, wait_for_app, "Add to the set")
+    link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
+    page.get_by_role("heading", name="Make an exercise").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "learn-make-exercise.png"))
+    assert "ws=" not in link
+    student = browser.new_context(viewport=PHONE)
+    try:
+        other = student.new_page()
+        open_app(other, link)
+        _no_exception(other)
+        _type_answer(other, wait_for_app, "0.5")
+        _click(other, wait_for_app, "Check my answer")
+        assert other.get_by_text("Not quite.").count() == 1
+        right = (3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3))   # 2.3614 / 4.2619
+        _type_answer(other, wait_for_app, f"{right:.3f}")
+        _click(other, wait_for_app, "Check my answer")
+        assert other.get_by_text("Right.", exact=True).count() == 1
+        assert other.get_by_text(re.compile(rf"nDCG@4 = 2\.3614 / 4\.2619 = {right:.4f}")).count() == 1
+    finally:
+        student.close()
+
+
+def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_factory, page, browser, open_app,
+                                                                    wait_for_app):
+    server = app_server_factory(env={"NDCG_LAB_MODE": "shared"})
+    open_app(page, server.url)
+    token = _param(page, "ws")
+    assert token
+    page.get_by_role("link", name="Learn NDCG").click()
+    wait_for_app(page)
+    assert _param(page, "ws") == token
+    page.get_by_role("link", name=re.compile("Gain: 2\\^rel")).click()
+    wait_for_app(page)
+    assert _param(page, "lesson") == "gain" and _param(page, "ws") == token
+    page.get_by_text("Ask the class (live check)").click()
+    _click(page, wait_for_app, "Open a live check of this question")
+    code, key = _param(page, "live"), _param(page, "key")
+    assert code and key and _param(page, "ws") == token
+
+    answers = ["0.60"] * 6 + ["0.75"] * 3 + ["0.5"]
+    phones = [browser.new_context(viewport=PHONE) for _ in answers]
+    try:
+        tabs = [phone.new_page() for phone in phones]
+        for tab in tabs:
+            open_app(tab, f"{server.url}/learn?live={code}")
+        for tab, answer in zip(tabs, answers):
+            _type_answer(tab, wait_for_app, answer)
+            _click(tab, wait_for_app, "Send my answer")
+            assert tab.get_by_text("Answer sent.", exact=False).count() == 1
+            assert "key" not in tab.url
+    finally:
+        for phone in phones:
+            phone.close()
+    _click(page, wait_for_app, "Refresh")
+    table = page.locator('[data-testid="stTable"]').last
+    rows = {r.locator("th").first.inner_text(): r.locator("td").first.inner_text()
+            for r in table.locator("tbody tr").all()}
+    assert rows == {"0.60": "6", "0.75": "3", "0.50": "1"}
+    assert page.get_by_text("10 answers", exact=False).count() == 1
+    _click(page, wait_for_app, "Reveal the answer")
+    assert page.get_by_text("The answer: 0.6048", exact=False).count() == 1
+    assert _param(page, "ws") == token
+    page.screenshot(path=str(SHOTS / "learn-live.png"), full_page=True)
