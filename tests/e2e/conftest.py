@@ -344,6 +344,15 @@ def read_table(table) -> dict[str, dict[str, str]]:
     }""")
 
 
+def screenshot_dir() -> Path:
+    """Where a test saves the README's screenshots: docs/screenshots with NDCG_LAB_SCREENSHOTS=1,
+    else test-artifacts/readme (so that a test run leaves the checkout as it was)."""
+    out = REPO_ROOT / "docs" / "screenshots" if os.environ.get("NDCG_LAB_SCREENSHOTS") else \
+        REPO_ROOT / "test-artifacts" / "readme"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 @pytest.fixture(name="wait_for_app")
 def wait_for_app_fixture():
     """The wait_for_app helper, as a fixture (no import of conftest needed)."""

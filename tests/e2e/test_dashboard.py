@@ -8,7 +8,6 @@ README screenshots: ``NDCG_LAB_SCREENSHOTS=1 python -m pytest tests/e2e/test_das
 from __future__ import annotations
 
 import gzip
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 import metrics
+from tests.e2e.conftest import screenshot_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -235,9 +235,7 @@ def test_readme_screenshots(app_server_factory, browser, open_app, wait_for_app)
     plot render. Saved under test-artifacts/readme/; with NDCG_LAB_SCREENSHOTS=1 they replace
     docs/screenshots (a server with the viewer toolbar, so no "Deploy" button; emoji icons need
     fonts-noto-color-emoji)."""
-    out = ROOT / "docs" / "screenshots" if os.environ.get("NDCG_LAB_SCREENSHOTS") else \
-        ROOT / "test-artifacts" / "readme"
-    out.mkdir(parents=True, exist_ok=True)
+    out = screenshot_dir()
     server = app_server_factory(env={"STREAMLIT_CLIENT_TOOLBAR_MODE": "viewer"})
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 from math import log2
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from metrics.analysis import lessons
+from tests.e2e.conftest import screenshot_dir
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS_SCROLL = """() => [document.documentElement, document.querySelector('[data-testid="stMain"]')]
     .every(e => e.scrollWidth <= e.clientWidth + 1)"""
@@ -48,16 +47,15 @@ def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server,
     context.set_default_timeout(30_000)
     page = context.new_page()
     try:
-        SHOTS.mkdir(parents=True, exist_ok=True)
         open_app(page, f"{module_app_server}/learn")
         assert page.evaluate(NO_SIDEWAYS_SCROLL)
-        page.screenshot(path=str(SHOTS / "learn-index.png"))
+        page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
         page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
         for lesson_id in lessons.load_all():
             open_app(page, f"{module_app_server}/learn?lesson={lesson_id}")
             _no_exception(page)
             assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
-            page.screenshot(path=str(SHOTS / f"learn-{lesson_id}.png"), full_page=True)
+            page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
 
         page.set_viewport_size(PHONE)
         # the discount lesson, from its first exercise to its last, keyboard where a phone has one
@@ -97,7 +95,7 @@ def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server,
     _click(page, wait_for_app, "Add to the set")
     link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
     page.get_by_role("heading", name="Make an exercise").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "learn-make-exercise.png"))
+    page.screenshot(path=str(screenshot_dir() / "learn-make-exercise.png"))
     assert "ws=" not in link
     student = browser.new_context(viewport=PHONE)
     try:
@@ -156,4 +154,4 @@ def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_f
     _click(page, wait_for_app, "Reveal the answer")
     assert page.get_by_text("The answer: 0.6048", exact=False).count() == 1
     assert _param(page, "ws") == token
-    page.screenshot(path=str(SHOTS / "learn-live.png"), full_page=True)
+    page.screenshot(path=str(screenshot_dir() / "learn-live.png"), full_page=True)

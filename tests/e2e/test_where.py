@@ -6,12 +6,12 @@ docs/screenshots/where.png (else test-artifacts/readme/where.png).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from playwright.sync_api import expect
 
 from metrics.analysis.headroom import headroom
+from tests.e2e.conftest import screenshot_dir
 from tests.e2e.test_dashboard import TIMEOUT, main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,9 +42,7 @@ def test_pick_the_pair_and_read_the_headroom_share(app_server_factory, page, ope
     expect(main(page)).to_contain_text("re-ranks bm25's top 100 (detected", timeout=TIMEOUT)
     assert page.locator('[data-testid="stException"]').count() == 0
 
-    out = ROOT / "docs" / "screenshots" if os.environ.get("NDCG_LAB_SCREENSHOTS") else \
-        ROOT / "test-artifacts" / "readme"
-    out.mkdir(parents=True, exist_ok=True)
+    out = screenshot_dir()
     expect(main(page).locator(".js-plotly-plot").first).to_be_visible(timeout=TIMEOUT)
     main(page).locator("h2").first.click()   # no focus ring on the last selectbox
     page.set_viewport_size({"width": 1400, "height": 900})
