@@ -88,10 +88,8 @@ for measure, rows in table.groupby("measure", sort=False):
                f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
     st.table(plain_frame(ui.display_table(rows)))
 
-stamp = {**state.stamp(compared, measures), "baseline": baseline, "test": test, "correction": correction,
-         "alpha": alpha, "seed": seed, "permutations": permutations, "resamples": resamples,
-         "tie_tolerance": tolerance,
-         "markers": report_text.markers_note(state.TESTS[test], state.CORRECTIONS[correction], alpha)}
+stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha),
+         "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance}
 e1, e2, e3 = st.columns(3)
 e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
                    file_name=f"compare-{sel.collection}.csv", mime="text/csv")

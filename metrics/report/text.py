@@ -38,7 +38,8 @@ def comparison_marks(table) -> dict:
 
 def markers_note(test: str, correction: str, alpha: float) -> str:
     """The export stamp's line that says what the LaTeX markers mean."""
-    return (f"{test}, {correction} correction, p < {alpha:g}: blacktriangle = better, blacktriangledown = worse "
+    corrected = "no correction" if correction.lower() in ("none", "no correction") else f"{correction} correction"
+    return (f"{test}, {corrected}, p < {alpha:g}: blacktriangle = better, blacktriangledown = worse "
             "than the baseline")
 
 
