@@ -34,12 +34,7 @@ systems = c2.multiselect("Systems", others, default=default_systems, key=f"cmp_s
 
 c1, c2, c3 = st.columns([2, 1, 1])
 default_measure = metrics.with_gain("nDCG@10", sel.gain)
-offered = list(dict.fromkeys([default_measure, *ui.suggested_measures(sel.gain)]))
-picked = c1.multiselect("Measures", offered, default=[default_measure], accept_new_options=True,
-                        key=f"cmp_measures::{sel.gain}",
-                        help="Pick or type any measure in ir_measures syntax (P(rel=2)@5, "
-                             "nDCG(dcg=exp-log2)@20, Bpref, IPrec@0.3) or as trec_eval spells it "
-                             "(bpref, ndcg_cut.10, P.5,10: several measures at once).")
+picked = ui.measure_picker(c1, sel.gain, default_measure)
 test = c2.selectbox("Test", list(state.TESTS), index=list(state.TESTS).index(sel.test), format_func=state.TESTS.get,
                     key=f"cmp_test::{sel.test}")
 correction = c3.selectbox("Correction", list(state.CORRECTIONS), index=list(state.CORRECTIONS).index(sel.correction),
