@@ -11,7 +11,7 @@ import streamlit as st
 import metrics
 from metrics import stats
 from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
-from metrics.report.text import format_p, percent
+from metrics.report.text import TOPIC_LIMIT, format_p, percent, shorten
 from ui import state
 from ui.paths import app_dir
 from ui.text import md
@@ -178,11 +178,22 @@ def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, sys
     picked = picked.sort_values(["delta", "qid"], ascending=[not helped, True], kind="stable").head(count)
     return pd.DataFrame({
         "Query": picked["qid"].astype(str).to_numpy(),
-        "Topic": picked["text"].to_numpy(),
+        "Topic": picked["text"].map(shorten).to_numpy(),
         baseline: picked["baseline"].map("{:.4f}".format).to_numpy(),
         system: picked["system"].map("{:.4f}".format).to_numpy(),
         "Δ": picked["delta"].map("{:+.4f}".format).to_numpy(),
     }).set_index("Query")
+
+
+def full_topics(rows: pd.DataFrame, qids) -> None:
+    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`): their full text in
+    an expander, as plain text, one query a line."""
+    text = rows.drop_duplicates("qid").set_index("qid")["text"].astype(str)
+    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > TOPIC_LIMIT]
+    if long:
+        with st.expander(f"Full topic text ({len(long)} cut above)"):
+            for qid, topic in long:
+                st.markdown(f"**{md(qid)}**: {md(topic)}")
 
 
 def clicked_qid(event) -> str | None:

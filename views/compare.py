@@ -137,7 +137,8 @@ if shown_qid is not None:
     picked_row = rows[rows["qid"] == shown_qid]
     if len(picked_row):
         r = picked_row.iloc[0]
-        st.info(f"Query **{md(shown_qid)}**{': ' + md(r['text']) if r['text'] else ''} — {md(baseline)} "
+        st.info(f"Query **{md(shown_qid)}**{': ' + md(report_text.shorten(r['text'])) if r['text'] else ''} — "
+                f"{md(baseline)} "
                 f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
 for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
@@ -147,6 +148,7 @@ for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped mo
         queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
         if len(queries):
             st.table(plain_frame(queries))
+            ui.full_topics(rows, queries.index)
         else:
             st.caption(none)
 
