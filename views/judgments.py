@@ -54,7 +54,7 @@ with tab_unjudged:
                 "To add one, open the Data page, expand **Qrels, proxy judgments, topics and document titles** "
                 "and drop a qrels file of model or click labels on **Proxy judgments (inferred labels, qrels "
                 "format)**.")
-        st.page_link("views/data.py", label="Open the Data page", icon="🗂️")
+        st.page_link("views/data.py", label="Open the Data page", icon=":material/folder_open:")
     else:
         agreement = judgments.proxy_agreement(state.qrels(sel), state.proxy(sel))
         st.caption(f"Proxy: {agreement['labels']:,} labels, {agreement['fills']:,} of them fill unjudged pairs; "
