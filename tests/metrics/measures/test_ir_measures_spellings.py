@@ -118,3 +118,19 @@ def test_values_equal_ir_measures_pytrec_eval_provider():
             assert math.isclose(value, theirs[(name, qid)], rel_tol=1e-9, abs_tol=1e-12), (spelling, qid)
             checked += 1
     assert checked == 6 * len(EXACT)
+
+
+def test_eval_takes_the_reported_spelling(capsys, tmp_path):
+    """``eval -m "NumRet(rel=1)"`` prints ir_measures' NumRet(rel=1) over all queries (its sum)."""
+    from metrics.cli import main
+
+    qrels, run = _collection()
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.itertuples(index=False)))
+    run_path.write_text("".join(f"{q} Q0 {d} 0 {s!r} sys\n" for q, d, s in run.itertuples(index=False)))
+    assert main(["eval", str(qrels_path), str(run_path), "-m", "NumRet(rel=1)", "--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    row = next(line.split("\t") for line in out.splitlines() if "NumRelRet(rel=1)" in line and "all" in line)
+    measure = ir_measures.parse_measure("NumRet(rel=1)")
+    expected = ir_measures.pytrec_eval.calc_aggregate([measure], qrels, run)[measure]  # a sum over queries
+    assert float(row[-1]) == expected
