@@ -5,21 +5,22 @@ import streamlit as st
 
 from ui import state
 
-st.set_page_config(page_title="nDCG Lab", page_icon="📈", layout="wide")
+st.set_page_config(page_title="nDCG Lab", page_icon=":material/monitoring:", layout="wide")
 
 HERE = Path(__file__).resolve().parent
-# (file, title, icon), in menu order; the first is the landing page.
+# (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
+# a font Streamlit ships: an emoji needs an emoji font, which many machines lack (a box instead).
 PAGES = [
-    ("views/leaderboard.py", "Leaderboard", "🏆"),
-    ("views/curves.py", "Curves", "📈"),
-    ("views/compare.py", "Compare", "⚖️"),
-    ("views/where.py", "Where it differs", "🎯"),
-    ("views/fusion.py", "Fusion", "🧬"),
-    ("views/query.py", "Query explorer", "🔎"),
-    ("views/judgments.py", "Judgments", "🧑‍⚖️"),
-    ("views/behaviour.py", "Measure behaviour", "🧪"),
-    ("views/learn.py", "Learn NDCG", "🎓"),
-    ("views/data.py", "Data", "🗂️"),
+    ("views/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("views/curves.py", "Curves", ":material/show_chart:"),
+    ("views/compare.py", "Compare", ":material/compare_arrows:"),
+    ("views/where.py", "Where it differs", ":material/insights:"),
+    ("views/fusion.py", "Fusion", ":material/merge:"),
+    ("views/query.py", "Query explorer", ":material/manage_search:"),
+    ("views/judgments.py", "Judgments", ":material/gavel:"),
+    ("views/behaviour.py", "Measure behaviour", ":material/science:"),
+    ("views/learn.py", "Learn NDCG", ":material/school:"),
+    ("views/data.py", "Data", ":material/folder_open:"),
 ]
 
 navigation = st.navigation([

@@ -11,9 +11,10 @@ import streamlit as st
 import metrics
 from metrics import stats
 from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
-from metrics.report.text import format_p, percent
+from metrics.report.text import TOPIC_LIMIT, format_p, percent, shorten
 from ui import state
 from ui.paths import app_dir
+from ui.text import md
 
 ROOT = app_dir()
 QUERY_PAGE = "views/query.py"
@@ -67,6 +68,42 @@ def suggested_measures(gain: str) -> list[str]:
     then every family of the registry and trec_eval's names; any other name can be typed."""
     common = [metrics.with_gain(m, gain) for m in COMMON_MEASURES]
     return list(dict.fromkeys([*common, "Bpref", "infAP", "IPrec@0.3", "11pt_avg", *_registry_names()]))
+
+
+def measure_picker(where, gain: str, default: str) -> list[str]:
+    """The Compare page's measures, as picked or typed (canonical names come from :func:`canonical_measures`).
+
+    A multiselect of suggestions whose Enter takes the highlighted suggestion (no "Select all
+    matches" entry, so ``AP`` + Enter adds AP, not the 14 names that contain A and P), and beside it
+    a text box whose Enter adds exactly the measure typed: ``P@1`` is P@1, where the multiselect
+    would highlight its suggestion P@10. A name that stands for several (``P.5,10``) adds them all.
+    """
+    ss = st.session_state
+    key, typed, extra = f"cmp_measures::{gain}", f"cmp_typed::{gain}", f"cmp_typed_options::{gain}"
+    ss.setdefault(key, [default])
+
+    def add() -> None:
+        text = (ss.get(typed) or "").strip()
+        ss[typed] = ""
+        if not text:
+            return
+        names, errors = canonical_measures([text])
+        ss["_cmp_typed_errors"] = errors
+        ss[extra] = list(dict.fromkeys([*ss.get(extra, []), *names]))
+        ss[key] = list(dict.fromkeys([*ss.get(key, []), *names]))
+
+    offered = list(dict.fromkeys([default, *suggested_measures(gain), *ss.get(extra, [])]))
+    picked = where.multiselect("Measures", offered, accept_new_options=True, select_all=False, key=key,
+                               help="Pick from the suggestions (Enter takes the highlighted one), or type any "
+                                    "measure in the box below.")
+    where.text_input("Add a measure by name", key=typed, on_change=add,
+                     placeholder="type a name and press Enter: P@1, nDCG(dcg=exp-log2)@15, NumRet(rel=1), bpref",
+                     help="Enter adds exactly the measure typed, in ir_measures syntax (P(rel=2)@5, "
+                          "nDCG(dcg=exp-log2)@20, Bpref, IPrec@0.3) or as trec_eval spells it (bpref, "
+                          "ndcg_cut.10, P.5,10: several measures at once).")
+    for message in ss.pop("_cmp_typed_errors", []):
+        where.error(md(message))
+    return picked
 
 
 @st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)
@@ -141,11 +178,22 @@ def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, sys
     picked = picked.sort_values(["delta", "qid"], ascending=[not helped, True], kind="stable").head(count)
     return pd.DataFrame({
         "Query": picked["qid"].astype(str).to_numpy(),
-        "Topic": picked["text"].to_numpy(),
+        "Topic": picked["text"].map(shorten).to_numpy(),
         baseline: picked["baseline"].map("{:.4f}".format).to_numpy(),
         system: picked["system"].map("{:.4f}".format).to_numpy(),
         "Δ": picked["delta"].map("{:+.4f}".format).to_numpy(),
     }).set_index("Query")
+
+
+def full_topics(rows: pd.DataFrame, qids) -> None:
+    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`): their full text in
+    an expander, as plain text, one query a line."""
+    text = rows.drop_duplicates("qid").set_index("qid")["text"].astype(str)
+    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > TOPIC_LIMIT]
+    if long:
+        with st.expander(f"Full topic text ({len(long)} cut above)"):
+            for qid, topic in long:
+                st.markdown(f"**{md(qid)}**: {md(topic)}")
 
 
 def clicked_qid(event) -> str | None:

@@ -14,6 +14,9 @@ from metrics.ranking import Ranked
 from ui import state
 
 POOLED = "All selected systems (pooled)"
+RANKS_COLUMN = {"ranks": st.column_config.ListColumn("ranks", help="system@rank, one item per system")}
+"""The ranks column of the page's tables: a list, so that no separator can be mistaken for part of a
+run's name (a fused run is called ``rrf(k=60) of a, b``)."""
 STRATEGY_SHORT = {"zero": "0", "condensed": "condensed", "inferred": "inferred", "Bpref": "Bpref", "infAP": "infAP"}
 INCOMPLETE = {"Bpref": "Bpref (unjudged ignored)", "infAP": "infAP (estimated from the judged)"}
 """Measures built for incomplete judgments, ranked beside the three treatments of unjudged documents:
@@ -93,7 +96,7 @@ def judged_means(sel: state.Selection, k: int) -> pd.Series:
 def todo(sel: state.Selection, system: str, depth: int) -> pd.DataFrame:
     runs = ranked_systems(sel)
     if system == POOLED:
-        return judgments.judging_pool(runs, depth)
+        return judgments.judging_pool(runs, depth, rank_lists=True)
     frame = judgments.unjudged_top({system: runs[system]}, depth)
     return frame.drop(columns="system")
 
@@ -101,7 +104,7 @@ def todo(sel: state.Selection, system: str, depth: int) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def hard_negatives(sel: state.Selection, depth: int, min_grade: int, include_unjudged: bool) -> pd.DataFrame:
     return judgments.hard_negatives(ranked_systems(sel), depth, include_unjudged=include_unjudged,
-                                    min_grade=min_grade)
+                                    min_grade=min_grade, rank_lists=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)

@@ -1,6 +1,9 @@
 """The sidebar and its :class:`Selection`: the collection, the systems, the baseline, the gain, the
 significance test and its correction, and what every export carries (:func:`stamp`).
 
+The page address holds the collection, the systems, the baseline and the gain
+(:data:`ADDRESS`), so that a reload, a bookmark or a link shows what its sender saw.
+
 The labels of the tests and corrections are :data:`metrics.stats.TESTS` and
 :data:`metrics.stats.CORRECTIONS`, capitalised for the radio buttons.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -22,6 +26,10 @@ DEFAULT_COLLECTION = "legal"
 GAINS = {"exp": "Exponential (2^rel - 1)", "linear": "Linear (rel, as trec_eval)"}
 TESTS = {key: label[0].upper() + label[1:] for key, label in stats.TESTS.items()}
 CORRECTIONS = {key: label[0].upper() + label[1:] for key, label in stats.CORRECTIONS.items()}
+ADDRESS = ("collection", "systems", "baseline", "gain")
+"""Query parameters of the sidebar's selection: ``?collection=web&systems=hybrid&systems=neural&baseline=hybrid
+&gain=linear``. Each system is a parameter of its own (a run's name may hold commas); names the
+workspace lacks are ignored."""
 
 
 @dataclass(frozen=True)
@@ -87,20 +95,64 @@ def _collection_widget(collections: list[str]) -> str:
                          on_change=chosen)
     return ss["collection"]
 
-def _workspace_box(opened: store.Access | None) -> None:
-    """Shared mode: say whose workspace this is and give its links."""
+def _workspace_box(where, opened: store.Access | None, selected: dict) -> None:
+    """Shared mode: say whose workspace this is and give its links, which open this selection."""
     if opened is None:
         return
     if opened.read_only:
-        st.sidebar.info("Read-only view of a workspace: you can look at everything; changes are refused.",
-                        icon="👁️")
+        where.info("Read-only view of a workspace: you can look at everything; changes are refused.",
+                   icon="👁️")
         return
-    with st.sidebar.expander("Your workspace link", expanded=False):
+    view = "&" + urlencode(selected, doseq=True) if selected else ""
+    with where.expander("Your workspace link", expanded=False):
         st.caption("This workspace is private: only this link opens it (keep it to yourself). "
-                   "A reload or a bookmark of this address returns here.")
-        st.code(session.link(opened.token), language=None, wrap_lines=True)
+                   "A reload or a bookmark of this address returns here, to this collection, these "
+                   "systems, this baseline and this gain.")
+        st.code(session.link(opened.token) + view, language=None, wrap_lines=True)
         st.caption("Read-only link, to show this workspace to a class (nothing can be changed through it):")
-        st.code(session.link(opened.view_token), language=None, wrap_lines=True)
+        st.code(session.link(opened.view_token) + view, language=None, wrap_lines=True)
+
+
+def _read_address(infos: dict) -> None:
+    """On the session's first run that has collections: the address's selection (:data:`ADDRESS`)
+    into the session state the sidebar's widgets are drawn from. A baseline other than the stored
+    one is shown for this session only (the workspace is not written: an old link must not change
+    the sender's baseline) until the user picks one or the stored baseline changes."""
+    ss = st.session_state
+    if ss.get("_address_read") or not infos:
+        return
+    ss["_address_read"] = True
+    params = st.query_params
+    if params.get("collection") in infos:
+        ss["collection"] = params["collection"]
+    if params.get("gain") in GAINS:
+        ss["gain"] = params["gain"]
+    info = infos.get(ss.get("collection"))
+    if info is None:
+        return
+    names = [r.name for r in info.runs]
+    systems = [n for n in dict.fromkeys(params.get_all("systems")) if n in names]
+    if systems:
+        ss[f"systems::{info.name}"] = systems
+        ss[f"_known::{info.name}"] = names
+    stored = info.baseline if info.baseline in names else (names[0] if names else None)
+    if params.get("baseline") in names and params["baseline"] != stored:
+        ss[_address_baseline_key(info.name)] = (params["baseline"], stored)
+
+
+def _write_address(sel: Selection) -> dict:
+    """The selection into the address (other parameters, ``ws`` and a page's own, kept); returns it."""
+    selected = {"collection": sel.collection, "systems": sel.system_names, "baseline": sel.baseline,
+                "gain": sel.gain}
+    selected = {key: value for key, value in selected.items() if value}
+    params = st.query_params
+    for key in ADDRESS:
+        value = selected.get(key)
+        if value is None:
+            params.pop(key, None)
+        elif params.get_all(key) != ([value] if isinstance(value, str) else list(value)):
+            params[key] = value
+    return selected
 
 def sidebar() -> Selection | None:
     """Draw the sidebar (collection, systems, baseline, gain) and return the selection.
@@ -118,11 +170,14 @@ def _sidebar() -> Selection | None:
     infos = {c.name: c for c in ws.collections()}  # one snapshot per rerun: names, runs and digests agree
     collections = list(infos)
     st.sidebar.title("nDCG Lab")
-    _workspace_box(session.access() if session.settings().shared else None)
+    box = st.sidebar.container()  # the workspace box, drawn last: its links carry this run's selection
+    opened = session.access() if session.settings().shared else None
     if not collections:
+        _workspace_box(box, opened, {})
         st.sidebar.info("The workspace is empty: load a sample or upload files on the Data page.")
         return None
     ss = st.session_state
+    _read_address(infos)
     collection = _collection_widget(collections)
     info = infos[collection]
     names = [r.name for r in info.runs]
@@ -147,13 +202,15 @@ def _sidebar() -> Selection | None:
                               help="Multiple-testing correction across systems x measures.")
     digests = {r.name: r.digest for r in info.runs}
     ss["_collection_info"] = info
-    return Selection(
+    selected = Selection(
         scope=session.scope_of(info), collection=collection,
         qrels_digest=info.qrels_digest, proxy_digest=info.proxy_digest,
         version=_version(info),
         systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
         test=test, correction=correction,
     )
+    _workspace_box(box, opened, _write_address(selected))
+    return selected
 
 def _baseline_widget(ws, collection: str, names: list[str], stored: str | None) -> str | None:
     """The baseline select box. The workspace holds the baseline (``stored``, from the sidebar's
@@ -164,10 +221,18 @@ def _baseline_widget(ws, collection: str, names: list[str], stored: str | None) 
     key = _baseline_key(collection)
     if stored not in names:
         stored = names[0]
-    if st.session_state.get(key) != stored:
-        st.session_state[key] = stored  # follow the workspace (set on the Data page or in another tab)
+    shown = stored
+    linked = st.session_state.get(_address_baseline_key(collection))
+    if linked is not None:
+        if linked[0] in names and linked[1] == stored:
+            shown = linked[0]  # the address's baseline, while the stored one is the one it was read against
+        else:
+            st.session_state.pop(_address_baseline_key(collection), None)
+    if st.session_state.get(key) != shown:
+        st.session_state[key] = shown  # follow the workspace (set on the Data page or in another tab)
 
     def save():
+        st.session_state.pop(_address_baseline_key(collection), None)
         try:
             ws.set_baseline(collection, st.session_state[key])
         except metrics.MetricsError as exc:
@@ -184,6 +249,10 @@ def forget_baseline(collection: str) -> None:
 
 def _baseline_key(collection: str) -> str:
     return f"baseline::{collection}"
+
+
+def _address_baseline_key(collection: str) -> str:
+    return f"_address_baseline::{collection}"
 
 
 def _runs_of(sel: Selection) -> Sequence[store.RunInfo]:

@@ -34,12 +34,7 @@ systems = c2.multiselect("Systems", others, default=default_systems, key=f"cmp_s
 
 c1, c2, c3 = st.columns([2, 1, 1])
 default_measure = metrics.with_gain("nDCG@10", sel.gain)
-offered = list(dict.fromkeys([default_measure, *ui.suggested_measures(sel.gain)]))
-picked = c1.multiselect("Measures", offered, default=[default_measure], accept_new_options=True,
-                        key=f"cmp_measures::{sel.gain}",
-                        help="Pick or type any measure in ir_measures syntax (P(rel=2)@5, "
-                             "nDCG(dcg=exp-log2)@20, Bpref, IPrec@0.3) or as trec_eval spells it "
-                             "(bpref, ndcg_cut.10, P.5,10: several measures at once).")
+picked = ui.measure_picker(c1, sel.gain, default_measure)
 test = c2.selectbox("Test", list(state.TESTS), index=list(state.TESTS).index(sel.test), format_func=state.TESTS.get,
                     key=f"cmp_test::{sel.test}")
 correction = c3.selectbox("Correction", list(state.CORRECTIONS), index=list(state.CORRECTIONS).index(sel.correction),
@@ -88,10 +83,8 @@ for measure, rows in table.groupby("measure", sort=False):
                f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
     st.table(plain_frame(ui.display_table(rows)))
 
-stamp = {**state.stamp(compared, measures), "baseline": baseline, "test": test, "correction": correction,
-         "alpha": alpha, "seed": seed, "permutations": permutations, "resamples": resamples,
-         "tie_tolerance": tolerance,
-         "markers": report_text.markers_note(state.TESTS[test], state.CORRECTIONS[correction], alpha)}
+stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha),
+         "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance}
 e1, e2, e3 = st.columns(3)
 e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
                    file_name=f"compare-{sel.collection}.csv", mime="text/csv")
@@ -144,7 +137,8 @@ if shown_qid is not None:
     picked_row = rows[rows["qid"] == shown_qid]
     if len(picked_row):
         r = picked_row.iloc[0]
-        st.info(f"Query **{md(shown_qid)}**{': ' + md(r['text']) if r['text'] else ''} — {md(baseline)} "
+        st.info(f"Query **{md(shown_qid)}**{': ' + md(report_text.shorten(r['text'])) if r['text'] else ''} — "
+                f"{md(baseline)} "
                 f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
 for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
@@ -154,6 +148,7 @@ for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped mo
         queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
         if len(queries):
             st.table(plain_frame(queries))
+            ui.full_topics(rows, queries.index)
         else:
             st.caption(none)
 

@@ -2,6 +2,7 @@
 import streamlit as st
 
 import metrics
+from metrics.report import export
 from metrics.report.figures import curves as figures
 from ui import curves, state
 from ui.text import md
@@ -36,6 +37,8 @@ if family == "IPrec":
                              format="%.2f", key="iprec_recall")
     st.table(curves.iprec_table(sel, recall))
     stem = f"precision-recall-{sel.collection}"
+    curve_measure, index = "IPrec@x", ["system", "recall"]
+    curve_measures = [str(metrics.parse_measure(f"IPrec@{x!r}")) for x in levels]
 else:
     log_x = c2.toggle("Log k", key="curve_log_x")
     measure = metrics.with_gain(family, sel.gain) if family == "nDCG" else family
@@ -51,9 +54,15 @@ else:
         st.markdown("**Order changes across k**")
         st.table([{"k": c["k"], "before (best first)": " > ".join(c["before"]),
                    "after (best first)": " > ".join(c["after"])} for c in changes[:20]])
-    stem = f"{family}-curve-{sel.collection}"
+    stem = f"{family}{'-' + sel.gain if family == 'nDCG' else ''}-curve-{sel.collection}"
+    curve_measure, index = label, ["system", "k"]
+    curve_measures = [label]
 
 d1, d2 = st.columns(2)
 d1.download_button("Download chart (HTML)", fig.to_html(include_plotlyjs="cdn"), file_name=f"{stem}.html",
                    mime="text/html")
-d2.download_button("Download values (CSV)", mean.to_csv(index=False), file_name=f"{stem}.csv", mime="text/csv")
+stamp = {**state.stamp(sel, curve_measures), "measure": curve_measure}
+if with_band:
+    stamp["band"] = f"95% percentile bootstrap over queries, {curves.N_BOOT} resamples, seed {curves.SEED}"
+d2.download_button("Download values (CSV)", export.to_csv(mean.set_index(index), stamp), file_name=f"{stem}.csv",
+                   mime="text/csv")

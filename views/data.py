@@ -156,7 +156,7 @@ st.markdown(f"**Runs in {md(collection)}** ({len(runs)})")
 if not runs:
     st.info("No runs yet: drop run files above.")
     st.stop()
-baseline = ws.baseline(collection)
+baseline = sel.baseline if sel.baseline in {r.name for r in runs} else runs[0].name  # the sidebar's baseline
 st.table(plain_frame(pd.DataFrame([{
     "name": r.name + (" (baseline)" if r.name == baseline else ""), "file": r.source,
     "uploaded (UTC)": r.uploaded.strftime("%Y-%m-%d %H:%M:%S"), "lines": f"{r.n_lines:,}",

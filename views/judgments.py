@@ -54,7 +54,7 @@ with tab_unjudged:
                 "To add one, open the Data page, expand **Qrels, proxy judgments, topics and document titles** "
                 "and drop a qrels file of model or click labels on **Proxy judgments (inferred labels, qrels "
                 "format)**.")
-        st.page_link("views/data.py", label="Open the Data page", icon="🗂️")
+        st.page_link("views/data.py", label="Open the Data page", icon=":material/folder_open:")
     else:
         agreement = judgments.proxy_agreement(state.qrels(sel), state.proxy(sel))
         st.caption(f"Proxy: {agreement['labels']:,} labels, {agreement['fills']:,} of them fill unjudged pairs; "
@@ -75,7 +75,8 @@ with tab_unjudged:
     todo = ju.todo(sel, who, depth)
     st.caption(f"{len(todo):,} unjudged (query, document) pairs in the top {depth} of "
                f"{'any selected system' if who == ju.POOLED else who}, highest ranked first.")
-    st.dataframe(ju.with_titles(todo, docs, topics), hide_index=True, width="stretch")
+    st.dataframe(ju.with_titles(todo, docs, topics), hide_index=True, width="stretch", placeholder="",
+                 column_config=ju.RANKS_COLUMN)
     template = judgments.qrels_template(
         todo, note=f"collection {sel.collection}; unjudged documents in the top {depth} of "
                    f"{', '.join(sel.system_names) if who == ju.POOLED else who}")
@@ -103,13 +104,14 @@ with tab_negatives:
                f"its top {neg_depth}" + (", plus unverified unjudged ones (judged = False)" if include_unjudged else "")
                + ". Order: query, best rank across systems, number of systems (more first), docno.")
     shown = negatives if include_unjudged else negatives.drop(columns="judged")
-    st.dataframe(ju.with_titles(shown, docs), hide_index=True, width="stretch")
+    st.dataframe(ju.with_titles(shown, docs), hide_index=True, width="stretch", placeholder="",
+                 column_config=ju.RANKS_COLUMN)
 
     failures = ju.recall_failures(sel, neg_depth, min_grade)
     st.subheader("Recall failures")
     st.caption(f"{len(failures):,} relevant documents (grade ≥ {min_grade}) that no system ranks in its top "
                f"{neg_depth}; best_rank is the best rank at any depth (empty: never retrieved).")
-    st.dataframe(ju.with_titles(failures, docs), hide_index=True, width="stretch")
+    st.dataframe(ju.with_titles(failures, docs), hide_index=True, width="stretch", placeholder="")
 
     st.subheader("Training data")
     data = ju.training(sel, neg_depth, per_query, min_grade, include_unjudged)
@@ -143,4 +145,4 @@ with tab_pool:
         st.caption(f"Mean over queries of |A ∩ B| / |A ∪ B| of two systems' top {k}.")
     st.markdown("**Per query**: first unjudged rank per system (empty: judged throughout) and mean pairwise "
                 f"Jaccard@{k}")
-    st.dataframe(ju.with_titles(per_query_pool, None, topics), hide_index=True, width="stretch")
+    st.dataframe(ju.with_titles(per_query_pool, None, topics), hide_index=True, width="stretch", placeholder="")

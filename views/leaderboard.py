@@ -73,12 +73,16 @@ if markers:
         st.table(significance_details(tests))
 
 stamp = state.stamp(sel, measures)
+if markers:
+    stamp |= export.significance_stamp(sel.baseline, sel.test, sel.correction)
 latex_marks = report_text.latex_marks(markers)
+marked = {"markers": {system: {measure: mark for (s, measure), mark in markers.items() if s == system and mark}
+                      for system in table.index}} if markers else {}
 c1, c2, c3 = st.columns(3)
 # The files are written when a button is clicked (a callable), and a click reruns nothing.
 c1.download_button("Export CSV", lambda: export.to_csv(table, stamp), file_name=f"leaderboard-{sel.collection}.csv",
                    mime="text/csv", on_click="ignore")
 c2.download_button("Export LaTeX", lambda: export.to_latex(table, latex_marks, stamp),
                    file_name=f"leaderboard-{sel.collection}.tex", mime="text/x-tex", on_click="ignore")
-c3.download_button("Export JSON", lambda: export.to_json(table, stamp),
+c3.download_button("Export JSON", lambda: export.to_json(table, stamp, marked),
                    file_name=f"leaderboard-{sel.collection}.json", mime="application/json", on_click="ignore")

@@ -6,6 +6,7 @@ import metrics
 from metrics.analysis import explain
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
+from metrics.report.text import shorten
 from ui import query as view
 from ui import state
 from ui import where as where_view
@@ -107,7 +108,10 @@ frames = {name: explain.explain(sel.ranked(name, digests[name], inferred=inferre
           for name in shown}
 
 # -- the lists side by side --------------------------------------------------------------------
-st.subheader(f"Query {md(qid)}" + (f": {md(topic_text[qid])}" if qid in topic_text else ""))
+st.subheader(f"Query {md(qid)}" + (f": {md(shorten(topic_text[qid]))}" if qid in topic_text else ""))
+if shorten(topic_text.get(qid, "")) != topic_text.get(qid, ""):
+    with st.expander("Full topic text"):
+        st.markdown(md(topic_text[qid]))
 values = {name: float(frame["ndcg"].iloc[-1]) for name, frame in frames.items()}
 st.caption(f"**{measure}** · " + " · ".join(f"{md(name)} {v:.4f}" for name, v in values.items())
            + f" · {frames[shown[0]].attrs['relevant']} documents with gain > 0 in the qrels")

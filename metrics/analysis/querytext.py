@@ -24,10 +24,10 @@ from ..errors import MetricsError
 from ..io.topics import query_text, text_fields
 from ..ranking import Ranked, positions
 
-__all__ = ["query_lengths", "length_vs_score", "length_trend", "by_length_bucket", "disagreement",
-           "search_topics", "unique_documents", "overlap", "DEFAULT_EDGES"]
+__all__ = ["query_lengths", "length_vs_score", "length_trend", "length_edges", "by_length_bucket", "disagreement",
+           "search_topics", "unique_documents", "overlap", "DEFAULT_BUCKETS"]
 
-DEFAULT_EDGES = (1, 2, 3, 4, 5, 7, 10)   # lower bounds of the length buckets; the last is open
+DEFAULT_BUCKETS = 5   # length buckets by quantile (quintiles of the queries' lengths)
 _TERM = r"\S*\w\S*"
 
 
@@ -70,20 +70,41 @@ def length_trend(points: pd.DataFrame) -> pd.DataFrame:
                          "n": n.astype(np.int64), "slope": slope, "intercept": mean_y - slope * mean_x, "r": r})
 
 
+def length_edges(lengths, buckets: int = DEFAULT_BUCKETS) -> tuple[int, ...]:
+    """Lower bounds of at most ``buckets`` length buckets that hold about as many queries each.
+
+    The bounds are the lengths' quantiles at 0, 1/b, ..., (b-1)/b, each an observed length
+    (numpy's "lower" rule: the value at position floor(q (n - 1)) of the sorted lengths), with
+    repeats merged: 75 topics of 120 to 180 terms get five buckets of about 15 topics, where fixed
+    bounds would put all of them in one; lengths 1, 1, 2, 2, 3 get the buckets 1 and 2+.
+    """
+    values = np.sort(np.asarray(lengths, dtype=np.int64))
+    if buckets < 1:
+        raise MetricsError(f"the number of length buckets must be >= 1, got {buckets}", fix="e.g. buckets=5")
+    if not len(values):
+        return (0,)
+    quantiles = np.quantile(values, np.arange(buckets) / buckets, method="lower")
+    return tuple(int(v) for v in np.unique(quantiles))
+
+
 def by_length_bucket(frame: pd.DataFrame, topics: pd.DataFrame, measure: str, *, field: str | None = None,
-                     edges=DEFAULT_EDGES, systems=None) -> pd.DataFrame:
+                     edges=None, buckets: int = DEFAULT_BUCKETS, systems=None) -> pd.DataFrame:
     """Mean score per system and length bucket: ``system, bucket, n_queries, mean``.
 
-    ``edges`` are the buckets' lower bounds (ascending); the default gives 1, 2, 3, 4, 5-6,
-    7-9 and 10+ terms. Queries shorter than the first edge form a bucket of their own.
+    ``edges`` are the buckets' lower bounds (ascending); by default they come from the
+    distribution of the queries' lengths (:func:`length_edges`, ``buckets`` quantiles), so that
+    the buckets split the queries evenly whatever their lengths. Queries shorter than the first
+    edge form a bucket of their own.
     """
+    points = length_vs_score(frame, topics, measure, field=field, systems=systems)
+    if edges is None:
+        edges = length_edges(points.drop_duplicates("qid")["length"], buckets)
     edges = [int(e) for e in edges]
     if not edges or any(b <= a for a, b in itertools.pairwise(edges)) or edges[0] < 0:
         raise MetricsError(f"bucket edges must be ascending whole numbers >= 0, got {list(edges)}",
                            fix="e.g. edges=(1, 2, 3, 5, 10)")
     bounds = ([0] if edges[0] > 0 else []) + edges + [np.inf]
     labels = [_bucket_label(lo, hi) for lo, hi in itertools.pairwise(bounds)]
-    points = length_vs_score(frame, topics, measure, field=field, systems=systems)
     points["bucket"] = pd.cut(points["length"], bins=bounds, right=False, labels=labels)
     out = points.groupby(["system", "bucket"], sort=False, observed=True)["value"].agg(["size", "mean"])
     out = out.reset_index().rename(columns={"size": "n_queries"})

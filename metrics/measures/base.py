@@ -38,6 +38,9 @@ class Family:
     (a rank) or ``float`` (a recall level, IPrec). ``aggregate`` is how a
     summary over queries is formed: "mean", "sum" (counts) or "gmean" (the
     geometric mean with values floored at 1e-5, as trec_eval's gm_map).
+    ``routes`` maps a parameter this family lacks to the family that has it, for
+    ir_measures spellings that name one measure by another's name and a parameter:
+    ir_measures' ``NumRet(rel=1)`` is our ``NumRelRet(rel=1)`` (trec_eval's num_rel_ret).
     """
 
     name: str
@@ -48,6 +51,12 @@ class Family:
     cutoff: str = "optional"
     aggregate: str = "mean"
     cutoff_type: type = int
+    routes: dict[str, Family] = field(default_factory=dict)
+
+    @property
+    def at_param(self) -> str:
+        """ir_measures' keyword for the value after ``@``: ``recall`` for a recall level, else ``cutoff``."""
+        return "recall" if self.cutoff_type is float else "cutoff"
 
     def __post_init__(self):
         if self.aggregate not in AGGREGATES:
@@ -180,13 +189,26 @@ def parse(text: str, registry: dict, family_only: bool = False) -> Measure:
         raise MetricsError(f"unknown measure {name!r} in {text!r}",
                            fix=f"known measures: {', '.join(sorted(set(registry)))}")
     family, fixed = (found.family, dict(found.params)) if isinstance(found, Alias) else (found, {})
-    params = dict(fixed)
+    pairs = []
     for part in _split_params(params_text or ""):
         if "=" not in part:
             raise MetricsError(f"measure {text!r}: parameter {part!r} needs the form key=value",
                                fix="for example nDCG(dcg=exp-log2)@10")
         key, raw = part.split("=", 1)
-        params[key.strip()] = _convert(family, key.strip(), raw, text)
+        pairs.append((key.strip(), raw))
+    for key, _ in pairs:
+        if key in family.routes and key not in family.params:
+            family = family.routes[key]
+    params = dict(fixed)
+    for key, raw in pairs:
+        if key == family.at_param and key not in family.params and family.cutoff != "none":
+            # ir_measures' keyword form of the cutoff: P(cutoff=10) is P@10, IPrec(recall=0.3) is IPrec@0.3
+            if cutoff_text is not None:
+                raise MetricsError(f"measure {text!r}: the {key} is given twice",
+                                   fix=f"write it once, after @ ({family.name}@...)")
+            cutoff_text = raw.strip()
+            continue
+        params[key] = _convert(family, key, raw, text)
     missing = [k for k, spec in family.params.items() if spec.required and k not in params]
     if missing:
         raise MetricsError(f"measure {text!r}: {family.name} needs the parameter {missing[0]!r}",

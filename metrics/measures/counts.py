@@ -38,12 +38,13 @@ def _num_nonrel_judged_ret(ctx: Context, m):
 _JUDGED_ONLY = {"judged_only": BINARY_PARAMS["judged_only"]}
 
 NUM_Q = Family("NumQ", "Number of queries (1 per query, summed).", {}, _num_q, cutoff="none", aggregate="sum")
-NUM_RET = Family("NumRet", "Number of documents retrieved (summed over queries).", _JUDGED_ONLY, _num_ret,
-                 aggregate="sum")
 NUM_REL = Family("NumRel", "Number of relevant documents in the qrels (summed over queries).",
                  {"rel": BINARY_PARAMS["rel"]}, _num_rel, cutoff="none", aggregate="sum")
 NUM_REL_RET = Family("NumRelRet", "Number of relevant documents retrieved (summed over queries).",
                      BINARY_PARAMS, rel_count, aggregate="sum")
+# ir_measures counts relevant retrieved documents as NumRet(rel=1): with rel, NumRet is NumRelRet.
+NUM_RET = Family("NumRet", "Number of documents retrieved (summed over queries); NumRet(rel=r) is NumRelRet(rel=r).",
+                 _JUDGED_ONLY, _num_ret, aggregate="sum", routes={"rel": NUM_REL_RET})
 NUM_NONREL_JUDGED_RET = Family("num_nonrel_judged_ret", "Number of retrieved documents judged non-relevant "
                                "(0 <= grade < rel), summed over queries.", BINARY_PARAMS, _num_nonrel_judged_ret,
                                cutoff="none", aggregate="sum")

@@ -6,6 +6,9 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..stats import CORRECTIONS, TESTS
+from .text import markers_note
+
 
 def to_latex(table: pd.DataFrame, marks: dict | None = None, stamp: dict | None = None, digits: int = 4) -> str:
     """A booktabs tabular of a system x measure table, the best value per column in bold.
@@ -77,3 +80,13 @@ def to_json(table: pd.DataFrame, stamp: dict | None = None, extra: dict | None =
             "means": {str(s): {str(m): float(v) for m, v in row.items()} for s, row in table.iterrows()}}
     body.update(extra or {})
     return json.dumps(body, indent=2)
+
+
+def significance_stamp(baseline: str, test: str, correction: str, alpha: float = 0.05) -> dict:
+    """The stamp entries that say what a table's significance markers mean: the baseline every
+    system is tested against, the paired test and the multiple-testing correction (their codes, as
+    ``metrics.stats.compare`` takes them), the level, and the line that reads the markers (▲ in
+    text, blacktriangle in LaTeX: significantly better; ▼, blacktriangledown: significantly worse)."""
+    note = markers_note(TESTS.get(test, test), CORRECTIONS.get(correction, correction), alpha)
+    return {"baseline": baseline, "test": test, "correction": correction, "alpha": alpha,
+            "markers": f"vs baseline {baseline}: {note} (in text: ▲ better, ▼ worse)"}

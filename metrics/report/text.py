@@ -37,9 +37,21 @@ def comparison_marks(table) -> dict:
     return latex_marks(dict(zip(zip(table["system"], table["measure"]), table["marker"])))
 
 
+TOPIC_LIMIT = 80  # characters of a topic shown in a table cell, a heading or a hover label
+
+
+def shorten(text: str, limit: int = TOPIC_LIMIT) -> str:
+    """``text`` cut to at most ``limit`` characters, an ellipsis (…) marking the cut; shorter text as it is.
+    A long topic (a 150-word patient description) fits a table cell or a heading this way; pages
+    give the full text on demand."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def markers_note(test: str, correction: str, alpha: float) -> str:
     """The export stamp's line that says what the LaTeX markers mean."""
-    return (f"{test}, {correction} correction, p < {alpha:g}: blacktriangle = better, blacktriangledown = worse "
+    corrected = "no correction" if correction.lower() in ("none", "no correction") else f"{correction} correction"
+    return (f"{test}, {corrected}, p < {alpha:g}: blacktriangle = better, blacktriangledown = worse "
             "than the baseline")
 
 

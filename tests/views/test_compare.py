@@ -117,3 +117,20 @@ def test_comparison_figures_carry_the_per_query_numbers():
 
     page = figs.figures_html({"Δ": bars, "scatter": scatter}, "ce vs bm25")
     assert page.count("<h2>") == 2 and page.count("plotly-") >= 1
+
+
+def test_the_name_box_adds_exactly_the_measure_typed(open_app):
+    """P@1 is a prefix of the suggestion P@10: typed in the box beside the picker, it is P@1; a
+    trec_eval spelling adds all it stands for; a bad name is one message and nothing is added."""
+    at = open_app("views/compare.py")
+    box = at.text_input(key="cmp_typed::exp")
+    box.input("P@1").run()
+    assert not at.exception
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1"]
+    assert [h.value for h in at.subheader][:2] == ["nDCG(dcg=exp-log2)@10", "P@1"]
+    at.text_input(key="cmp_typed::exp").input("P.5,10").run()
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1", "P@5", "P@10"]
+    at.text_input(key="cmp_typed::exp").input("P(rel=").run()
+    assert not at.exception
+    assert len(at.error) == 1 and "P(rel=" in at.error[0].value
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1", "P@5", "P@10"]

@@ -4,13 +4,17 @@ metrics.stats, finer recall levels, and IPrec at any level beside 11pt_avg."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from streamlit.runtime import memory_media_file_storage
 
 import metrics
+from metrics import store
 from metrics.stats import bootstrap_ci
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,3 +87,47 @@ def test_finer_levels_and_iprec_at_any_recall(curves):
     for system in RUNS:
         assert table.loc[system, "IPrec@0.35"] == f"{expected.at[system, 'IPrec@0.35']:.4f}"
         assert table.loc[system, "11pt_avg"] == f"{expected.at[system, '11pt_avg']:.4f}"
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every file handed to a download button: {file name: text}."""
+    seen = {}
+    original = memory_media_file_storage.MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        seen[filename] = path_or_data if isinstance(path_or_data, str) else bytes(path_or_data).decode()
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(memory_media_file_storage.MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+def test_the_values_csv_carries_its_measure_a_name_per_gain_and_no_formula(open_app, downloads, tmp_path):
+    """The Curves CSV is an export like the others: the measure string in its stamp, a file name
+    that differs between exponential and linear gain, and a run named like a spreadsheet formula
+    written as text (a leading quote), never as a formula."""
+    at = open_app()
+    formula = '=HYPERLINK("http://example.org","x")'
+    with store.Workspace(store.default_path()) as ws:
+        other = tmp_path / "other.run"  # other content than bm25's: the workspace keeps one copy of a run
+        other.write_text("".join((LEGAL / "bm25.run").read_text().splitlines(keepends=True)[:-1]))
+        ws.add_run("legal", metrics.read_run(other), name=formula)
+    at.switch_page("views/curves.py").run()
+    assert not at.exception, at.exception
+    text = downloads["nDCG-exp-curve-legal.csv"]
+    stamp = {line[2:].split(":", 1)[0]: json.loads(line.split(":", 1)[1]) for line in text.splitlines()
+             if line.startswith("# ")}
+    assert stamp["measure"] == "nDCG(dcg=exp-log2)@k" and stamp["gain"] == "exp"
+    values = pd.read_csv(io.StringIO(text), comment="#")
+    assert list(values.columns) == ["system", "k", "value"]
+    assert "'" + formula in set(values["system"]) and formula not in set(values["system"])
+    curve = values[values["system"] == "bm25"].set_index("k")["value"]
+    expected = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", {"bm25": RUNS["bm25"]},
+                                              ["nDCG(dcg=exp-log2)@5"]))
+    assert curve[5] == pytest.approx(expected.at["bm25", "nDCG(dcg=exp-log2)@5"], abs=1e-12)
+
+    at.radio(key="gain").set_value("linear").run()
+    assert not at.exception, at.exception
+    linear = downloads["nDCG-linear-curve-legal.csv"]
+    assert '# measure: "nDCG@k"' in linear

@@ -121,3 +121,42 @@ def test_tsv_download_holds_the_training_triples(open_app, downloads):
     assert files["negatives-legal-top5-n2-g1-unjudged.jsonl"].decode() == expected.to_jsonl()
     template = next(data for data, _m, name in downloads if name.startswith("judging-legal")).decode()
     assert template.startswith("# nDCG Lab judging template")
+
+
+def test_ranks_are_lists_and_missing_ranks_are_empty(open_app, tmp_path):
+    """A run named like a fused run (``rrf(k=60) of a, b``: a comma and a space) stays one item of
+    the near misses' ranks list, which a joined text could not keep apart; a recall failure that
+    no system retrieves shows an empty best_rank (a null drawn as "", not "None")."""
+    at = open_app()
+    fused = "rrf(k=60) of bm25, dense"
+    other = tmp_path / "other.run"  # other content than bm25's: the workspace keeps one copy of a run
+    other.write_text("".join((LEGAL / "bm25.run").read_text().splitlines(keepends=True)[:-1]))
+    with store.Workspace(store.default_path()) as ws:
+        ws.add_run("legal", metrics.read_run(other), name=fused)
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    tables = {tuple(d.value.columns): d for d in at.dataframe}
+    near = next(d for cols, d in tables.items() if "grade" in cols and "ranks" in cols)
+    items = [item for ranks in near.value["ranks"] for item in ranks]
+    assert any(item.startswith(fused + "@") for item in items)
+    assert all(item.rsplit("@", 1)[0] in {"bm25", "bm25_ce", "bm25_qe", "dense", fused} for item in items)
+    failures = next(d for cols, d in tables.items() if list(cols) == ["qid", "docno", "title", "grade", "best_rank"])
+    assert failures.value["best_rank"].isna().any()           # documents no system retrieves
+    for frame in at.dataframe:
+        assert frame.proto.HasField("placeholder") and frame.proto.placeholder == ""
+
+
+def test_the_data_page_marks_the_baseline_when_none_was_stored(open_app, tmp_path, monkeypatch):
+    """A collection made from uploads has no stored baseline: the sidebar takes its first run, and
+    the Data page's runs table marks that run "(baseline)"."""
+    home = tmp_path / "ws"
+    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
+    with store.Workspace(store.default_path()) as ws:
+        ws.create_collection("mine", metrics.read_qrels(LEGAL / "qrels.txt"))
+        for name in ("dense", "bm25"):
+            ws.add_run("mine", metrics.read_run(LEGAL / f"{name}.run"), name=name)
+        assert ws.baseline("mine") is None
+    at = open_app("views/data.py", home=home)
+    assert at.sidebar.selectbox(key="baseline::mine").value == "dense"
+    runs = next(t.value for t in at.table if "sha256" in t.value.columns)
+    assert list(runs["name"]) == ["dense (baseline)", "bm25"]

@@ -139,15 +139,21 @@ def test_the_significance_details_are_a_table_of_the_paired_tests_and_no_grid(le
     assert not at.dataframe                            # no interactive grid to load on the first screen
 
 
-def test_the_exports_are_written_on_a_click_only_and_hold_the_leaderboard(open_app, monkeypatch):
-    deferred = {}
+@pytest.fixture
+def deferred(monkeypatch):
+    """{file name: the callable that writes it} of every download button whose file is written on a click."""
+    files = {}
     original = MediaFileManager.add_deferred
 
     def capture(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        deferred[file_name] = data_callable
+        files[file_name] = data_callable
         return original(self, data_callable, mimetype, coordinates, file_name, **kwargs)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", capture)
+    return files
+
+
+def test_the_exports_are_written_on_a_click_only_and_hold_the_leaderboard(open_app, monkeypatch, deferred):
     written = []
     for name in ("to_csv", "to_latex", "to_json"):
         function = getattr(export, name)
@@ -163,3 +169,25 @@ def test_the_exports_are_written_on_a_click_only_and_hold_the_leaderboard(open_a
     assert list(csv.columns) == EXP_DEFAULT and sorted(csv.index) == sorted(expected.index)
     assert "nDCG(dcg=exp-log2)@10" in deferred["leaderboard-legal.tex"]()
     assert written == ["to_json", "to_csv", "to_latex"]
+
+
+def test_every_export_says_what_its_markers_mean(open_app, deferred):
+    """The LaTeX has ▲/▼ (blacktriangle) after values: its stamp, and the CSV's and JSON's, name the
+    baseline, the test and the correction those markers come from; the JSON lists the markers."""
+    at = open_app()
+    at.radio(key="sig_correction").set_value("bonferroni").run()
+    assert_ok(at)
+    tests = stats.versus_baseline(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), EXP_DEFAULT), "bm25",
+                                  correction="bonferroni")
+    assert (tests["marker"] != "").any()                # there are markers to explain
+    latex = deferred["leaderboard-legal.tex"]()
+    assert "blacktriangle" in latex
+    for text in (latex, deferred["leaderboard-legal.csv"]()):
+        stamp = {line.split(":", 1)[0].lstrip("%# "): json.loads(line.split(":", 1)[1])
+                 for line in text.splitlines() if line.startswith(("%", "#"))}
+        assert stamp["baseline"] == "bm25" and stamp["test"] == "t" and stamp["correction"] == "bonferroni"
+        assert "paired t-test, Bonferroni correction, p < 0.05" in stamp["markers"]
+    body = json.loads(deferred["leaderboard-legal.json"]())
+    assert body["stamp"]["baseline"] == "bm25" and body["stamp"]["correction"] == "bonferroni"
+    marked = {(r.system, r.measure): r.marker for r in tests.itertuples() if r.marker}
+    assert {(s, m): v for s, row in body["markers"].items() for m, v in row.items()} == marked

@@ -407,3 +407,19 @@ def test_a_bad_topics_file_is_reported_not_raised(editor):
     at.file_uploader(key="topics_upload").upload("empty.tsv", b"").run()
     assert_ok(at)
     assert plain(at.error[0].value).startswith("empty.tsv line 1: the file is empty")
+
+
+def test_navigation_icons_are_material_symbols():
+    """Streamlit ships the Material Symbols font; an emoji icon needs an emoji font, which many
+    machines lack, and is then drawn as an empty box."""
+    import ast
+
+    tree = ast.parse((ROOT / "app.py").read_text())
+    pages = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and any(getattr(t, "id", None) == "PAGES" for t in node.targets))
+    icons = [ast.literal_eval(entry)[2] for entry in pages.elts]
+    assert icons and all(re.fullmatch(r":material/[a-z0-9_]+:", icon) for icon in icons), icons
+    config = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and getattr(node.func, "attr", None) == "set_page_config")
+    icon = next(ast.literal_eval(k.value) for k in config.keywords if k.arg == "page_icon")
+    assert icon.startswith(":material/")

@@ -34,16 +34,18 @@ def _candidates(runs, depth, min_grade, include_unjudged, *, per_query=None, que
 
 
 def hard_negatives(runs: Mapping[str, Ranked], depth: int = 10, *, include_unjudged: bool = False,
-                   min_grade: int = 1) -> pd.DataFrame:
+                   min_grade: int = 1, rank_lists: bool = False) -> pd.DataFrame:
     """Judged non-relevant documents that some system ranks in its top ``depth``.
 
     Returns ``qid, docno, grade, judged, n_systems, best_rank, ranks`` (ranks:
-    "system@rank, ..." in system order) in the package's document order (metrics.analysis.judgments). With
-    ``include_unjudged``, unjudged documents ranked above every relevant one
-    (grade >= ``min_grade``) join them with ``judged`` False and grade <NA>.
+    "system@rank, ..." in system order; with ``rank_lists``, the list ["system@rank", ...], which
+    no comma in a run's name can blur) in the package's document order
+    (metrics.analysis.judgments). With ``include_unjudged``, unjudged documents ranked above every
+    relevant one (grade >= ``min_grade``) join them with ``judged`` False and grade <NA>.
     """
     table = _candidates(runs, check_depth(depth), check_grade(min_grade), include_unjudged)
-    return as_frame(table, ["qid", "docno", "grade", "judged", "n_systems", "best_rank", "ranks_text"])
+    return as_frame(table, ["qid", "docno", "grade", "judged", "n_systems", "best_rank",
+                            "ranks_list" if rank_lists else "ranks_text"])
 
 
 def _positives(qrels, runs, depth, min_grade) -> pa.Table:

@@ -35,15 +35,16 @@ def unjudged_top(runs: Mapping[str, Ranked], depth: int = 10) -> pd.DataFrame:
     })
 
 
-def judging_pool(runs: Mapping[str, Ranked], depth: int = 10) -> pd.DataFrame:
+def judging_pool(runs: Mapping[str, Ranked], depth: int = 10, *, rank_lists: bool = False) -> pd.DataFrame:
     """Unjudged documents in any system's top ``depth``, pooled: ``qid, docno, best_rank, n_systems, ranks``.
 
     The pool a TREC-style assessment would add: one row per (query, document),
-    in the package's document order (metrics.analysis.judgments).
+    in the package's document order (metrics.analysis.judgments). ``ranks`` is
+    "system@rank, ..." or, with ``rank_lists``, the list ["system@rank", ...].
     """
     rows = stack(runs, check_depth(depth))
     table = group(rows, ~rows.judged)
-    return as_frame(table, ["qid", "docno", "best_rank", "n_systems", "ranks_text"])
+    return as_frame(table, ["qid", "docno", "best_rank", "n_systems", "ranks_list" if rank_lists else "ranks_text"])
 
 
 def qrels_template(todo: pd.DataFrame, *, header: bool = True, note: str | None = None) -> str:

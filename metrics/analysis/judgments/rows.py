@@ -118,7 +118,8 @@ def group(rows: Rows, select: np.ndarray, *, keep=None, per_query: int | None = 
     Columns: qid, docno, best_rank, n_systems, judged, grade (null when
     unjudged), above_relevant (some system ranks it above all its relevant
     documents), ranks (list of {system, rank} in system order), ranks_text
-    ("bm25@3, dense@1"). Sorted by qid, best rank, systems (more first), docno.
+    ("bm25@3, dense@1") and ranks_list (["bm25@3", "dense@1"]: one item per system, whatever
+    separators a run's name holds). Sorted by qid, best rank, systems (more first), docno.
     ``keep(groups) -> bool mask`` drops groups (``groups`` maps judged, above,
     query, best, counts to per-group arrays) and ``per_query`` keeps the first
     N groups of each query, before the (costlier) string and list columns are built.
@@ -166,8 +167,9 @@ def group(rows: Rows, select: np.ndarray, *, keep=None, per_query: int | None = 
     offsets = pa.array(member_offsets, pa.int64())
     ranks = pa.LargeListArray.from_arrays(offsets, pa.StructArray.from_arrays([names, rank_values],
                                                                               ["system", "rank"]))
-    text = pc.binary_join(pa.LargeListArray.from_arrays(
-        offsets, pc.binary_join_element_wise(names, pc.cast(rank_values, pa.string()), "@")), ", ")
+    listed = pa.LargeListArray.from_arrays(offsets, pc.binary_join_element_wise(names, pc.cast(rank_values,
+                                                                                              pa.string()), "@"))
+    text = pc.binary_join(listed, ", ")
     first = order[groups["start"]]
     return pa.table({
         "qid": pa.array(rows.qids.tolist(), pa.string()).take(pa.array(groups["query"], pa.int64())),
@@ -179,6 +181,7 @@ def group(rows: Rows, select: np.ndarray, *, keep=None, per_query: int | None = 
         "above_relevant": pa.array(groups["above"], pa.bool_()),
         "ranks": ranks,
         "ranks_text": text,
+        "ranks_list": listed,
     })
 
 
@@ -186,7 +189,9 @@ def as_frame(table: pa.Table, columns: list[str]) -> pd.DataFrame:
     """pandas view with nullable integers and string columns."""
     frame = table.select(columns).to_pandas(types_mapper={pa.int64(): pd.Int64Dtype(),
                                                           pa.string(): pd.StringDtype()}.get)
-    return frame.rename(columns={"ranks_text": "ranks"})
+    if "ranks_list" in frame.columns:
+        frame["ranks_list"] = [[] if items is None else list(items) for items in frame["ranks_list"]]
+    return frame.rename(columns={"ranks_text": "ranks", "ranks_list": "ranks"})
 
 
 def qrels_table(qrels) -> pa.Table:

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
+from ..text import shorten
 from .curves import new_figure, plain, rgba
 
 BETTER = "#2ca02c"
@@ -44,13 +45,9 @@ def sign_colors(delta, tolerance: float = 1e-9) -> list[str]:
 
 
 def _customdata(rows: pd.DataFrame) -> np.ndarray:
-    text = rows["text"].fillna("").astype(str).map(_short) if "text" in rows else pd.Series("", index=rows.index)
+    text = rows["text"].fillna("").astype(str).map(shorten) if "text" in rows else pd.Series("", index=rows.index)
     return np.column_stack([rows["qid"].astype(str).to_numpy(), rows["baseline"].to_numpy(dtype=float),
                             rows["system"].to_numpy(dtype=float), text.map(plain).to_numpy()]).astype(object)
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def delta_bars(per_query: pd.DataFrame, *, measure: str, baseline: str, system: str,

@@ -38,11 +38,16 @@ FIGURE_CONFIG: dict = {
 """Suggested ``config`` for ``st.plotly_chart``: the camera button downloads a 2x PNG."""
 
 HEIGHT = 420
+TOOLBAR_MARGIN = 48
+"""Top margin (px) kept clear for the chart toolbars (plotly's mode bar and Streamlit's), which sit
+over the top right corner of a chart: nothing the reader needs is drawn there."""
 LAYOUT: dict = {
     "template": "plotly_white",
     "height": HEIGHT,
-    "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+    "margin": {"l": 10, "r": 10, "t": TOOLBAR_MARGIN, "b": 10},
+    # the legend below the plot, at the figure's bottom edge (the margin grows to hold it), never
+    # in the top band where the toolbars are
+    "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "xanchor": "left", "x": 0},
 }
 
 BAND_ALPHA = 0.18

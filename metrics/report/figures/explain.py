@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from ...analysis.explain import STATUS, RelevanceMatrix
 from ...errors import MetricsError
-from .curves import LAYOUT, PALETTE, new_figure, plain
+from .curves import LAYOUT, PALETTE, TOOLBAR_MARGIN, new_figure, plain
 
 __all__ = ["GRADE_COLORS", "UNJUDGED_COLOR", "NOT_RETRIEVED_COLOR", "grade_color", "text_color", "ranked_lists",
            "contribution_waterfall", "contribution_pair", "cumulative_gain", "relevance_heatmap", "discount_curve",
@@ -85,10 +85,13 @@ def ranked_lists(frames: Mapping[str, pd.DataFrame], *, colors: Mapping[str, str
     if not systems:
         raise MetricsError("no ranked lists to draw", fix="pick at least one system")
     depth = max((len(f) for f in frames.values()), default=1)
+    # the system names head the columns (x axis on top): a top margin clear of the chart toolbars above them
     fig = new_figure(height=max(320, 34 * depth + 120), showlegend=False, hovermode="closest",
-                  xaxis={"tickmode": "array", "tickvals": list(range(len(systems))), "ticktext": systems,
-                         "range": [-0.5, len(systems) - 0.5], "side": "top", "showgrid": False, "zeroline": False},
-                  yaxis={"title": "rank", "autorange": "reversed", "dtick": 1, "zeroline": False})
+                     margin={"t": TOOLBAR_MARGIN + 30},
+                     xaxis={"tickmode": "array", "tickvals": list(range(len(systems))), "ticktext": systems,
+                            "range": [-0.5, len(systems) - 0.5], "side": "top", "showgrid": False,
+                            "zeroline": False},
+                     yaxis={"title": "rank", "autorange": "reversed", "dtick": 1, "zeroline": False})
 
     columns = []
     for x, system in enumerate(systems):

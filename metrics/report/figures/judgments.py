@@ -59,13 +59,19 @@ def strategy_ranks(table: pd.DataFrame, *, labels: Mapping[str, str] | None = No
         values = part["value"].to_numpy(dtype=float)
         x = [labels.get(s, s) for s in strategies]
         fig.add_trace(go.Scatter(
-            x=x, y=ranks, name=system, mode="lines+markers+text", line={"color": palette.get(system, PALETTE[0]),
-                                                                        "width": 2},
-            marker={"size": 10}, text=[f"{v:.4f}" if np.isfinite(v) else "" for v in values],
-            textposition="top center", textfont={"size": 10}, customdata=values,
+            x=x, y=ranks, name=system, mode="lines+markers", line={"color": palette.get(system, PALETTE[0]),
+                                                                   "width": 2},
+            marker={"size": 10}, customdata=values,
             hovertemplate=f"<b>{plain(system)}</b><br>%{{x}}<br>rank %{{y}}<br>{plain(measure)} = "
                           "%{customdata:.4f}<extra></extra>",
         ))
+        # value labels as annotations: drawn above every line, on an opaque box, so that no line
+        # crossing to its next rank runs through a number
+        for label, rank_, value in zip(x, ranks, values):
+            if np.isfinite(rank_) and np.isfinite(value):
+                fig.add_annotation(x=label, y=rank_, text=f"{value:.4f}", showarrow=False, yshift=15,
+                                   font={"size": 10, "color": palette.get(system, PALETTE[0])},
+                                   bgcolor="rgba(255, 255, 255, 0.92)", borderpad=1)
     return fig
 
 

@@ -65,15 +65,36 @@ def test_buckets_by_hand():
     topics = pd.DataFrame({"qid": ["a", "b", "c", "d", "e", "f"],
                            "title": ["w", "w w", "w " * 5, "w " * 6, "w " * 12, ""]})
     frame = tidy({"s": {"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.5, "e": 0.9, "f": 0.0}})
+    # lengths 0, 1, 2, 5, 6, 12; quintile positions floor(q * 5) = 0..4 of the sorted lengths: 0, 1, 2, 5, 6
     out = qt.by_length_bucket(frame, topics, "AP")
-    assert out["bucket"].astype(str).tolist() == ["0", "1", "2", "5-6", "10+"]
-    assert out["n_queries"].tolist() == [1, 1, 1, 2, 1]
-    assert out["mean"].tolist() == pytest.approx([0.0, 0.1, 0.2, (0.3 + 0.5) / 2, 0.9])
+    assert out["bucket"].astype(str).tolist() == ["0", "1", "2-4", "5", "6+"]
+    assert out["n_queries"].tolist() == [1, 1, 1, 1, 2]
+    assert out["mean"].tolist() == pytest.approx([0.0, 0.1, 0.2, 0.3, (0.5 + 0.9) / 2])
+    fixed = qt.by_length_bucket(frame, topics, "AP", edges=(1, 2, 3, 4, 5, 7, 10))
+    assert fixed["bucket"].astype(str).tolist() == ["0", "1", "2", "5-6", "10+"]
+    assert fixed["n_queries"].tolist() == [1, 1, 1, 2, 1]
     custom = qt.by_length_bucket(frame, topics, "AP", edges=(0, 3))
     assert custom["bucket"].astype(str).tolist() == ["0-2", "3+"]
     assert custom["mean"].tolist() == pytest.approx([(0.0 + 0.1 + 0.2) / 3, (0.3 + 0.5 + 0.9) / 3])
     with pytest.raises(MetricsError, match="bucket edges must be ascending"):
         qt.by_length_bucket(frame, topics, "AP", edges=(3, 2))
+
+
+def test_length_edges_follow_the_distribution():
+    """Long topics (clinical-trial patients of about 150 words) spread over the buckets instead of
+    landing in one "10+"; short ones keep a bucket per length."""
+    long = [120 + 2 * i for i in range(25)]                   # 120, 122, ..., 168
+    # quantiles at 0, .2, .4, .6, .8: sorted positions floor(q * 24) = 0, 4, 9, 14, 19
+    assert qt.length_edges(long) == (120, 128, 138, 148, 158)
+    assert qt.length_edges([1, 1, 2, 2, 3]) == (1, 2)        # positions 0, 0, 1, 2, 3 -> 1, 1, 1, 2, 2
+    assert qt.length_edges([1, 1, 2, 2, 3], buckets=2) == (1, 2)
+    assert qt.length_edges([]) == (0,)
+    topics = pd.DataFrame({"qid": [f"q{i}" for i in range(25)], "title": [" ".join(["w"] * n) for n in long]})
+    frame = tidy({"s": {f"q{i}": i / 25 for i in range(25)}})
+    out = qt.by_length_bucket(frame, topics, "AP")
+    assert out["bucket"].astype(str).tolist() == ["120-127", "128-137", "138-147", "148-157", "158+"]
+    assert out["n_queries"].tolist() == [4, 5, 5, 5, 6]
+    assert out["mean"].iloc[0] == pytest.approx((0 + 1 + 2 + 3) / 4 / 25)
 
 
 def test_disagreement_by_hand():

@@ -144,7 +144,7 @@ def test_metric_curve_draws_one_line_per_system_with_the_given_numbers():
     assert fig.layout.yaxis.title.text == label
     assert fig.layout.xaxis.type == "linear"
     assert fig.layout.height == 420
-    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y > 1
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y == 0 and fig.layout.legend.yref == "container"
     assert fig.layout.template == go.layout.Template(pio.templates["plotly_white"])
     assert not bands(fig) and not fig.layout.shapes
 

@@ -41,11 +41,25 @@ def test_strategy_ranks_one_line_per_system_with_values_and_labels():
     assert (a.name, b.name) == ("A", "B")
     assert list(a.x) == ["unjudged = 0", "condensed"]           # a strategy without a label keeps its key
     assert list(a.y) == [1, 2] and list(b.y) == [2, 1]
-    assert list(a.text) == ["0.5000", "0.3000"] and list(b.customdata) == [0.4, 0.6]
+    labels = {(n.x, n.y): n.text for n in fig.layout.annotations}
+    assert labels == {("unjudged = 0", 1): "0.5000", ("condensed", 2): "0.3000",
+                      ("unjudged = 0", 2): "0.4000", ("condensed", 1): "0.6000"}
+    assert list(b.customdata) == [0.4, 0.6]
     assert (a.line.color, b.line.color) == ("#111111", "#222222")
     assert "<b>A</b>" in a.hovertemplate and "nDCG@10 = %{customdata:.4f}" in a.hovertemplate
     assert fig.layout.yaxis.title.text == "rank by nDCG@10"
     assert list(fig.layout.yaxis.range) == [2.5, 0.5]           # rank 1 at the top
+
+
+def test_bump_chart_labels_sit_on_opaque_boxes_above_the_lines():
+    """A value label drawn as trace text lies under the lines that cross it; as an annotation with
+    an opaque background it is drawn over them."""
+    fig = figs.strategy_ranks(STRATEGY_TABLE, measure="nDCG@10")
+    assert all("text" not in t.mode for t in fig.data)
+    assert len(fig.layout.annotations) == 4
+    for note in fig.layout.annotations:
+        assert note.showarrow is False and note.yshift > 0
+        assert note.bgcolor.startswith("rgba(255, 255, 255") and float(note.bgcolor.rsplit(",", 1)[1][:-1]) > 0.9
 
 
 def test_strategy_ranks_leave_a_gap_where_a_system_lacks_a_strategy():
@@ -53,7 +67,8 @@ def test_strategy_ranks_leave_a_gap_where_a_system_lacks_a_strategy():
     fig = figs.strategy_ranks(table, measure="AP")
     a, other = fig.data
     assert other.name == "x<y>" and "<b>x&lt;y&gt;</b>" in other.hovertemplate
-    assert other.y[0] == 2 and np.isnan(other.y[1]) and list(other.text) == ["0.4000", ""]
+    assert other.y[0] == 2 and np.isnan(other.y[1])
+    assert sorted(n.text for n in fig.layout.annotations) == ["0.3000", "0.4000", "0.5000"]  # none for the gap
     assert (a.line.color, other.line.color) == (PALETTE[0], PALETTE[1])
     with pytest.raises(MetricsError, match="strategy_ranks: frame lacks column"):
         figs.strategy_ranks(STRATEGY_TABLE.drop(columns="rank"))
