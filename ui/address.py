@@ -1,7 +1,10 @@
-"""The page address: query parameters a page writes, always keeping the workspace token.
+"""The page address: query parameters a page writes, always keeping the workspace token and the
+sidebar's selection.
 
 In shared mode the token (``?ws=TOKEN``) is the visitor's workspace; a page that replaces its
-query parameters must carry it along, or a reload opens a new, empty workspace.
+query parameters must carry it along, or a reload opens a new, empty workspace. The sidebar
+writes its selection (:data:`ui.selection.ADDRESS`) before the page runs; a page's own
+parameters are written beside it.
 """
 from __future__ import annotations
 
@@ -9,13 +12,16 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-KEEP = ("ws",)
-"""Parameters every address the app writes keeps."""
+KEEP = ("ws", "collection", "systems", "baseline")
+"""Parameters every address the app writes keeps: the workspace token and the sidebar's selection
+but its gain, which the Learn sandbox's own ``gain`` parameter sets on that page."""
 
 
-def kept() -> dict[str, str]:
-    """The parameters of the current address that every address keeps (the workspace token)."""
-    return {key: st.query_params[key] for key in KEEP if st.query_params.get(key)}
+def kept() -> dict[str, str | list[str]]:
+    """The parameters of the current address that every address keeps (``systems`` may repeat)."""
+    params = st.query_params
+    return {key: values if len(values) > 1 else values[0]
+            for key in KEEP if (values := [v for v in params.get_all(key) if v])}
 
 
 def write(params: dict[str, str]) -> None:
@@ -28,7 +34,7 @@ def write(params: dict[str, str]) -> None:
 def query(params: dict[str, str]) -> str:
     """``?a=1&b=2`` for a link on the same page, with the workspace token kept."""
     return "?" + urlencode({**{k: str(v) for k, v in params.items() if v is not None and v != ""}, **kept()},
-                           safe=",:?")
+                           safe=",:?", doseq=True)
 
 
 def page_url() -> str:
