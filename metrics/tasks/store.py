@@ -10,9 +10,9 @@ again at any visit; a team token is 192 random bits.
 
 Every operation opens the task file, runs one transaction and closes it, so that a command
 (``ndcg-lab task submit``) and a running server share the file: DuckDB lets one process hold
-a file, and the other waits (retrying :class:`~metrics.store.WorkspaceLocked` for up to
-:data:`LOCK_WAIT` seconds). Writers of one process take turns on the per-file lock of
-:mod:`metrics.store.connection`.
+a file at a time. Transactions take turns: in a process on the per-file lock of
+:mod:`metrics.store.connection`, between processes on ``<file>.lock`` (flock), waiting up to
+:data:`LOCK_WAIT` seconds before :class:`~metrics.store.WorkspaceLocked`.
 
 The cap is one transaction: under that lock, one DuckDB transaction counts the team's
 submissions of the UTC day and in all, refuses or inserts, and bumps the team's row (a
@@ -23,6 +23,7 @@ a refused or malformed one writes nothing, so it does not count.
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import hmac
 import io as stdlib_io
@@ -342,9 +343,8 @@ class Task:
 
     # -- connection --------------------------------------------------------------------
 
-    def _connect(self) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + LOCK_WAIT
-        pause = 0.01
+    def _connect(self, deadline: float) -> duckdb.DuckDBPyConnection:
+        pause = 0.005
         while True:
             if not self._create and not self.path.exists():
                 raise TaskNotFound("this task's file is gone", fix="ask the instructor")
@@ -353,20 +353,43 @@ class Task:
                     return duckdb.connect(str(self.path))
                 except duckdb.Error as exc:
                     raise open_error(exc, str(self.path)) from None
-            except WorkspaceLocked:
+            except WorkspaceLocked:  # a process that does not take the lock file (an old version)
                 if time.monotonic() > deadline:
                     raise WorkspaceLocked("the task is busy in another process", source="task",
                                           fix="try again in a moment") from None
                 time.sleep(pause)
-                pause = min(pause * 2, 0.2)
+                pause = min(pause * 2, 0.1)
 
     @contextmanager
-    def _transaction(self, write: bool):
-        """One transaction on a fresh connection (closed after): writes under the file lock;
-        a write-write conflict is raised as duckdb.TransactionException for the caller to retry."""
-        lock = self._lock if write else _NO_LOCK
-        with lock:
-            con = self._connect()
+    def _process_lock(self, deadline: float):
+        """``<file>.lock``, locked with flock: the processes on one task file take turns (DuckDB
+        lets one process hold the file; waiting here costs a poll, not a failed open)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(f"{self.path}.lock", "a+b") as handle:
+            pause = 0.001
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise WorkspaceLocked("the task is busy in another process", source="task",
+                                              fix="try again in a moment") from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.02)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    @contextmanager
+    def _transaction(self, write: bool = False):
+        """One transaction on a fresh connection, closed after. Every transaction on the file takes
+        this process's per-file lock, then the lock file (other processes): short, and one at a time.
+        A write-write conflict is raised as duckdb.TransactionException for the caller to retry."""
+        deadline = time.monotonic() + LOCK_WAIT
+        with self._lock, self._process_lock(deadline):
+            con = self._connect(deadline)
             try:
                 con.execute("BEGIN TRANSACTION")
                 try:
@@ -390,7 +413,7 @@ class Task:
                 time.sleep(0.01 * (attempt + 1))
 
     def remove_files(self) -> None:
-        for extra in (self.path, Path(f"{self.path}.wal")):
+        for extra in (self.path, Path(f"{self.path}.wal"), Path(f"{self.path}.lock")):
             try:
                 extra.unlink()
             except FileNotFoundError:
@@ -426,7 +449,7 @@ class Task:
 
     def snapshot(self) -> Snapshot:
         """Everything but the stored files, as of one transaction."""
-        with self._transaction(False) as con:
+        with self._transaction() as con:
             meta = {k: json.loads(v) for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
             topics = con.execute("SELECT qid, text, judged, public FROM topics ORDER BY pos").df()
             teams = con.execute("SELECT id, name, label, created FROM teams ORDER BY id").df()
@@ -449,7 +472,7 @@ class Task:
                         self.tasks.clock())
 
     def raw_qrels(self, version: int | None = None) -> tuple[bytes, str]:
-        with self._transaction(False) as con:
+        with self._transaction() as con:
             if version is None:
                 version = int(json.loads(con.execute("SELECT value FROM meta WHERE key = 'qrels_version'")
                                          .fetchone()[0]))
@@ -457,7 +480,7 @@ class Task:
         return bytes(row[0]), row[1]
 
     def raw_runs(self, ids: Sequence[int] | None = None) -> dict[int, bytes]:
-        with self._transaction(False) as con:
+        with self._transaction() as con:
             rows = con.execute("SELECT id, raw FROM submissions" + ("" if ids is None else
                                f" WHERE id IN ({', '.join(str(int(i)) for i in ids) or 'NULL'})")).fetchall()
         return {int(i): bytes(raw) for i, raw in rows}
@@ -492,28 +515,39 @@ class Task:
         """Check, score and store one run of ``team``; its id. SubmissionRefused says why not."""
         now = self.tasks.clock()
         raw = _raw(data)
-        snap_meta = self._meta()
-        definition = TaskDefinition.from_json(snap_meta["definition"])
+        with self._transaction() as con:
+            context = self._context(con)
+            meta = context[0]
+            definition = TaskDefinition.from_json(meta["definition"])
+            refusal = _allowance_refusal(con, team, now, meta, definition)  # before parsing and scoring
         limit = definition.max_bytes or self.tasks.settings.upload_bytes
         if len(raw) > limit:
             raise SubmissionRefused(f"the file is {human_bytes(len(raw))}, over the bound of {human_bytes(limit)}",
                                     next_allowed=now, now=now, source=file_name, fix="submit a smaller run")
+        if refusal is not None:
+            raise refusal
         label = " ".join(str(label or stem(file_name)).split())[:LABEL_LIMIT] or "run"
 
         def check(con, at):
             return _allowance_refusal(con, team, at, snap_meta_now(con), definition)
 
-        with self._transaction(False) as con:  # a refusal before the work of parsing and scoring
-            refusal = check(con, now)
-        if refusal is not None:
-            raise refusal
-        return self._store(team, raw, label, file_name, now, check=check)
+        return self._store(team, raw, label, file_name, now, check=check, context=context)
 
     def _meta(self) -> dict:
-        with self._transaction(False) as con:
+        with self._transaction() as con:
             return snap_meta_now(con)
 
-    def _store(self, team: int | None, raw: bytes, label: str, file_name: str, now: float, check) -> int:
+    @staticmethod
+    def _context(con) -> tuple:
+        """What scoring a run needs: the meta, the topics (qid, public) and the current qrels."""
+        meta = snap_meta_now(con)
+        topics = con.execute("SELECT qid, public FROM topics").fetchall()
+        raw_qrels, qrels_name = con.execute("SELECT raw, file_name FROM qrels_versions WHERE version = ?",
+                                            [int(meta["qrels_version"])]).fetchone()
+        return meta, topics, bytes(raw_qrels), qrels_name
+
+    def _store(self, team: int | None, raw: bytes, label: str, file_name: str, now: float, check,
+               context: tuple | None = None) -> int:
         try:
             run = io.read_run(raw, name=label, source=file_name)
         except MetricsError as exc:
@@ -521,14 +555,13 @@ class Task:
                 raise
             raise SubmissionRefused(f"the file is not a valid run ({exc.problem})", next_allowed=now, now=now,
                                     source=exc.source, line=exc.line, fix=exc.fix) from None
-        with self._transaction(False) as con:
-            topics = con.execute("SELECT qid, public FROM topics").fetchall()
-            meta = snap_meta_now(con)
-            raw_qrels, qrels_name = con.execute("SELECT raw, file_name FROM qrels_versions WHERE version = ?",
-                                                [int(meta["qrels_version"])]).fetchone()
+        if context is None:
+            with self._transaction() as con:
+                context = self._context(con)
+        meta, topics, raw_qrels, qrels_name = context
         _check_topics(run, {q for q, _ in topics}, file_name, now, refuse=team is not None)
         definition = TaskDefinition.from_json(meta["definition"])
-        qrels = io.read_qrels(bytes(raw_qrels), source=qrels_name)
+        qrels = io.read_qrels(raw_qrels, source=qrels_name)
         public = {q for q, p in topics if p}
         scores = _score(qrels, run, definition.measures)
         lint_all = _findings(lint_run(qrels, run))
@@ -557,7 +590,7 @@ class Task:
         try:
             return self._write(action)
         except _Stale:  # the qrels were replaced while this run was scored: score it again
-            return self._store(team, raw, label, file_name, now, check)
+            return self._store(team, raw, label, file_name, now, check)  # context read anew
 
     # -- instructor's changes ----------------------------------------------------------
 
@@ -606,7 +639,7 @@ class Task:
         raw = _raw(qrels)
         parsed = io.read_qrels(raw, source=file_name)
         meta = self._meta()
-        with self._transaction(False) as con:
+        with self._transaction() as con:
             known = {q for (q,) in con.execute("SELECT qid FROM topics").fetchall()}
             subs = con.execute("SELECT id, label, file_name, raw FROM submissions").fetchall()
         judged = set(parsed.table["qid"].to_pylist())
@@ -696,17 +729,6 @@ def _score(qrels: io.Qrels, run: io.Run, measures) -> pd.DataFrame:
 
 class _Stale(Exception):
     """The qrels version changed between scoring and storing."""
-
-
-class _NoLock:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-_NO_LOCK = _NoLock()
 
 
 @dataclass
