@@ -36,7 +36,7 @@ import time
 import zipfile
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -386,7 +386,8 @@ class Task:
     def _transaction(self, write: bool = False):
         """One transaction on a fresh connection, closed after. Every transaction on the file takes
         this process's per-file lock, then the lock file (other processes): short, and one at a time.
-        A write-write conflict is raised as duckdb.TransactionException for the caller to retry."""
+        A ``write`` transaction marks the file changed (:meth:`_changed`) after its commit. A
+        write-write conflict is raised as duckdb.TransactionException for the caller to retry."""
         deadline = time.monotonic() + LOCK_WAIT
         with self._lock, self._process_lock(deadline):
             con = self._connect(deadline)
@@ -398,6 +399,8 @@ class Task:
                     con.execute("ROLLBACK")
                     raise
                 con.execute("COMMIT")
+                if write:
+                    self._changed()
             finally:
                 con.close()
 
@@ -405,15 +408,30 @@ class Task:
         """Run ``action(con)`` in a write transaction, again on a conflict (a few times)."""
         for attempt in range(20):
             try:
-                with self._transaction(True) as con:
+                with self._transaction(write=True) as con:
                     return action(con)
             except duckdb.TransactionException:
                 if attempt == 19:
                     raise MetricsError("the task is busy", fix="try again in a moment") from None
                 time.sleep(0.01 * (attempt + 1))
 
+    def _changed(self) -> None:
+        """Write a new generation to ``<file>.gen`` (under the locks, after the commit): a reader
+        whose cached snapshot has another generation reads the file again."""
+        gen = Path(f"{self.path}.gen")
+        temporary = gen.with_name(f"{gen.name}.{secrets.token_hex(4)}")
+        temporary.write_text(secrets.token_hex(16))
+        temporary.replace(gen)
+
+    def _generation(self) -> str | None:
+        try:
+            return Path(f"{self.path}.gen").read_text()
+        except FileNotFoundError:
+            return None
+
     def remove_files(self) -> None:
-        for extra in (self.path, Path(f"{self.path}.wal"), Path(f"{self.path}.lock")):
+        _SNAPSHOTS.pop(str(self.path), None)
+        for extra in (self.path, Path(f"{self.path}.wal"), Path(f"{self.path}.lock"), Path(f"{self.path}.gen")):
             try:
                 extra.unlink()
             except FileNotFoundError:
@@ -448,7 +466,12 @@ class Task:
     # -- reading -----------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
-        """Everything but the stored files, as of one transaction."""
+        """Everything but the stored files, as of one transaction; kept in memory while the
+        file's generation is unchanged (``now`` is always the clock's)."""
+        generation = self._generation()
+        cached = _SNAPSHOTS.get(str(self.path))
+        if cached is not None and generation is not None and cached[0] == generation:
+            return replace(cached[1], now=self.tasks.clock())
         with self._transaction() as con:
             meta = {k: json.loads(v) for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
             topics = con.execute("SELECT qid, text, judged, public FROM topics ORDER BY pos").df()
@@ -468,8 +491,13 @@ class Task:
         definition = TaskDefinition.from_json(meta["definition"])
         definition = replace(definition, closes=meta["closes"], opens=meta["opens"],
                              dev_qrels=bool(meta["dev_qrels"]), anonymous=bool(meta["anonymous"]))
-        return Snapshot(self.id, definition, meta, topics, teams, subs, scores, versions, audit,
-                        self.tasks.clock())
+        snap = Snapshot(self.id, definition, meta, topics, teams, subs, scores, versions, audit, self.tasks.clock())
+        if generation is not None:
+            with _SNAPSHOTS_LOCK:
+                _SNAPSHOTS[str(self.path)] = (generation, snap)
+                while len(_SNAPSHOTS) > SNAPSHOTS_KEPT:
+                    _SNAPSHOTS.pop(next(iter(_SNAPSHOTS)))
+        return snap
 
     def raw_qrels(self, version: int | None = None) -> tuple[bytes, str]:
         with self._transaction() as con:
@@ -727,6 +755,13 @@ def _score(qrels: io.Qrels, run: io.Run, measures) -> pd.DataFrame:
                          if scores.values else np.array([])})
 
 
+# The last snapshot of each task file read by this process, with the file's generation
+# (oldest first, at most SNAPSHOTS_KEPT).
+_SNAPSHOTS: dict[str, tuple[str, Snapshot]] = {}
+_SNAPSHOTS_LOCK = threading.Lock()
+SNAPSHOTS_KEPT = 64
+
+
 class _Stale(Exception):
     """The qrels version changed between scoring and storing."""
 
@@ -745,6 +780,7 @@ class Snapshot:
     versions: pd.DataFrame
     audit: pd.DataFrame
     now: float
+    _values: dict | None = field(default=None, repr=False)
 
     @property
     def status(self) -> str:
@@ -770,6 +806,17 @@ class Snapshot:
     def judged_qids(self) -> list[str]:
         t = self.topics
         return t.loc[t["judged"], "qid"].astype(str).tolist()
+
+    def values(self) -> dict:
+        """{(submission, measure): {qid: value}} of the current qrels version (built once)."""
+        if self._values is None:
+            s = self.scores
+            out: dict = {}
+            for sid, measure, qid, value in zip(s["submission"].astype(int), s["measure"].astype(str),
+                                                s["qid"].astype(str), s["value"].astype(float)):
+                out.setdefault((sid, measure), {})[qid] = value
+            self._values = out
+        return self._values
 
     def final_qids(self) -> list[str]:
         return self.hidden_qids if self.definition.final_topics == "hidden" else self.judged_qids

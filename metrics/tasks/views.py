@@ -88,12 +88,11 @@ def _live(snap: Snapshot) -> pd.DataFrame:
 
 def _per_query(snap: Snapshot, sid: int, qids: list[str], measures) -> dict[str, np.ndarray]:
     """{measure: values on ``qids`` (in that order)} of one submission."""
-    s = snap.scores
-    rows = s[s["submission"] == sid]
+    values = snap.values()
     out = {}
     for m in measures:
-        series = rows[rows["measure"] == m].set_index("qid")["value"]
-        out[m] = series.reindex(qids).fillna(0.0).to_numpy(dtype=np.float64)
+        found = values.get((sid, m), {})
+        out[m] = np.array([found.get(q, 0.0) for q in qids], dtype=np.float64)
     return out
 
 

@@ -175,7 +175,8 @@ def test_identical_runs_are_flagged_to_the_instructor_only(tasks, legal):
                       (line.split() for line in RUNS["bm25_ce"].decode().splitlines()))
     a.submit(RUNS["bm25_ce"], "ce", "ce.run")
     b.submit(renamed.encode(), "renamed", "renamed.run")
-    flagged = {(d["kind"], d["first_team"], d["second_team"]) for d in tasks.open(legal.instructor).view()["duplicates"]}
+    duplicates = tasks.open(legal.instructor).view()["duplicates"]
+    flagged = {(d["kind"], d["first_team"], d["second_team"]) for d in duplicates}
     assert flagged == {("same file", "Alpha", "Beta"), ("same ranked lists", "Alpha", "Beta")}
     assert "duplicates" not in a.view()
 
