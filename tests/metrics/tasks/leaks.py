@@ -26,11 +26,10 @@ class Secrets:
 
     def find(self, text: str) -> list[str]:
         """What of the secrets ``text`` holds (empty: no leak)."""
-        found = [f"hidden judged document {d}" for d in sorted(self.docnos) if d in text]
-        for number in sorted(self.numbers):
-            if re.search(r"(?<![\d.])" + re.escape(number) + r"(?!\d)", text):
-                found.append(f"hidden per-query value {number}")
-        return found
+        words = set(re.findall(r"[\w-]+", text))
+        numbers = set(re.findall(r"(?<![\d.])\d+\.\d+(?:e-?\d+)?", text))
+        return ([f"hidden judged document {d}" for d in sorted(self.docnos & words)]
+                + [f"hidden per-query value {n}" for n in sorted(self.numbers & numbers)])
 
 
 def _formats(value: float) -> set[str]:

@@ -81,14 +81,19 @@ def test_before_the_opening_and_after_the_close(tasks, clock):
     assert late.value.next_allowed is None
 
 
-def _eval(qrels_lines, run: bytes, tmp_path, name: str) -> dict:
-    """`python -m metrics eval` (a subprocess) on the qrels lines given and a run file."""
-    qrels, path = tmp_path / f"{name}.qrels", tmp_path / f"{name}.run"
+def _eval(qrels_lines, runs: dict, tmp_path, name: str) -> dict:
+    """`python -m metrics eval` (a subprocess) on the qrels lines given and runs {name: bytes}:
+    {name: {measure: mean}}."""
+    qrels = tmp_path / f"{name}.qrels"
     qrels.write_text("".join(qrels_lines))
-    path.write_bytes(run)
-    done = subprocess.run([sys.executable, "-m", "metrics", "eval", str(qrels), str(path), "-m", "nDCG@10",
+    paths = []
+    for run, data in runs.items():
+        paths.append(tmp_path / f"{name}-{run}.run")
+        paths[-1].write_bytes(data)
+    done = subprocess.run([sys.executable, "-m", "metrics", "eval", str(qrels), *map(str, paths), "-m", "nDCG@10",
                            "-m", "AP", "--format", "json"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return next(iter(json.loads(done.stdout)["means"].values()))
+    means = json.loads(done.stdout)["means"]
+    return {run: means[f"{name}-{run}"] for run in runs}
 
 
 def test_boards_equal_metrics_eval_and_significance_equals_scipy(tasks, legal, tmp_path):
@@ -103,24 +108,19 @@ def test_boards_equal_metrics_eval_and_significance_equals_scipy(tasks, legal, t
     public, hidden = set(snap.public_qids), set(snap.hidden_qids)
     view = a.view()
     rows = {r["name"]: r for r in view["board"]["rows"]}
-    files = {"Alpha": None, "Beta": RUNS["bm25_qe"], "baseline: bm25": RUNS["bm25"]}
+    on_public = _eval([x for x in lines if x.split()[0] in public], RUNS, tmp_path, "public")
     # Alpha's best public submission on nDCG@10 is on the board
-    alpha = {k: _eval([x for x in lines if x.split()[0] in public], RUNS[k], tmp_path, f"p{k}")
-             for k in ("dense", "bm25_ce")}
-    best = max(alpha, key=lambda k: alpha[k]["nDCG@10"])
-    files["Alpha"] = RUNS[best]
+    best = max(("dense", "bm25_ce"), key=lambda k: on_public[k]["nDCG@10"])
     assert rows["Alpha"]["label"] == {"dense": "dense", "bm25_ce": "ce"}[best]
-    for name, run in files.items():
-        expected = _eval([x for x in lines if x.split()[0] in public], run, tmp_path, "pub")
+    for name, run in {"Alpha": best, "Beta": "bm25_qe", "baseline: bm25": "bm25"}.items():
         for m in ("nDCG@10", "AP"):
-            assert rows[name]["means"][m] == pytest.approx(expected[m], abs=1e-12)
+            assert rows[name]["means"][m] == pytest.approx(on_public[run][m], abs=1e-12)
     # final standings (instructor's preview): each team's latest, on the hidden topics
     final = {r["name"]: r for r in instructor.view()["final_board"]["rows"]}
     latest = {"Alpha": RUNS["bm25_ce"], "Beta": RUNS["bm25_qe"], "baseline: bm25": RUNS["bm25"]}
-    hidden_lines = [x for x in lines if x.split()[0] in hidden]
-    for name, run in latest.items():
-        assert final[name]["means"]["nDCG@10"] == pytest.approx(_eval(hidden_lines, run, tmp_path, "h")["nDCG@10"],
-                                                                abs=1e-12)
+    on_hidden = _eval([x for x in lines if x.split()[0] in hidden], RUNS, tmp_path, "hidden")
+    for name, run in {"Alpha": "bm25_ce", "Beta": "bm25_qe", "baseline: bm25": "bm25"}.items():
+        assert final[name]["means"]["nDCG@10"] == pytest.approx(on_hidden[run]["nDCG@10"], abs=1e-12)
     # significance: t-test of each row against bm25, Holm over those rows; neighbours likewise
     order = [r["name"] for r in instructor.view()["final_board"]["rows"]]
     per_query = {name: _per_query(latest[name], hidden) for name in latest}
@@ -202,7 +202,7 @@ def test_instructor_changes_remove_rescore_extend_reopen(tasks, legal, clock, tm
     assert [v["version"] for v in view["qrels_versions"]] == [1, 2] and view["qrels_versions"][1]["current"]
     path = tmp_path / "fixed.qrels"
     path.write_text(fixed)
-    expected = _eval(fixed.splitlines(keepends=True), RUNS["dense"], tmp_path, "v2")
+    expected = _eval(fixed.splitlines(keepends=True), {"dense": RUNS["dense"]}, tmp_path, "v2")["dense"]
     mine = next(s for s in view["submissions"] if s["id"] == sid)
     assert mine["means_all"]["nDCG@10"] == pytest.approx(expected["nDCG@10"], abs=1e-12)
     # close, extend (reopens), close again
