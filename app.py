@@ -18,6 +18,7 @@ PAGES = [
     ("views/judgments.py", "Judgments", "🧑‍⚖️"),
     ("views/learn.py", "Learn NDCG", "🎓"),
     ("views/data.py", "Data", "🗂️"),
+    ("views/task.py", "Class task", "🏫"),
 ]
 
 navigation = st.navigation([

@@ -10,7 +10,7 @@ the task page draws this and nothing else, and the command line prints from it.
   findings. After the release: the final standings too; after a release with the qrels,
   its per-query values on every topic and the qrels themselves.
 - ``projector``: the rules and the boards (public, and final after the release).
-- ``join``: the title, description and times.
+- ``join``: the rules (title, description, times, measures, caps).
 - ``instructor``: everything.
 
 Boards: each row is a team's submission (public board: its best or latest on the public
@@ -230,9 +230,7 @@ def export_board(data: dict, fmt: str = "csv") -> str:
 
 
 def join_view(snap: Snapshot) -> dict:
-    rules = _rules(snap)
-    return {"role": "join", "task": {k: rules[k] for k in ("title", "description", "status", "opens", "closes",
-                                                           "now", "per_day", "total")}}
+    return {"role": "join", "task": _rules(snap)}
 
 
 def projector_view(snap: Snapshot) -> dict:
