@@ -29,4 +29,4 @@ def test_a_board_is_plain_text_with_the_teams_own_row_marked(monkeypatch):
     assert table.loc[1, "run"] == "\\*\\*run\\*\\*" and table.loc[1, "you"] == "◀ you"
     assert table.loc[1, "AP"] == "0.2500" and table.loc[2, "AP"] == "—"
     assert table.loc[1, "p vs baseline (holm)"] == "0.0123" and table.loc[2, "submissions"] == "—"
-    assert table.loc[1, "last submission"] == "2026-12-01 18:00 UTC"
+    assert table.loc[1, "last submission"] == md("2026-12-01 18:00 UTC")
