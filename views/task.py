@@ -193,7 +193,9 @@ def team_page(access) -> None:
         if st.button("Copy my runs and the released qrels into my workspace"):
             try:
                 name = access.copy_to(state.workspace())
-                ui.say("success", f"Added the collection **{md(name)}** to your workspace: open the Leaderboard.")
+                state.open_collection(name)
+                ui.say("success", f"Added the collection **{md(name)}** to your workspace and opened it: "
+                                  "every page (Leaderboard, Query explorer, ...) works on it now.")
             except metrics.MetricsError as exc:
                 ui.say("error", str(exc))
             st.rerun()
