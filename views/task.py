@@ -101,7 +101,10 @@ def show_board(view: dict) -> None:
         board = view.get(which)
         if board is None:
             continue
-        st.subheader("Final standings" if which == "final_board" else "Public leaderboard")
+        title = "Final standings" if which == "final_board" else "Public leaderboard"
+        if which == "final_board" and view["role"] == "instructor" and view["task"]["released"] is None:
+            title += " (preview: the teams see them after the release)"
+        st.subheader(title)
         st.caption(ui.board_note(board))
         st.table(ui.board_frame(board))
 
