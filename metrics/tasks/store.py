@@ -8,6 +8,11 @@ board, read-only) and ``team`` (one per team). The join and projector tokens are
 HMAC-SHA256(instructor token, role) cut to 192 bits, so the instructor's page can show them
 again at any visit; a team token is 192 random bits.
 
+Bounds, as for workspaces: a task not opened for ``NDCG_LAB_TTL`` is removed (:meth:`Tasks.sweep`,
+run by :meth:`Tasks.create` at most hourly), and the runs a task stores may not exceed
+``NDCG_LAB_QUOTA_BYTES`` (a submission past it is refused). One run file may not exceed the
+task's ``max_bytes``, else ``NDCG_LAB_UPLOAD_BYTES``.
+
 Every operation opens the task file, runs one transaction and closes it, so that a command
 (``ndcg-lab task submit``) and a running server share the file: DuckDB lets one process hold
 a file at a time. Transactions take turns: in a process on the per-file lock of
@@ -65,6 +70,7 @@ __all__ = ["Tasks", "TaskAccess", "Task", "Snapshot", "TaskNotFound", "Submissio
            "token_of", "lists_digest"]
 
 ROLES = ("instructor", "join", "projector", "team")
+SWEEP_EVERY = 3600.0      # create() removes idle tasks at most this often
 LOCK_WAIT = 20.0          # seconds a command waits for a task file another process holds
 PAGE = "task"             # the page's address: <public url>task?task=TOKEN
 PARAM = "task"
@@ -148,6 +154,7 @@ class Tasks:
         self.folder = Path(self.settings.home) / "tasks"
         self._registry: sqlite3.Connection | None = None
         self._registry_lock = threading.Lock()
+        self._last_sweep = float("-inf")
 
     # -- links -------------------------------------------------------------------------
 
@@ -186,6 +193,9 @@ class Tasks:
                                fix="give the topics of every query the qrels judge")
         token, task_id = secrets.token_urlsafe(TOKEN_BYTES), secrets.token_hex(16)
         now = self.clock()
+        if now - self._last_sweep > SWEEP_EVERY:
+            self._last_sweep = now
+            self.sweep(now)
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         task = Task(self.folder / f"{task_id}.duckdb", self, create=True)
         try:
@@ -602,6 +612,13 @@ class Task:
                 refusal = check(con, now)
                 if refusal is not None:
                     raise refusal
+                quota = self.tasks.settings.quota_bytes
+                if quota is not None:
+                    used = int(con.execute("SELECT coalesce(sum(size), 0) FROM submissions").fetchone()[0])
+                    if used + len(raw) > quota:
+                        raise SubmissionRefused(f"the task holds {human_bytes(used)} of runs and may hold "
+                                                f"{human_bytes(quota)} (NDCG_LAB_QUOTA_BYTES)", next_allowed=None,
+                                                now=now, fix="ask the instructor")
                 con.execute("UPDATE teams SET counted = counted + 1 WHERE id = ?", [team])
             if int(json.loads(con.execute("SELECT value FROM meta WHERE key = 'qrels_version'").fetchone()[0])) \
                     != version:

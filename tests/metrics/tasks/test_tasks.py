@@ -291,3 +291,19 @@ def test_export_archive_and_delete(tasks, legal):
     with pytest.raises(TaskNotFound):
         tasks.open(legal.instructor)
     assert not list((tasks.folder).glob("*.duckdb"))
+
+
+def test_idle_tasks_are_swept_and_the_quota_bounds_a_task(tmp_path, clock):
+    dense, baseline = len(RUNS["dense"]), len(RUNS["bm25"])
+    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(tmp_path), "NDCG_LAB_QUOTA_BYTES": str(dense + baseline + 10),
+                                 "NDCG_LAB_TTL": "1d"}), clock=clock)
+    links = make_task(tasks)
+    team = tasks.open(tasks.join(links.join, "A"))
+    team.submit(RUNS["dense"], "d", "dense.run")
+    with pytest.raises(SubmissionRefused, match="NDCG_LAB_QUOTA_BYTES"):
+        team.submit(RUNS["bm25_ce"], "ce", "ce.run")
+    task_id = tasks.open(links.instructor).task.id
+    clock.now += 86400 + 61
+    assert tasks.sweep() == [task_id]
+    with pytest.raises(TaskNotFound):
+        tasks.open(links.instructor)
