@@ -22,7 +22,7 @@ from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
 from tests.e2e.test_dashboard import go_to, main
-from tests.e2e.test_load import errors_on, idle
+from tests.e2e.test_load import errors_on, idle, run_async
 from tests.metrics.tasks.leaks import secrets_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -291,7 +291,7 @@ def rush_task(tasks: Tasks, teams: int, folder: Path) -> tuple:
 def test_five_teams_submit_at_once(server, tmp_path):
     tasks = library(server)
     links, teams, runs = rush_task(tasks, TEAMS, tmp_path)
-    sessions = asyncio.run(rush(teams, runs, bound=TEAMS))
+    sessions = run_async(rush(teams, runs, bound=TEAMS))
     assert sorted(r for s in sessions for r in s["results"]) == ["refused"] * TEAMS + ["stored"] * TEAMS
     assert [s["errors"] for s in sessions if s["errors"]] == []
     stored = [s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None]
