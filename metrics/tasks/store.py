@@ -603,7 +603,10 @@ class Task:
         public = {q for q, p in topics if p}
         scores = _score(qrels, run, definition.measures)
         lint_all = _findings(lint_run(qrels, run))
-        lint_public = _findings(lint_run(_subset(qrels, public), run) if meta["dev_qrels"] else run.findings)
+        # a team's lint: the run's own findings, and those against the public topics' judgments
+        # (shown only while the public judgments are open to teams)
+        lint_public = json.dumps({"own": json.loads(_findings(run.findings)),
+                                  "public": json.loads(_findings(lint_run(_subset(qrels, public), run)))})
         lists = lists_digest(run)
         version = int(meta["qrels_version"])
 

@@ -272,7 +272,8 @@ def team_view(snap: Snapshot, team: int, link: str) -> dict:
                      "public_means": _means(snap, int(row.id), public),
                      "per_query": [{"qid": q, **{m: float(per_query[m][i]) for m in d.measures}}
                                    for i, q in enumerate(shown)],
-                     "lint": _findings(row.lint if with_qrels else row.lint_public)})
+                     "lint": _findings(row.lint) if with_qrels else
+                     json.loads(row.lint_public)["public" if d.dev_qrels else "own"]})
         if released:
             subs[-1]["final_means"] = _means(snap, int(row.id), snap.final_qids())
     topics = snap.topics

@@ -307,3 +307,15 @@ def test_idle_tasks_are_swept_and_the_quota_bounds_a_task(tmp_path, clock):
     assert tasks.sweep() == [task_id]
     with pytest.raises(TaskNotFound):
         tasks.open(links.instructor)
+
+
+def test_a_teams_lint_needs_open_public_judgments_and_never_covers_hidden_topics(tasks, legal):
+    team = tasks.open(tasks.join(legal.join, "A"))
+    team.submit(RUNS["dense"], "d", "dense.run")
+    instructor = tasks.open(legal.instructor)
+    assert "judged" not in {f["kind"] for f in team.view()["submissions"][0]["lint"]}
+    instructor.set_options(dev_qrels=True)
+    findings = team.view()["submissions"][0]["lint"]
+    judged = next(f for f in findings if f["kind"] == "judged")
+    assert judged["count"] == 15  # Judged@10 over the 15 public topics, not the 50
+    assert next(f for f in instructor.view()["submissions"] if f["team"] is not None)["lint"] != findings
