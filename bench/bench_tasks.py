@@ -35,12 +35,17 @@ from tests.e2e.test_load import PeakRSS  # noqa: E402
 from tests.e2e.test_tasks import LEGAL, library, rush, rush_task  # noqa: E402
 
 
+def start(home: str) -> AppServer:
+    """The app on ``home``, its links built on its own address."""
+    server = AppServer(home=Path(home))
+    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
+    return server.start()
+
+
 def bench(teams: int, bound: int) -> int:
     before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-bench-tasks-") as home:
-        server = AppServer(home=Path(home))
-        server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-        server.start()
+        server = start(home)
         try:
             tasks = library(server)
             links, team_links, runs = rush_task(tasks, teams, Path(home))
@@ -81,9 +86,7 @@ def screenshots(folder: Path) -> int:
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-shots-") as home:
-        server = AppServer(home=Path(home))
-        server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-        server.start()
+        server = start(home)
         try:
             tasks = library(server)
             from metrics.tasks import TaskDefinition

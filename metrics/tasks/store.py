@@ -152,8 +152,7 @@ class Tasks:
         self.settings = settings_module.load() if config is None else config
         self.clock = clock
         self.folder = Path(self.settings.home) / "tasks"
-        self._registry: sqlite3.Connection | None = None
-        self._registry_lock = threading.Lock()
+        self.registry = Registry(self.folder / "registry.sqlite3", _REGISTRY)
         self._last_sweep = float("-inf")
 
     # -- links -------------------------------------------------------------------------
@@ -268,10 +267,7 @@ class Tasks:
         return [r[0] for r in rows]
 
     def close(self) -> None:
-        with self._registry_lock:
-            if self._registry is not None:
-                self._registry.close()
-                self._registry = None
+        self.registry.close()
 
     # -- registry ----------------------------------------------------------------------
 
@@ -280,28 +276,42 @@ class Tasks:
         with self._write_registry() as db:
             db.execute("UPDATE tasks SET last_access = ? WHERE id = ? AND last_access < ?", [now, task_id, now - 60])
 
-    def _connect_registry(self) -> sqlite3.Connection:
-        if self._registry is None:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            db = sqlite3.connect(self.folder / "registry.sqlite3", timeout=30, isolation_level=None,
-                                 check_same_thread=False)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.executescript(_REGISTRY)
-            self._registry = db
-        return self._registry
-
     def _query(self, sql, params):
-        rows = self._query_all(sql, params)
+        rows = self.registry.rows(sql, params)
         return rows[0] if rows else None
 
     def _query_all(self, sql, params):
-        with self._registry_lock:
-            return self._connect_registry().execute(sql, params).fetchall()
+        return self.registry.rows(sql, params)
+
+    def _write_registry(self):
+        return self.registry.write()
+
+
+class Registry:
+    """A SQLite file that the app and commands read and write at once (WAL journal; a write is
+    one ``BEGIN IMMEDIATE`` transaction, so writers of other processes wait), opened on first use."""
+
+    def __init__(self, path: Path, schema: str) -> None:
+        self.path, self.schema = Path(path), schema
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.executescript(self.schema)
+        return self._db
+
+    def rows(self, sql: str, params) -> list[tuple]:
+        with self._lock:
+            return self._connect().execute(sql, params).fetchall()
 
     @contextmanager
-    def _write_registry(self):
-        with self._registry_lock:
-            db = self._connect_registry()
+    def write(self):
+        with self._lock:
+            db = self._connect()
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -309,6 +319,12 @@ class Tasks:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
 def _raw(src) -> bytes:
