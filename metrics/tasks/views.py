@@ -36,6 +36,7 @@ from .. import __version__
 from ..errors import MetricsError
 from ..evaluate import Scores, mean_values
 from ..report import export
+from ..report import text as report_text
 from ..stats import adjust, compare, paired_pvalues, wins_ties_losses
 from .definition import iso
 from .store import Snapshot, TaskAccess
@@ -219,7 +220,8 @@ def export_board(data: dict, fmt: str = "csv") -> str:
              "order": "score desc, ties docno desc (trec_eval)", "missing_queries": "scored 0 (trec_eval -c)"}
     table = board_table(chosen).set_index("name")
     if fmt == "latex":
-        marks = {(e["name"], chosen["primary"]): e["marker"] for e in chosen["rows"] if e["marker"]}
+        marks = report_text.latex_marks({(e["name"], chosen["primary"]): e["marker"] for e in chosen["rows"]})
+        stamp["markers"] = report_text.markers_note(chosen["test"], chosen["correction"], chosen["alpha"])
         return export.to_latex(table[chosen["measures"]], marks, stamp)
     if fmt == "json":
         return export.to_json(table[chosen["measures"]], stamp, {"rows": chosen["rows"]})

@@ -59,6 +59,8 @@ def test_the_teachers_and_a_teams_script(home, capsys, tmp_path):
     assert run(capsys, "release", links["instructor"], "--qrels")[0] == 0
     code, out, _ = run(capsys, "standings", links["projector"], "--format", "csv")
     assert '# board: "final standings"' in out and '# topics: "hidden (45)"' in out
+    code, out, _ = run(capsys, "standings", links["instructor"], "--format", "latex")
+    assert out.startswith('% tool: "nDCG Lab') and "\\begin{tabular}" in out and "Alpha &" in out
     code, _, err = run(capsys, "join", "https://lab.example.org/ir/task?task=" + "x" * 32, "--team", "B")
     assert code == 2 and "no task has this link" in err
 
