@@ -77,3 +77,43 @@ def test_the_projector_and_an_unknown_link(open_app, task):
     assert "Public leaderboard" in texts(at) and "baseline: bm25" in texts(at)
     at = ok(open_app(PAGE, home=home, query_params={"task": "A" * 32}))
     assert "no task has this link" in texts(at) and not at.table
+
+
+def test_the_instructor_page_with_submissions_and_after_the_release(open_app, task):
+    home, links, team, tasks = task
+    token = links.tokens["instructor"]
+    at = ok(open_app(PAGE, home=home, query_params={"task": token}))
+    page = texts(at)
+    assert "Submissions (2)" in page and "preview" in page and "The class per topic" in page
+    tasks.open(links.instructor).close()
+    at = ok(open_app(PAGE, home=home, query_params={"task": token}))
+    next(c for c in at.checkbox if c.label == "Release the qrels too").check().run()
+    next(b for b in at.button if b.label == "Release the final standings").click().run()
+    ok(at)
+    assert "Released." in texts(at) and "preview" not in texts(at)
+    at = ok(open_app(PAGE, home=home, query_params={"task": team.rsplit("=", 1)[1]}))
+    assert "Final standings" in texts(at)
+    next(b for b in at.button if b.label.startswith("Copy my runs")).click().run()
+    ok(at)
+    assert "Added the collection" in texts(at)
+
+
+def test_in_shared_mode_a_team_copies_into_its_own_workspace(open_app, task, monkeypatch):
+    home, links, team, tasks = task
+    instructor = tasks.open(links.instructor)
+    instructor.close()
+    instructor.release(qrels=True)
+    monkeypatch.setenv("NDCG_LAB_MODE", "shared")
+    at = ok(open_app(PAGE, home=home, query_params={"task": team.rsplit("=", 1)[1]}))
+    next(b for b in at.button if b.label.startswith("Copy my runs")).click().run()
+    ok(at)
+    assert "Added the collection" in texts(at) and "ws" in at.query_params
+    from metrics.store import Workspaces
+
+    manager = Workspaces(settings.load({"NDCG_LAB_HOME": str(home), "NDCG_LAB_MODE": "shared"}))
+    try:
+        ws = manager.open(at.query_params["ws"][0] if isinstance(at.query_params["ws"], list)
+                          else at.query_params["ws"]).workspace
+        assert [r.name for r in ws.runs("Legal **IR**")] == ["dense"]
+    finally:
+        manager.close()
