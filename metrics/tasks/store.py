@@ -154,6 +154,7 @@ class Tasks:
         self.folder = Path(self.settings.home) / "tasks"
         self.registry = Registry(self.folder / "registry.sqlite3", _REGISTRY)
         self._last_sweep = float("-inf")
+        self._touched: dict[str, float] = {}
 
     # -- links -------------------------------------------------------------------------
 
@@ -272,7 +273,11 @@ class Tasks:
     # -- registry ----------------------------------------------------------------------
 
     def _touch(self, task_id: str) -> None:
+        """Record the last access (what the TTL counts), at most once a minute per task."""
         now = self.clock()
+        if now - self._touched.get(task_id, float("-inf")) < 60:
+            return
+        self._touched[task_id] = now
         with self._write_registry() as db:
             db.execute("UPDATE tasks SET last_access = ? WHERE id = ? AND last_access < ?", [now, task_id, now - 60])
 

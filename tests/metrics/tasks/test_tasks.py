@@ -271,6 +271,9 @@ def test_creating_needs_the_key_when_the_operator_says_so(tmp_path):
         settings.load({"NDCG_LAB_TASKS": "everyone"})
     assert settings.load({"NDCG_LAB_MODE": "shared"}).tasks == "key"
     assert "s3cret" not in repr(keyed.settings)
+    assert settings.load({"NDCG_LAB_PUBLIC_URL": "https://lab.org/ir"}).public_url == "https://lab.org/ir/"
+    with pytest.raises(MetricsError, match="NDCG_LAB_PUBLIC_URL"):
+        settings.load({"NDCG_LAB_PUBLIC_URL": "lab.org?x=1"})
 
 
 def test_export_archive_and_delete(tasks, legal):
