@@ -107,6 +107,17 @@ def board_note(board: dict) -> str:
             "significant difference between neighbours share a letter")
 
 
+def big_board(board: dict) -> list[str]:
+    """The projector's board: one heading line a row (rank, name, primary score, marker, group)."""
+    lines = []
+    for e in board["rows"]:
+        value = e["means"][board["primary"]]
+        score = f"{value:.4f}" if value == value else "—"
+        group = f" · group {e['group']}" if e["group"] else ""
+        lines.append(f"### {e['rank']}. {md(e['name'])} · {score} {e['marker']}{group}")
+    return lines
+
+
 def submissions_frame(submissions: list[dict], measures: list[str], means_key: str) -> pd.DataFrame:
     rows = []
     for s in submissions:
@@ -116,6 +127,17 @@ def submissions_frame(submissions: list[dict], measures: list[str], means_key: s
                      "final": "✓" if s.get("final") else ""})
     return plain_frame(pd.DataFrame(rows, columns=["#", "label", "file", "received", *measures, "final"])
                        .set_index("#"))
+
+
+def instructor_frame(submissions: list[dict], primary: str) -> pd.DataFrame:
+    """Every submission with its primary score on all, the public and the hidden topics."""
+    rows = []
+    for s in submissions:
+        means = {f"{primary} {part}": (f"{s[f'means_{part}'][primary]:.4f}" if f"means_{part}" in s else "—")
+                 for part in ("all", "public", "hidden")}
+        rows.append({"#": s["id"], "team": s["team_name"], "label": s["label"], "received": local(s["received"]),
+                     **means, "lint findings": len(s["lint"]), "removed": s["removed_reason"] or ""})
+    return plain_frame(pd.DataFrame(rows).set_index("#"))
 
 
 def per_query_frame(submission: dict, measures: list[str]) -> pd.DataFrame:

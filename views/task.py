@@ -211,7 +211,12 @@ def projector_page(access) -> None:
     def live():
         view = access.view()
         header(view)
-        show_board(view)
+        board = view.get("final_board") or view["board"]
+        st.subheader("Final standings" if board["final"] else f"Public leaderboard ({board['n_topics']} topics)")
+        for line in ui.big_board(board):
+            st.markdown(line)
+        with st.expander("Every column"):
+            st.table(ui.board_frame(board))
 
     live()
 
@@ -255,14 +260,8 @@ def instructor_page(access) -> None:
 
     subs = view["submissions"]
     st.subheader(f"Submissions ({len(subs)})")
-    rows = []
-    for s in subs:
-        means = {f"{m} {part}": (f"{s[f'means_{part}'][m]:.4f}" if f"means_{part}" in s else "—")
-                 for part in ("all", "public", "hidden") for m in task["measures"][:1]}
-        rows.append({"#": s["id"], "team": s["team_name"], "label": s["label"], "received": ui.local(s["received"]),
-                     **means, "lint": len(s["lint"]), "removed": s["removed_reason"] or ""})
-    if rows:
-        st.table(plain_frame(pd.DataFrame(rows).set_index("#")))
+    if subs:
+        st.table(ui.instructor_frame(subs, task["primary"]))
         with st.expander("Lint of a submission"):
             sid = st.selectbox("Submission", [s["id"] for s in subs], key="lint_of")
             for line in ui.findings_text(next(s for s in subs if s["id"] == sid)["lint"]):
