@@ -21,6 +21,7 @@ PAGES = [
     ("views/behaviour.py", "Measure behaviour", ":material/science:"),
     ("views/learn.py", "Learn NDCG", ":material/school:"),
     ("views/data.py", "Data", ":material/folder_open:"),
+    ("views/task.py", "Class task", ":material/groups:"),
 ]
 
 navigation = st.navigation([

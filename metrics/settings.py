@@ -19,6 +19,10 @@ NDCG_LAB_TTL                idle time before a visitor's         7d             
                             workspace is removed
 NDCG_LAB_OPEN_WORKSPACES    DuckDB files kept open at once       32             32
 NDCG_LAB_WORKSPACE_MEMORY   DuckDB memory limit per open file    DuckDB's       512 MB
+NDCG_LAB_PUBLIC_URL         the address visitors use (links)     http://localhost:8501/
+NDCG_LAB_TASKS              who may create a class task:         anyone         key
+                            ``anyone`` or ``key``
+NDCG_LAB_INSTRUCTOR_KEY     the key that ``key`` asks for        none           none
 =========================== ==================================== ============== ===============
 
 Sizes are bytes, or a number with a unit (``512MB``, ``2GB`` decimal; ``2GiB`` binary);
@@ -43,6 +47,8 @@ from .errors import MetricsError
 __all__ = ["Settings", "load", "home", "check_server_source", "physical_memory", "MODES"]
 
 MODES = ("personal", "shared")
+TASK_PERMISSIONS = ("anyone", "key")
+DEFAULT_PUBLIC_URL = "http://localhost:8501/"
 GB = 10**9
 MB = 10**6
 
@@ -78,6 +84,9 @@ class Settings:
     ttl: float | None = 7 * 86400.0
     open_workspaces: int = 32
     workspace_memory: int | None = None
+    public_url: str = DEFAULT_PUBLIC_URL
+    tasks: str = "anyone"
+    instructor_key: str | None = field(default=None, repr=False)
 
     @property
     def shared(self) -> bool:
@@ -109,6 +118,9 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         ttl=_duration(env, "NDCG_LAB_TTL", 7 * 86400.0),
         open_workspaces=_count(env, "NDCG_LAB_OPEN_WORKSPACES", 32),
         workspace_memory=_size(env, "NDCG_LAB_WORKSPACE_MEMORY", 512 * MB if shared else None, unlimited=True),
+        public_url=_public_url(env.get("NDCG_LAB_PUBLIC_URL", "")),
+        tasks=_choice(env, "NDCG_LAB_TASKS", "key" if shared else "anyone", TASK_PERMISSIONS),
+        instructor_key=(env.get("NDCG_LAB_INSTRUCTOR_KEY") or "").strip() or None,
     )
 
 
@@ -279,6 +291,25 @@ def _count(env, variable: str, default: int | None, *, unlimited: bool = False) 
         return int(text)
 
     return _setting(env, variable, default, parse, unlimited=_UNLIMITED if unlimited else ())
+
+
+def _choice(env, variable: str, default: str, choices: tuple[str, ...]) -> str:
+    text = (env.get(variable) or "").strip().lower()
+    if not text:
+        return default
+    if text not in choices:
+        raise _bad(variable, env[variable], " or ".join(choices))
+    return text
+
+
+def _public_url(text: str) -> str:
+    """An http(s) address ending in ``/`` (added when missing); the default when empty."""
+    text = text.strip()
+    if not text:
+        return DEFAULT_PUBLIC_URL
+    if not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", text):
+        raise _bad("NDCG_LAB_PUBLIC_URL", text, "an http:// or https:// address without a query")
+    return text if text.endswith("/") else text + "/"
 
 
 def _duration(env, variable: str, default: float | None) -> float | None:

@@ -1,0 +1,119 @@
+"""AppTest of the Class task page: create from the legal sample (the instructor page with its
+links), join with the join link, a team's page (its submission, the public board, no hidden
+per-query value), the projector, and a link no task has."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from metrics import settings
+from metrics.tasks import TaskDefinition, Tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "sample_data" / "legal"
+PAGE = "views/task.py"
+
+
+def ok(at):
+    assert not at.exception, "\n".join(e.value for e in at.exception)
+    return at
+
+
+def texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
+    parts += [str(t.value.to_dict()) for t in at.table] + [e.value for e in at.error] + [s.value for s in at.success]
+    return "\n".join(map(str, parts))
+
+
+@pytest.fixture
+def task(tmp_path):
+    home = tmp_path / "home"
+    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(home)}))
+    links = tasks.create(TaskDefinition(title="Legal **IR**", closes=time.time() + 86400, measures=("nDCG@10",),
+                                        public_fraction=0.3, total=2),
+                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
+                         baselines=[("bm25", LEGAL / "bm25.run")])
+    team = tasks.join(links.join, "[Alpha](http://x.org)")
+    tasks.open(team).submit((LEGAL / "dense.run").read_bytes(), "dense", "dense.run")
+    yield home, links, team, tasks
+    tasks.close()
+
+
+def test_create_from_the_sample_opens_the_instructor_page(open_app):
+    at = open_app(PAGE)
+    at.button(key="FormSubmitter:create_task-Create the task").click().run()
+    ok(at)
+    assert "task" in at.query_params
+    assert [c.value.split("?")[0] for c in at.code] == ["http://localhost:8501/task"] * 3
+    assert "Public leaderboard" in texts(at) and "Final standings" in texts(at)
+
+
+def test_join_then_the_team_page(open_app, task):
+    home, links, team, tasks = task
+    at = ok(open_app(PAGE, home=home, query_params={"task": links.tokens["join"]}))
+    at.text_input[0].input("Beta")
+    at.button(key="FormSubmitter:join-Join").click().run()
+    ok(at)
+    assert "Welcome" in texts(at) and "Team **Beta**" in texts(at)
+
+
+def test_the_team_page_shows_its_run_on_public_topics_only(open_app, task):
+    home, links, team, tasks = task
+    at = ok(open_app(PAGE, home=home, query_params={"task": team.rsplit("=", 1)[1]}))
+    page = texts(at)
+    assert "Public leaderboard" in page and "Final standings" not in page
+    assert "\\[Alpha\\]" in page  # the team's name is text, not a link
+    snap = tasks.open(links.instructor).snapshot()
+    per_query = at.table[1].value  # the per-query table of the latest submission
+    assert set(per_query.index) == set(snap.public_qids)
+    assert not set(per_query.index) & set(snap.hidden_qids)
+
+
+def test_the_projector_and_an_unknown_link(open_app, task):
+    home, links, team, tasks = task
+    at = ok(open_app(PAGE, home=home, query_params={"task": links.tokens["projector"]}))
+    assert "Public leaderboard" in texts(at) and "baseline: bm25" in texts(at)
+    at = ok(open_app(PAGE, home=home, query_params={"task": "A" * 32}))
+    assert "no task has this link" in texts(at) and not at.table
+
+
+def test_the_instructor_page_with_submissions_and_after_the_release(open_app, task):
+    home, links, team, tasks = task
+    token = links.tokens["instructor"]
+    at = ok(open_app(PAGE, home=home, query_params={"task": token}))
+    page = texts(at)
+    assert "Submissions (2)" in page and "preview" in page and "The class per topic" in page
+    tasks.open(links.instructor).close()
+    at = ok(open_app(PAGE, home=home, query_params={"task": token}))
+    next(c for c in at.checkbox if c.label == "Release the qrels too").check().run()
+    next(b for b in at.button if b.label == "Release the final standings").click().run()
+    ok(at)
+    assert "Released." in texts(at) and "preview" not in texts(at)
+    at = ok(open_app(PAGE, home=home, query_params={"task": team.rsplit("=", 1)[1]}))
+    assert "Final standings" in texts(at)
+    next(b for b in at.button if b.label.startswith("Copy my runs")).click().run()
+    ok(at)
+    assert "Added the collection" in texts(at)
+
+
+def test_in_shared_mode_a_team_copies_into_its_own_workspace(open_app, task, monkeypatch):
+    home, links, team, tasks = task
+    instructor = tasks.open(links.instructor)
+    instructor.close()
+    instructor.release(qrels=True)
+    monkeypatch.setenv("NDCG_LAB_MODE", "shared")
+    at = ok(open_app(PAGE, home=home, query_params={"task": team.rsplit("=", 1)[1]}))
+    next(b for b in at.button if b.label.startswith("Copy my runs")).click().run()
+    ok(at)
+    assert "Added the collection" in texts(at) and "ws" in at.query_params
+    from metrics.store import Workspaces
+
+    manager = Workspaces(settings.load({"NDCG_LAB_HOME": str(home), "NDCG_LAB_MODE": "shared"}))
+    try:
+        ws = manager.open(at.query_params["ws"][0] if isinstance(at.query_params["ws"], list)
+                          else at.query_params["ws"]).workspace
+        assert [r.name for r in ws.runs("Legal **IR**")] == ["dense"]
+    finally:
+        manager.close()
