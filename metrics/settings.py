@@ -32,6 +32,7 @@ opening a path or URL a user typed.
 """
 from __future__ import annotations
 
+import glob as globlib
 import os
 import re
 from collections.abc import Mapping
@@ -144,9 +145,11 @@ def check_server_source(src, settings: Settings | None = None) -> str:
 
     A local path is resolved (``~``, ``..`` and every symlink) and must lie under one of
     ``data_roots``; the resolved path is returned, so open that one, not ``src``. A glob
-    is checked by its folder part and may not hold ``..``; check each file it expands to
-    again. A URL needs a scheme listed in ``url_schemes``; chained fsspec URLs (``::``)
-    are refused. The check never opens the file, and its messages never quote it.
+    is checked by its folder part, may not hold ``..``, and every file it matches now must
+    resolve under a root too (a symlink inside a root may point anywhere); a reader checks each
+    file it opens again, since the folder may change. A URL needs a scheme listed in
+    ``url_schemes``; chained fsspec URLs (``::``) are refused. The check never opens the file,
+    and its messages never quote it.
     """
     settings = load() if settings is None else settings
     text = os.fspath(src) if isinstance(src, os.PathLike) else str(src)
@@ -174,7 +177,10 @@ def check_server_source(src, settings: Settings | None = None) -> str:
             raise MetricsError("a pattern may not hold '..'", source=given, fix="give the folder without '..'")
         folder = Path(os.path.realpath(Path(*parts[:first_glob]) if first_glob else "."))
         _under_root(folder, given, settings)
-        return str(folder.joinpath(*parts[first_glob:]))
+        pattern = str(folder.joinpath(*parts[first_glob:]))
+        for match in globlib.iglob(pattern):
+            _under_root(Path(os.path.realpath(match)), given, settings)
+        return pattern
     resolved = Path(os.path.realpath(os.path.expanduser(text)))
     _under_root(resolved, given, settings)
     if not resolved.exists():

@@ -187,6 +187,14 @@ def test_globs_are_checked_by_their_folder(tree):
     _refused("/etc/pass*", config, "outside the folders")
 
 
+@pytest.mark.parametrize("pattern", ["data/*/passwd", "data/escape*", "data/**/passwd", "data/*.run",
+                                     "data/escape-dir/*"])
+def test_a_glob_matching_a_file_outside_through_a_symlink_is_refused(tree, pattern):
+    """The folder of ``data/*/passwd`` is the root, but the match data/escape-dir/passwd is the
+    secret: every file a pattern matches is resolved and checked."""
+    _refused(f"{tree}/{pattern}", _allowed(tree), "outside the folders")
+
+
 def test_urls_need_a_listed_scheme(tree):
     assert check_server_source("s3://bucket/run.txt", _allowed(tree, url_schemes=frozenset({"s3"}))) == \
         "s3://bucket/run.txt"
