@@ -125,7 +125,8 @@ def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypat
     monkeypatch.setattr(ingest.gc, "collect", lambda: calls.append("collect"))
     monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
     monkeypatch.setattr(ingest, "report", lambda kind, text: calls.append((kind, text)))
-    files = [Upload("bm25.run", RUN), Upload("broken.run", b"1 Q0 d1\n"), Upload("big.run", b"".join(b"3 Q0 d%d %d 1.0 big\n" % (i, i) for i in range(1, 9)))]
+    big = b"".join(b"3 Q0 d%d %d 1.0 big\n" % (i, i) for i in range(1, 9))
+    files = [Upload("bm25.run", RUN), Upload("broken.run", b"1 Q0 d1\n"), Upload("big.run", big)]
     settings = metrics.settings.Settings()
     ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings,
                          larger_than=len(RUN) * 2)
