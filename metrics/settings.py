@@ -11,6 +11,9 @@ NDCG_LAB_URL_SCHEMES        fsspec URL schemes allowed           none           
                             (comma-separated: ``s3,gs,https``)
 NDCG_LAB_INFLATE_LIMIT      bytes a compressed input may         min(4 GB, RAM/4)
                             inflate to
+NDCG_LAB_INFLATE_TOTAL      inflated bytes all inputs being      the inflate limit
+                            read at once may hold (one process)
+NDCG_LAB_MAX_LINE           bytes of one line of a text input    1 MB
 NDCG_LAB_UPLOAD_FILES       files in one upload                  64             16
 NDCG_LAB_UPLOAD_BYTES       bytes in one upload                  4 GB           512 MB
 NDCG_LAB_QUOTA_BYTES        data bytes one workspace may hold    unlimited      2 GB
@@ -72,6 +75,8 @@ class Settings:
     data_roots: tuple[Path, ...] = ()
     url_schemes: frozenset[str] = frozenset()
     inflate_limit: int = 4 * GB
+    inflate_total: int | None = None
+    max_line: int = MB
     upload_files: int = 64
     upload_bytes: int = 4 * GB
     quota_bytes: int | None = None
@@ -79,6 +84,11 @@ class Settings:
     ttl: float | None = 7 * 86400.0
     open_workspaces: int = 32
     workspace_memory: int | None = None
+
+    @property
+    def inflate_budget(self) -> int:
+        """Inflated bytes that every input read at once in this process may hold together."""
+        return self.inflate_limit if self.inflate_total is None else self.inflate_total
 
     @property
     def shared(self) -> bool:
@@ -103,6 +113,8 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         data_roots=_roots(env.get("NDCG_LAB_DATA_ROOTS", "")),
         url_schemes=_schemes(env.get("NDCG_LAB_URL_SCHEMES", "")),
         inflate_limit=_size(env, "NDCG_LAB_INFLATE_LIMIT", default_inflate_limit()),
+        inflate_total=_size(env, "NDCG_LAB_INFLATE_TOTAL", None),
+        max_line=_size(env, "NDCG_LAB_MAX_LINE", MB),
         upload_files=_count(env, "NDCG_LAB_UPLOAD_FILES", 16 if shared else 64),
         upload_bytes=_size(env, "NDCG_LAB_UPLOAD_BYTES", 512 * MB if shared else 4 * GB),
         quota_bytes=_size(env, "NDCG_LAB_QUOTA_BYTES", 2 * GB if shared else None, unlimited=True),
