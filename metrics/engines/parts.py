@@ -167,11 +167,11 @@ class _Checks:
         self.bytes = self.open_line = self.lines = 0
 
     def block(self, block: bytes) -> None:
+        self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
+                                                        self.source)
         self.bytes += len(block)
         if self.limit is not None and self.bytes > self.limit:
             raise inflate_refusal(self.limit, self.source)
-        self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
-                                                        self.source)
 
 
 def _pieces_seekable(raw, piece_bytes: int, limit: int | None, checks: _Checks):

@@ -168,23 +168,24 @@ def read_stream(stream, source: str, *, limit: int | None, what: str = "", setti
             chunk = stream.read(INFLATE_CHUNK if limit is None else min(INFLATE_CHUNK, limit + 1 - total))
             if not chunk:
                 break
+            if text is None:
+                text = _is_text(chunk)
+            nul = text and b"\x00" in chunk   # refused by check_text, at the NUL: nothing after it is read
+            if text and not nul:
+                open_line, lines = check_line_lengths(chunk, open_line, lines, settings.max_line, source)
             if limit is not None:
-                if total + len(chunk) > limit:
+                if total + len(chunk) > limit and not nul:
                     raise inflate_refusal(limit, source, what)
                 with _LOCK:
-                    if _IN_FLIGHT[0] + len(chunk) > settings.inflate_budget:
+                    if _IN_FLIGHT[0] + len(chunk) > settings.inflate_budget + 1:   # + 1: the byte that finds the limit
                         raise MetricsError("the server is unpacking other large inputs right now and holds as "
                                            "much as it may", source=source,
                                            fix="try again in a minute; the operator sets NDCG_LAB_INFLATE_TOTAL")
                     _IN_FLIGHT[0] += len(chunk)
                     held += len(chunk)
-            if text is None:
-                text = _is_text(chunk)
-            if text:
-                if b"\x00" in chunk:
-                    chunks.append(chunk)
-                    break
-                open_line, lines = check_line_lengths(chunk, open_line, lines, settings.max_line, source)
+            if nul:
+                chunks.append(chunk)
+                break
             chunks.append(chunk)
             total += len(chunk)
     finally:
