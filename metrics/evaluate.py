@@ -4,10 +4,18 @@ Validation (metrics.io) and ordering (metrics.ranking) happen apart from the
 measure kernels (metrics.measures), as in PyTerrier's Experiment. :func:`score_runs` gives the
 same values as arrays (:class:`Scores`, with :func:`mean_values`), without pandas: the command
 line prints from them, so that ``python -m metrics eval`` does not import pandas.
+
+The module and a function share a name: the attribute ``metrics.evaluate`` is the function (the
+engines' dispatcher, :func:`metrics.engines.evaluate`), so ``import metrics.evaluate as m`` binds
+that function; reach this module's names with ``from metrics.evaluate import NAME`` (or
+``sys.modules["metrics.evaluate"]``). The options every evaluation takes are declared once,
+in :class:`Options`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +37,39 @@ TIE_DECIMALS = 12
 is no difference in rank (used wherever systems are ranked by their means)."""
 
 DEFAULT_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "Judged@10")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How runs are evaluated: the keyword options of :func:`evaluate`, :func:`score_runs`, the
+    engines and ``metrics.evaluate``, declared once here.
+
+    ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c); ``"skip"`` leaves
+    them out. ``judged_only`` condenses every list (-J); ``inferred`` is a proxy qrels whose
+    labels fill unjudged documents; ``max_depth`` keeps the top documents per query (-M);
+    ``rel_level`` is the binary threshold (-l); ``ties="rank"`` orders by the rank column;
+    ``on_duplicate="first"`` keeps the first of a docno given twice for a query (default: an
+    error naming both lines); ``progress`` is called as ``progress(done, total, message)``.
+    """
+
+    missing: str = "zero"
+    judged_only: bool = False
+    inferred: object = None
+    max_depth: int | None = None
+    rel_level: int = 1
+    ties: str = "score"
+    on_duplicate: str = "error"
+    progress: Callable | None = None
+
+
+def takes_options(function):
+    """Show :class:`Options` in the signature of ``function(..., **options)`` (help(), IDEs)."""
+    signature = inspect.signature(function)
+    params = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    params += [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+               for f in dataclasses.fields(Options) if f.name not in signature.parameters]
+    function.__signature__ = signature.replace(parameters=params)
+    return function
 
 
 def as_runs(runs, *, on_duplicate: str = "error") -> list:
@@ -142,43 +183,34 @@ class Scores:
     values: dict[str, np.ndarray]
 
 
-def score_runs(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
-               inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-               on_duplicate: str = "error", progress=None) -> list[Scores]:
+@takes_options
+def score_runs(qrels, runs, measures=DEFAULT_MEASURES, **options) -> list[Scores]:
     """:func:`evaluate` as arrays: one :class:`Scores` per run, no pandas involved."""
+    o = Options(**options)
     qrels = io.read_qrels(qrels)
-    proxy = io.read_qrels(inferred) if inferred is not None else None
+    proxy = io.read_qrels(o.inferred) if o.inferred is not None else None
     parsed_measures = [parse(m) for m in measure_list(measures)]
     out = []
-    parsed_runs = as_runs(runs, on_duplicate=on_duplicate)
+    parsed_runs = as_runs(runs, on_duplicate=o.on_duplicate)
     for i, run in enumerate(parsed_runs):
-        ranked = rank(run, qrels, missing=missing, ties=ties, max_depth=max_depth, inferred=proxy)
-        if judged_only:
+        ranked = rank(run, qrels, missing=o.missing, ties=o.ties, max_depth=o.max_depth, inferred=proxy)
+        if o.judged_only:
             ranked = ranked.condensed()
-        out.append(Scores(run.name, ranked.qids, evaluate_ranked(ranked, parsed_measures, rel_level=rel_level)))
-        if progress is not None:
-            progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
+        out.append(Scores(run.name, ranked.qids, evaluate_ranked(ranked, parsed_measures, rel_level=o.rel_level)))
+        if o.progress is not None:
+            o.progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
     return out
 
 
-def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
-             inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-             on_duplicate: str = "error", progress=None) -> pd.DataFrame:
-    """Evaluate runs against qrels in memory: a tidy frame ``system, qid, measure, value``.
-
-    ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
-    ``"skip"`` leaves them out. ``judged_only`` condenses every list (-J);
-    ``inferred`` is a proxy qrels whose labels fill unjudged documents;
-    ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
-    binary threshold (-l); ``ties="rank"`` orders by the rank column.
-    ``progress`` is called as ``progress(done, total, message)`` after each run.
+@takes_options
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, **options) -> pd.DataFrame:
+    """Evaluate runs against qrels in memory: a tidy frame ``system, qid, measure, value``;
+    ``options``: :class:`Options`.
 
     ``metrics.evaluate`` (:func:`metrics.engines.evaluate`) adds the streaming and Dask
     engines and runs given as several files; this function is its local engine.
     """
-    return frame_of(score_runs(qrels, runs, measures, missing=missing, judged_only=judged_only, inferred=inferred,
-                               max_depth=max_depth, rel_level=rel_level, ties=ties, on_duplicate=on_duplicate,
-                               progress=progress))
+    return frame_of(score_runs(qrels, runs, measures, **options))
 
 
 def frame_of(scores: list[Scores]) -> pd.DataFrame:

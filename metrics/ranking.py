@@ -71,15 +71,21 @@ class Ranked:
 
     def _filtered(self, keep: np.ndarray, judged_only: bool = False) -> Ranked:
         query_index = np.repeat(np.arange(self.n_queries), self.lengths)
-        counts = np.bincount(query_index[keep], minlength=self.n_queries)
-        offsets = np.zeros(self.n_queries + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+        offsets = offsets_of(np.bincount(query_index[keep], minlength=self.n_queries))
         return Ranked(
             name=self.name, qids=self.qids, offsets=offsets, rel=self.rel[keep],
             judged=self.judged[keep], inferred=self.inferred[keep], score=self.score[keep],
             docno=self.docno.filter(pa.array(keep)), ideal_offsets=self.ideal_offsets,
             ideal_rel=self.ideal_rel, missing=self.missing, judged_only=self.judged_only or judged_only,
         )
+
+
+def offsets_of(counts: np.ndarray) -> np.ndarray:
+    """Segment offsets from segment sizes: ``[0, c0, c0 + c1, ...]`` (int64, one more than ``counts``);
+    segment ``i`` is ``[offsets[i], offsets[i + 1])``."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
 
 
 def positions(offsets: np.ndarray) -> np.ndarray:
@@ -258,8 +264,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
 
     n_q = len(qids)
     counts = np.bincount(r_qcode, minlength=n_q)
-    offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = offsets_of(counts)
     if max_depth is not None and counts.max(initial=0) > max_depth:
         cut = positions(offsets) < max_depth
         r_qcode, score, r_doc = r_qcode[cut], score[cut], r_doc.filter(pa.array(cut))
@@ -287,9 +292,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     inferred_flag[rows] = q_inferred[src]
 
     ideal_order = np.argsort(q_code, kind="stable")
-    ideal_counts = np.bincount(q_code, minlength=n_q)
-    ideal_offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(ideal_counts, out=ideal_offsets[1:])
+    ideal_offsets = offsets_of(np.bincount(q_code, minlength=n_q))
     ideal_rel = q_rel[ideal_order]
 
     ranked = Ranked(
@@ -307,11 +310,6 @@ def _drop_queries(ranked: Ranked, keep_q: np.ndarray) -> Ranked:
     """Keep only the queries flagged in ``keep_q`` (used for ``missing="skip"``)."""
     row_keep = np.repeat(keep_q, ranked.lengths)
     ideal_keep = np.repeat(keep_q, np.diff(ranked.ideal_offsets))
-
-    def offsets_of(lengths):
-        out = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=out[1:])
-        return out
 
     return Ranked(
         name=ranked.name, qids=ranked.qids[keep_q], offsets=offsets_of(ranked.lengths[keep_q]),

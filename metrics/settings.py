@@ -271,6 +271,14 @@ def _setting(env, variable: str, default, parse, *, unlimited: tuple[str, ...] =
     return parse(variable, text)
 
 
+def human_bytes(n: int) -> str:
+    """A byte count for people: ``1.5 GB``, ``320.0 MB``, ``12 B``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n} B"
+
+
 def _size(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
     def parse(variable, text):
         match = _SIZE.match(text)

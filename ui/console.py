@@ -2,17 +2,17 @@
 starts the dashboard, every other subcommand is the library's command line (``ndcg-lab
 eval|lint|compare|negatives``, the same as ``python -m metrics``).
 
-Streamlit runs in a child process on :func:`ui.paths.app_dir`'s ``app.py``, in that folder, so
-that its ``.streamlit/config.toml`` applies. The operator settings (:mod:`metrics.settings`) are
-checked before it starts, and become Streamlit flags: the upload limit
-(``NDCG_LAB_UPLOAD_BYTES`` -> ``server.maxUploadSize``) always; for ``shared`` mode also no
+Streamlit replaces this process (``os.execve``: same pid, so a signal sent to ``ndcg-lab app``,
+SIGTERM from a supervisor or Ctrl-C, reaches the server itself and no child is orphaned) and runs
+:func:`ui.paths.app_dir`'s ``app.py`` in that folder, so that its ``.streamlit/config.toml`` applies.
+The operator settings (:mod:`metrics.settings`) are checked before it starts, and become Streamlit flags:
+the upload limit (``NDCG_LAB_UPLOAD_BYTES`` -> ``server.maxUploadSize``) always; for ``shared`` mode also no
 developer toolbar for visitors and XSRF protection on. Flags given on the command line win.
 """
 from __future__ import annotations
 
 import math
 import os
-import subprocess
 import sys
 
 from metrics import settings
@@ -62,9 +62,10 @@ def app(args: list[str]) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"), *streamlit_flags(config), *rest]
-    if mode is None:
-        return subprocess.call(command, cwd=folder)
-    return subprocess.call(command, cwd=folder, env=env)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.chdir(folder)
+    os.execve(sys.executable, command, env)  # returns only by raising OSError
 
 
 def main(argv=None) -> int:

@@ -177,7 +177,7 @@ with c3.form("pick_baseline"):
     choice = st.selectbox("Baseline", names, index=names.index(baseline) if baseline in names else 0,
                           key="baseline_pick")
     if st.form_submit_button("Set baseline", disabled=locked):
-        st.session_state.pop(f"baseline::{collection}", None)
+        state.forget_baseline(collection)
         _change(lambda: ws.set_baseline(collection, choice), f"Baseline is now {md(repr(choice))}.")
 
 st.markdown("**Lint report**")

@@ -80,7 +80,7 @@ import pyarrow as pa
 
 from .. import io
 from ..errors import MetricsError
-from ..ranking import canonical_order, positions
+from ..ranking import canonical_order, offsets_of, positions
 from .fusion_kernels import Pool, combine, positive_int, prepare
 
 __all__ = ["METHODS", "NORMS", "Fused", "Method", "Pool", "Recipe", "fuse", "method", "norm_name", "prepare"]
@@ -244,9 +244,7 @@ def _emit(pool: Pool, scores: np.ndarray, name: str, keep: int | None, recipe: R
     if order is None:
         order = np.arange(len(qcode))
     qcode, scores = qcode[order], scores[order]
-    counts = np.bincount(qcode, minlength=len(pool.qids))
-    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = offsets_of(np.bincount(qcode, minlength=len(pool.qids)))
     rank = positions(offsets) + 1
     if keep is not None:
         cut = rank <= keep

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..errors import MetricsError
 from ..evaluate import as_runs
-from ..ranking import canonical_order, positions
+from ..ranking import canonical_order, offsets_of, positions
 
 __all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]
 
@@ -82,8 +82,7 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         if order is not None:
             qcode, score, docno = qcode[order], score[order], docno.take(pa.array(order))
         counts = np.bincount(qcode, minlength=n_q)
-        offsets = np.zeros(n_q + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+        offsets = offsets_of(counts)
         rank = positions(offsets) + 1
         if depth is not None and counts.max(initial=0) > depth:
             cut = rank <= depth
@@ -100,8 +99,7 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     key = qcode * n_docs + encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     unique_key, group = np.unique(key, return_inverse=True)
     group_qcode = unique_key // n_docs
-    query_offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group_qcode, minlength=n_q), out=query_offsets[1:])
+    query_offsets = offsets_of(np.bincount(group_qcode, minlength=n_q))
     lacking = (per_input == 0).any(axis=0)
     return Pool(
         names=[r.name for r in parsed], digests=[r.digest for r in parsed], depth=depth, qids=qids,

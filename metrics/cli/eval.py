@@ -11,9 +11,10 @@ import sys
 import time
 
 from .. import __version__
-from ..engines import choose_engine, evaluate, local
+from ..engines import ENGINES, choose_engine
+from ..engines import scores as engine_scores
 from ..errors import MetricsError
-from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means, scores_of
+from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
 from ..measures import parse, with_gain
 from . import defer_pandas
 
@@ -92,7 +93,7 @@ def register(sub) -> None:
     e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
     e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
     scale = e.add_argument_group("scale-out (runs larger than memory; see docs/scale.md)")
-    scale.add_argument("--engine", choices=("local", "streaming", "dask"), default=None,
+    scale.add_argument("--engine", choices=tuple(ENGINES), default=None,
                        help="local: in memory; streaming: split the run into buckets by query and score one "
                             "bucket at a time; dask: score the buckets on a Dask cluster (default: streaming "
                             "when the run files hold more text than RAM / 16 or NDCG_LAB_STREAMING_BYTES, "
@@ -123,18 +124,15 @@ def cmd_eval(args) -> int:
     if engine != "local":
         from ..report.text import terminal_progress
 
-        options = {"engine": engine, "buckets": args.buckets, "scheduler": args.scheduler,
+        options = {"buckets": args.buckets, "scheduler": args.scheduler,
                    "workers": args.workers, "workdir": args.workdir,
                    "progress": terminal_progress(sys.stderr) if args.progress else None}
     started = time.perf_counter()
     given = dict(missing=args.missing or "zero", judged_only=args.judged_only, inferred=args.inferred,
                  max_depth=args.max_depth, rel_level=args.rel_level, ties=args.ties, on_duplicate=args.on_duplicate)
-    if engine == "local":
-        if args.format in ("trec", "tsv", "json"):
-            defer_pandas()
-        scores = local.scores(args.qrels, list(args.runs), measures, **given)
-    else:
-        scores = scores_of(evaluate(args.qrels, list(args.runs), measures, **given, **options))
+    if engine == "local" and args.format in ("trec", "tsv", "json"):
+        defer_pandas()
+    scores = engine_scores(args.qrels, list(args.runs), measures, engine=engine, **given, **options)
     if engine != "local" and args.progress:
         print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     print(render(scores, args.format, args.per_query))

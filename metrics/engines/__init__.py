@@ -16,10 +16,19 @@ import importlib.util
 import sys
 from typing import TYPE_CHECKING
 
-from ..errors import MetricsError
-from ..evaluate import DEFAULT_MEASURES
+from ..evaluate import DEFAULT_MEASURES, Scores, scores_of, takes_options
 from . import local
-from .buckets import HASH, bucket_of, choose_engine, crc32, default_buckets, memory_threshold, streaming_threshold
+from .buckets import (
+    ENGINES,
+    HASH,
+    bucket_of,
+    check_engine,
+    choose_engine,
+    crc32,
+    default_buckets,
+    memory_threshold,
+    streaming_threshold,
+)
 from .local import local_runs, read_run_files
 
 if TYPE_CHECKING:
@@ -27,11 +36,9 @@ if TYPE_CHECKING:
 
     from .partition import Progress
 
-ENGINES = ("local", "streaming", "dask")
-
-__all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "choose_engine", "crc32", "default_buckets",
-           "evaluate", "evaluate_partition", "local_cluster", "local_runs", "memory_threshold", "partition",
-           "read_bucket", "read_run_files", "streaming_threshold", "to_dask"]
+__all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "check_engine", "choose_engine", "crc32",
+           "default_buckets", "evaluate", "evaluate_partition", "local_cluster", "local_runs", "memory_threshold",
+           "partition", "read_bucket", "read_run_files", "scores", "streaming_threshold", "to_dask"]
 
 LAZY = {"Partition": "partition", "Progress": "partition", "partition": "partition", "read_bucket": "partition",
         "evaluate_partition": "streaming", "local_cluster": "dask", "to_dask": "dask"}
@@ -67,20 +74,15 @@ streaming = _lazy_module("streaming")
 _lazy_module("partition")
 
 
-def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", judged_only: bool = False,
-             inferred=None, max_depth: int | None = None, rel_level: int = 1, ties: str = "score",
-             on_duplicate: str = "error", engine: str | None = None, buckets: int | None = None,
-             scheduler: str | None = None, workers: int | None = None, workdir=None,
-             progress: Progress | None = None, allowed=None) -> pd.DataFrame:
-    """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``.
+@takes_options
+def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, engine: str | None = None, buckets: int | None = None,
+             scheduler: str | None = None, workers: int | None = None, workdir=None, allowed=None,
+             **options) -> pd.DataFrame:
+    """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``; ``options``:
+    :class:`metrics.evaluate.Options` (missing, judged_only, inferred, max_depth, rel_level, ties,
+    on_duplicate, progress).
 
-    ``missing="zero"`` scores qrels queries a run lacks as 0 (trec_eval -c);
-    ``"skip"`` leaves them out. ``judged_only`` condenses every list (-J);
-    ``inferred`` is a proxy qrels whose labels fill unjudged documents;
-    ``max_depth`` keeps the top documents per query (-M); ``rel_level`` is the
-    binary threshold (-l); ``ties="rank"`` orders by the rank column.
-
-    ``engine``: ``"local"`` (in memory), ``"streaming"`` (the run split into
+    ``engine``: one of :data:`ENGINES`: ``"local"`` (in memory), ``"streaming"`` (the run split into
     ``buckets`` by query and scored one bucket at a time: memory bounded by a
     bucket) or ``"dask"`` (buckets mapped over the Dask cluster at ``scheduler``,
     ``tcp://HOST:PORT``, or over a LocalCluster of ``workers`` processes started
@@ -90,20 +92,24 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, missing: str = "zero", j
     NDCG_LAB_STREAMING_BYTES), else ``"local"``
     (:func:`metrics.engines.buckets.choose_engine`). A run may also be a glob,
     an fsspec URL or (inside a list or mapping) a list of shard files read as one
-    run. ``workdir`` holds the buckets (default: a temporary folder), ``progress``
-    is called as ``progress(done, total, message)``.
+    run. ``workdir`` holds the buckets (default: a temporary folder).
 
     ``allowed``: None when paths come from the local user (CLI, Python); the app's
     :class:`metrics.settings.Settings` when a visitor typed them: every path or URL must then
     pass :func:`metrics.settings.check_server_source`, and errors name lines without quoting them.
     """
-    if engine is None:
-        engine = choose_engine(runs, allowed=allowed)
-    if engine not in ENGINES:
-        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
-    options = dict(missing=missing, judged_only=judged_only, inferred=inferred, max_depth=max_depth,
-                   rel_level=rel_level, ties=ties, on_duplicate=on_duplicate, progress=progress, allowed=allowed)
+    engine = check_engine(choose_engine(runs, allowed=allowed) if engine is None else engine)
     if engine == "local":
-        return local.evaluate(qrels, runs, measures, **options)
+        return local.evaluate(qrels, runs, measures, allowed=allowed, **options)
     return streaming.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,
-                              workers=workers, workdir=workdir, **options)
+                              workers=workers, workdir=workdir, allowed=allowed, **options)
+
+
+@takes_options
+def scores(qrels, runs, measures=DEFAULT_MEASURES, *, engine: str | None = None, **kwargs) -> list[Scores]:
+    """:func:`evaluate` as arrays (:class:`metrics.evaluate.Scores`, what the command line prints
+    from); the local engine computes them without pandas."""
+    engine = check_engine(choose_engine(runs, allowed=kwargs.get("allowed")) if engine is None else engine)
+    if engine == "local":
+        return local.scores(qrels, runs, measures, **kwargs)
+    return scores_of(evaluate(qrels, runs, measures, engine=engine, **kwargs))

@@ -137,6 +137,26 @@ def run_bytes(runs, *, allowed=None) -> int:
     return total
 
 
+ENGINES: dict[str, str] = {
+    "local": "in memory",
+    "streaming": "the run split into buckets by query, scored one bucket at a time in this process",
+    "dask": "the buckets mapped over a Dask cluster",
+}
+"""The engines of ``metrics.evaluate(engine=...)`` and ``ndcg-lab eval --engine``, in the order they
+are offered: the one registry the dispatcher (:func:`metrics.engines.evaluate`), the streaming
+engine and the command line read. Every engine but ``local`` partitions the runs
+(:data:`PARTITIONED`) and runs in :mod:`metrics.engines.streaming`."""
+
+PARTITIONED = tuple(name for name in ENGINES if name != "local")
+
+
+def check_engine(engine: str, among=ENGINES) -> str:
+    """``engine`` when it is one of ``among`` (default: every engine), else MetricsError naming them."""
+    if engine not in among:
+        raise MetricsError(f"engine={engine!r} is not an option", fix=f"use {', '.join(among)}")
+    return engine
+
+
 def choose_engine(runs, *, allowed=None) -> str:
     """The engine of ``metrics.evaluate`` when none is named: ``"streaming"`` when the run files
     together hold more than :func:`streaming_threshold` bytes of text (:func:`run_bytes`, decided

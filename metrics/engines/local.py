@@ -28,7 +28,6 @@ def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error
     metrics.io, then duplicates across files checked with file and line. ``allowed``: see
     :func:`metrics.io.sources.expand` (server files a visitor named: checked, never quoted)."""
     from .partition import duplicates
-    from .streaming import BucketTask
 
     paths = expand(files, allowed=allowed)
     name = name or shard_name(files if isinstance(files, (list, tuple)) else str(files))
@@ -49,12 +48,8 @@ def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error
         "tag": r.table["tag"], "part": pa.array(np.full(len(r), i, dtype=np.int32)),
         "line": pa.array(r.line_of(np.arange(len(r))) if r.line_of([0]) is not None
                          else np.arange(1, len(r) + 1))}) for i, r in enumerate(runs)])
-    task = BucketTask(path="", bucket=0, n_buckets=1, files=(), qrels_file="", proxy_file=None,
-                       sources=tuple(r.source for r in runs), part_files=tuple(range(len(runs))),
-                       part_first_line=(0,) * len(runs),
-                       part_kinds=tuple("text" if r.line_of([0]) is not None else "parquet" for r in runs),
-                       name=name, measures=(), options=())
-    keep = duplicates(table, task, on_duplicate)
+    parts = [(r.source, "text" if r.line_of([0]) is not None else "parquet", 0) for r in runs]
+    keep = duplicates(table, parts, on_duplicate)
     if keep is not None:
         table = table.filter(pa.array(keep))
     findings = [f for r in runs for f in r.findings]

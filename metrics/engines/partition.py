@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -359,8 +359,18 @@ def read_fragments(files, fs) -> pa.Table:
     return pa.concat_tables(tables) if tables else FRAGMENT_SCHEMA.empty_table()
 
 
-def duplicates(table: pa.Table, task, on_duplicate: str) -> np.ndarray | None:
-    """A docno twice in one query (within or across files): an error naming both lines, or rows to keep."""
+def task_parts(task) -> list[tuple[str, str, int]]:
+    """The ``parts`` of :func:`duplicates` for a bucket task's part files."""
+    return [(task.sources[task.part_files[p]], task.part_kinds[p], task.part_first_line[p])
+            for p in range(len(task.part_files))]
+
+
+def duplicates(table: pa.Table, parts: Sequence[tuple[str, str, int]], on_duplicate: str) -> np.ndarray | None:
+    """A docno twice in one query (within or across files): an error naming both lines, or rows to keep.
+
+    ``table`` has the columns qid, docno, part and line; ``parts[part]`` is (the source, ``"text"``
+    or ``"parquet"``, the line number of the part's first row less one), what an error names.
+    """
     if table.num_rows < 2:
         return None
     qid, docno = as_array(table["qid"]), as_array(table["docno"])
@@ -374,10 +384,8 @@ def duplicates(table: pa.Table, task, on_duplicate: str) -> np.ndarray | None:
         line = table["line"].to_numpy()
 
         def where(row: int) -> tuple[str, int, str]:
-            p = int(part[row])
-            word = "row" if task.part_kinds[p] == "parquet" else "line"
-            number = int(line[row]) + task.part_first_line[p]
-            return task.sources[task.part_files[p]], number, word
+            source, kind, first_line = parts[int(part[row])]
+            return source, int(line[row]) + first_line, "row" if kind == "parquet" else "line"
 
         r, f = int(rows[0]), int(firsts[0])
         (src_f, line_f, word_f), (src_r, line_r, word_r) = where(f), where(r)

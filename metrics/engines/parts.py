@@ -28,6 +28,7 @@ from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..io.keys import as_array
+from ..io.read import layout_of
 from ..io.sources import (
     DECOMPRESS_ERRORS,
     check_line_lengths,
@@ -45,10 +46,11 @@ from ..io.sources import (
     line_too_long,
     open_decompressed,
     peek,
+    without_bom,
 )
-from ..io.tables import ALIASES, header_columns, pick
+from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
-from ..io.validate import RUN, Source, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
+from ..io.validate import RUN, Origin, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
 from .buckets import bucket_of
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
@@ -99,12 +101,7 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
                     text = open_decompressed(raw, compression).read(65536)
             except DECOMPRESS_ERRORS as exc:
                 raise decompress_error(exc, source) from None
-        if text[:4] == b"PAR1":
-            kind = "parquet"
-        else:
-            first = first_data_line(text[3:] if text[:3] == b"\xef\xbb\xbf" else text)
-            whole = first is not None and (first[:1] in (b"{", b"[") or header_columns(first) is not None)
-            kind = "whole" if whole else "text"
+        kind = layout_of(text)
         if kind == "text" and compression is None and size > range_bytes and b"\n" in head:
             n_ranges = -(-size // range_bytes)
             bounds = [size * i // n_ranges for i in range(n_ranges + 1)]
@@ -440,8 +437,8 @@ def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartR
             pieces = _pieces(stream, piece_bytes, limit, checks) if part.compression else \
                 _pieces_seekable(raw, piece_bytes, limit, checks)
             for piece in pieces:
-                if first and piece[:3] == b"\xef\xbb\xbf":
-                    piece = piece[3:]
+                if first:
+                    piece = without_bom(piece)
                 first = False
                 table, lines = _parse_piece(piece, prefix, part.source, before)
                 # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.
@@ -524,9 +521,9 @@ def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
 
 def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     """metrics.io's TREC parsing and checks on ``data``: the table and each row's 1-based line."""
-    table, ctx = read_trec(data, RUN, source)
-    finite_scores(table, ctx)
-    mapping = ctx.lines
+    table, origin = read_trec(data, RUN, source)
+    finite_scores(table, origin)
+    mapping = origin.lines
     lines = np.arange(mapping.offset, mapping.offset + table.num_rows, dtype=np.int64) if mapping.lines is None \
         else mapping(np.arange(table.num_rows))
     return table, lines
@@ -569,14 +566,14 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
 
 def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: str) -> pa.Table:
     """Columns of an in-memory batch mapped and checked as metrics.io does for parquet and frames."""
-    ctx = Source(source)
-    qid = string_column(table[picked["qid"]], "qid", ctx)
-    docno = string_column(table[picked["docno"]], "docno", ctx)
-    ctx = dataclasses.replace(ctx, keys=(as_array(qid), as_array(docno)))
-    score = numeric_column(table[picked["score"]], "score", ctx, cast_scores)
-    finite_scores(score, ctx)
+    origin = Origin(source)
+    qid = string_column(table[picked["qid"]], "qid", origin)
+    docno = string_column(table[picked["docno"]], "docno", origin)
+    origin = dataclasses.replace(origin, keys=(as_array(qid), as_array(docno)))
+    score = numeric_column(table[picked["score"]], "score", origin, cast_scores)
+    finite_scores(score, origin)
     if rank_col is not None:
-        rank = numeric_column(table[rank_col], "rank", ctx, cast_ranks)
+        rank = numeric_column(table[rank_col], "rank", origin, cast_ranks)
     else:
         rank = pa.array(np.zeros(table.num_rows, dtype=np.int64))
     return pa.table({"qid": qid, "docno": docno, "score": pc.cast(score, pa.float64()),

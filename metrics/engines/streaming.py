@@ -25,13 +25,13 @@ import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import evaluate_ranked, measure_list, run_specs, tidy
+from ..evaluate import Options, evaluate_ranked, measure_list, run_specs, takes_options, tidy
 from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
 from ..ranking import rank
-from .buckets import bucket_of, local_threads
+from .buckets import PARTITIONED, bucket_of, check_engine, local_threads
 from .dask import client_for, is_local_address
-from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree
+from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree, task_parts
 from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS, read_ipc
 
 
@@ -78,7 +78,7 @@ def _score_bucket(task: BucketTask, tables) -> tuple[np.ndarray, dict[str, np.nd
                 raise MetricsError(f"bucket {task.bucket} of {task.path!r} holds {what} query "
                                    f"{queries[int(np.flatnonzero(wrong)[0])].as_py()!r} of another bucket",
                                    fix="the partition is damaged or was written with another hash; partition again")
-    keep = duplicates(table, task, options["on_duplicate"])
+    keep = duplicates(table, task_parts(task), options["on_duplicate"])
     if keep is not None:
         table = table.filter(pa.array(keep))
     run = io.Run(table.select(["qid", "docno", "score", "rank"]), task.name, ", ".join(task.sources), "", [])
@@ -198,22 +198,23 @@ def _assemble(system: str, results: list[tuple], names: list[str]) -> pd.DataFra
     return tidy(system, qids, values, names)
 
 
+@takes_options
 def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int | None = None,
              scheduler: str | None = None, workers: int | None = None, workdir=None,
-             missing: str = "zero", judged_only: bool = False, inferred=None, max_depth: int | None = None,
-             rel_level: int = 1, ties: str = "score", on_duplicate: str = "error",
-             progress: Progress | None = None, piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
-             row_group_rows: int = ROW_GROUP_ROWS, allowed=None) -> pd.DataFrame:
+             piece_bytes: int = PIECE_BYTES, range_bytes: int = RANGE_BYTES,
+             row_group_rows: int = ROW_GROUP_ROWS, allowed=None, **options) -> pd.DataFrame:
     """``metrics.evaluate`` with ``engine="streaming"`` or ``"dask"``: partition each run, then evaluate
     its buckets. Inputs that are not files (DataFrames, parsed Runs, dicts) are written as parquet first.
+    ``options``: :class:`metrics.evaluate.Options`.
 
     ``workdir`` holds the buckets (default: a temporary folder, removed afterwards; a remote Dask
     cluster needs a folder or URL its workers can read). ``allowed``: see
     :func:`metrics.engines.evaluate`.
     """
 
-    if engine not in ("streaming", "dask"):
-        raise MetricsError(f"engine={engine!r} is not an option", fix="use local, streaming or dask")
+    check_engine(engine, PARTITIONED)
+    o = Options(**options)
+    on_duplicate, progress = o.on_duplicate, o.progress
     if on_duplicate not in ("error", "first"):
         raise MetricsError(f"on_duplicate={on_duplicate!r} is not an option",
                            fix="use on_duplicate='error' or on_duplicate='first'")
@@ -235,14 +236,14 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
                 spec, given_name = _spill(spec, given_name, base, i, on_duplicate)
             system = given_name or shard_name(spec if isinstance(spec, (list, tuple)) else str(spec))
             out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
-            part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=inferred,
+            part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=o.inferred,
                              on_duplicate=on_duplicate, piece_bytes=piece_bytes, range_bytes=range_bytes,
                              row_group_rows=row_group_rows, progress=progress, client=client, threads=threads,
                              allowed=allowed)
             try:
-                frames.append(evaluate_partition(part, names, engine=engine, client=client, missing=missing,
-                                                 judged_only=judged_only, max_depth=max_depth,
-                                                 rel_level=rel_level, ties=ties, on_duplicate=on_duplicate,
+                frames.append(evaluate_partition(part, names, engine=engine, client=client, missing=o.missing,
+                                                 judged_only=o.judged_only, max_depth=o.max_depth,
+                                                 rel_level=o.rel_level, ties=o.ties, on_duplicate=on_duplicate,
                                                  progress=progress, threads=threads))
             finally:
                 fs, root = filesystem(out)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import MetricsError
 from .keys import canonical_digest
 from .tables import frame_to_table, from_table
-from .validate import QRELS, Qrels, Source
+from .validate import QRELS, Origin, Qrels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +48,7 @@ def load_qrels(dataset) -> Qrels:
         raise MetricsError("the dataset's qrels are empty", source=label, fix="pick a subset with judgments")
     frame = pd.DataFrame({"qid": [str(r.query_id) for r in records], "docno": [str(r.doc_id) for r in records],
                           "rel": [int(r.relevance) for r in records]})
-    return from_table(frame_to_table(frame, label), QRELS, label[len(PREFIX):], Source(label), canonical_digest,
+    return from_table(frame_to_table(frame, label), QRELS, label[len(PREFIX):], Origin(label), canonical_digest,
                       "error")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,18 +20,31 @@ from .irds import is_irds, load_qrels
 from .keys import canonical_digest
 from .sources import (
     FIRST_DATA_LINE,
+    UTF8_BOM,
     check_text,
     compression_of,
     decompress,
+    first_data_line,
+    is_parquet,
     line_of_offset,
     read_path,
     refuse_other_formats,
     sha256_later,
     stem,
+    without_bom,
 )
-from .tables import dict_to_table, frame_to_table, from_table, header_columns, read_headed, read_json, read_parquet
+from .tables import (
+    dict_to_table,
+    frame_to_table,
+    from_table,
+    header_columns,
+    is_frame,
+    read_headed,
+    read_json,
+    read_parquet,
+)
 from .trec import read_trec, read_trec_blocks
-from .validate import QRELS, RUN, Kind, Qrels, Run, Source, article, finish
+from .validate import QRELS, RUN, Kind, Origin, Qrels, Run, article, finish
 
 
 def read_run(src, *, name: str | None = None, source: str | None = None,
@@ -70,19 +82,19 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
         raise MetricsError(f"got parsed {kind.other} where {article(kind.what)} was expected",
                            source=source or src.source,
                            fix=f"pass {article(kind.what)} here (read_{kind.what})")
-    if _is_frame(src):
+    if is_frame(src):
         table = frame_to_table(src, source or "<DataFrame>")
-        return from_table(table, kind, name or kind.what, Source(source or "<DataFrame>"),
+        return from_table(table, kind, name or kind.what, Origin(source or "<DataFrame>"),
                            canonical_digest, on_duplicate)
     if isinstance(src, pa.Table):
-        return from_table(src, kind, name or kind.what, Source(source or "<Table>"),
+        return from_table(src, kind, name or kind.what, Origin(source or "<Table>"),
                            canonical_digest, on_duplicate)
     if isinstance(src, Mapping) or _is_ranx_object(src):
         mapping = src.to_dict() if _is_ranx_object(src) else src
         label = source or "<dict>"
         table = dict_to_table(mapping, kind, label)
         return from_table(table, kind, name or getattr(src, "name", None) or kind.what,
-                           Source(label), canonical_digest, on_duplicate)
+                           Origin(label), canonical_digest, on_duplicate)
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
         if kind is RUN:
@@ -132,29 +144,33 @@ def _valid_text(table: pa.Table, source: str) -> pa.Table:
     return table
 
 
-def _is_frame(src) -> bool:
-    """A pandas DataFrame (or a subclass), known without importing pandas: a caller holding one has."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(src, pd.DataFrame)
-
-
 def _is_ranx_object(src) -> bool:
     return type(src).__module__.startswith("ranx") and hasattr(src, "to_dict")
 
 
+def layout_of(text: bytes) -> str:
+    """How a file whose first (decompressed) bytes are ``text`` is read: ``"parquet"``, ``"whole"``
+    (JSON, JSONL or a header line: parsed in one piece) or ``"text"`` (TREC lines, which the
+    streaming engine may split anywhere between lines). The one sniff of the input formats that
+    :func:`read_run` and the streaming engine (:mod:`metrics.engines.parts`) share: a new format
+    that is not TREC text must answer ``"whole"`` here."""
+    if is_parquet(text):
+        return "parquet"
+    first = first_data_line(without_bom(text))
+    whole = first is not None and (first[:1] in (b"{", b"[") or header_columns(first) is not None)
+    return "whole" if whole else "text"
+
+
 def _plain_trec_head(head: bytes) -> bool:
     """The first bytes of an uncompressed TREC text file: no magic bytes, BOM, JSON or header line."""
-    if compression_of(head[:6]) is not None or head[:4] == b"PAR1" or head[:3] == b"\xef\xbb\xbf":
+    if compression_of(head[:6]) is not None or head[:3] == UTF8_BOM or layout_of(head) != "text":
         return False
     try:
         refuse_other_formats(head, "")
     except MetricsError:
         return False
     first = FIRST_DATA_LINE.search(head)
-    if first is None or first.start(1) != 0:
-        return False
-    line = first.group(1).rstrip()
-    return line[:1] not in (b"{", b"[") and header_columns(line) is None
+    return first is not None and first.start(1) == 0
 
 
 def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: str) -> Run | None:
@@ -166,22 +182,21 @@ def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: s
     found = read_trec_blocks(path, kind, source, _plain_trec_head)
     if found is None:
         return None
-    table, ctx, digest = found
+    table, origin, digest = found
     del found
     try:
-        return finish(table, kind, name, ctx, lambda: digest, on_duplicate, rank_given=True)
+        return finish(table, kind, name, origin, lambda: digest, on_duplicate, rank_given=True)
     except MetricsError:
         return None
 
 
 def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
     data = decompress(raw, source)
-    if data[:4] == b"PAR1":
+    if is_parquet(data):
         digest_of = sha256_later(raw)
         table = _valid_text(read_parquet(data, source), source)
-        return from_table(table, kind, name, Source(source), lambda t, k: digest_of(), on_duplicate)
-    if data[:3] == b"\xef\xbb\xbf":
-        data = data[3:]
+        return from_table(table, kind, name, Origin(source), lambda t, k: digest_of(), on_duplicate)
+    data = without_bom(data)
     check_text(data, kind, source)
     first = FIRST_DATA_LINE.search(data)
     if first is None:
@@ -191,17 +206,17 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
                            fix=f"a {kind.what} file has one line per {'document' if kind is RUN else 'judgment'}: "
                                f"{' '.join(kind.fields)}")
     first_line = first.group(1).rstrip()
-    if first_line[:1] in (b"{", b"[") or header_columns(first_line) is not None:
+    if layout_of(data) == "whole":
         digest_of = sha256_later(raw)
     if first_line[:1] in (b"{", b"["):
-        table, ctx = read_json(data, kind, source)
-        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
+        table, origin = read_json(data, kind, source)
+        return from_table(table, kind, name, origin, lambda t, k: digest_of(), on_duplicate)
     header = header_columns(first_line)
     if header is not None:
         header_line = line_of_offset(data, first.start(1))
-        table, ctx = read_headed(data, first.end(1), header, header_line, kind, source)
-        return from_table(table, kind, name, ctx, lambda t, k: digest_of(), on_duplicate)
-    table, ctx = read_trec(data, kind, source)
+        table, origin = read_headed(data, first.end(1), header, header_line, kind, source)
+        return from_table(table, kind, name, origin, lambda t, k: digest_of(), on_duplicate)
+    table, origin = read_trec(data, kind, source)
     # Hash on a second core while the single-threaded checks run.
     digest_of = sha256_later(raw)
-    return finish(table, kind, name, ctx, digest_of, on_duplicate, rank_given=True)
+    return finish(table, kind, name, origin, digest_of, on_duplicate, rank_given=True)

@@ -1,5 +1,10 @@
 """Open sources and sniff their bytes: the one table of compression magic bytes, decompression,
-UTF-8 and NUL checks, and the line arithmetic that error messages need."""
+UTF-8 and NUL checks, and the line arithmetic that error messages need.
+
+About 510 lines, one file: everything that looks at a source before a reader parses it (its
+path or URL, its magic bytes, its compression, its size within the operator's upload bounds,
+its encoding), so that every reader and the streaming engine sniff with the same table.
+"""
 from __future__ import annotations
 
 import bz2
@@ -83,6 +88,23 @@ COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", 
 """The first bytes of every compressed format we unpack, and its name: the one table of them."""
 
 DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, pa.ArrowException)
+
+
+PARQUET_MAGIC = b"PAR1"
+"""The first bytes of a parquet file."""
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark some editors write first; every reader skips it."""
+
+
+def is_parquet(head: bytes) -> bool:
+    """Whether a file's first (decompressed) bytes are parquet's."""
+    return head[:4] == PARQUET_MAGIC
+
+
+def without_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte order mark."""
+    return data[3:] if data[:3] == UTF8_BOM else data
 
 
 def compression_of(head: bytes) -> str | None:
@@ -485,24 +507,45 @@ def expand(src, *, allowed: settings_module.Settings | None = None) -> list[str]
     return files
 
 
-def check_upload(files, settings: settings_module.Settings | None = None) -> None:
-    """MetricsError when one upload holds more files or more bytes than the operator allows
-    (``upload_files``, ``upload_bytes`` of :func:`metrics.settings.load`).
+def upload_refusals(files, settings: settings_module.Settings | None = None) -> list[MetricsError | None]:
+    """For each file of one upload, in order: None when the operator's bounds keep it, else the
+    MetricsError that says why not (``upload_files`` files and ``upload_bytes`` bytes in all, of
+    :func:`metrics.settings.load`). Files are kept in order while both bounds hold; a file that
+    would pass one is refused and the later ones still tried (a smaller one may fit).
 
     ``files``: the uploaded files, each with ``size`` (Streamlit's ``UploadedFile``) or bytes,
     or (name, bytes or size) pairs.
     """
     settings = settings_module.load() if settings is None else settings
-    sizes = [_upload_size(f) for f in files]
-    if len(sizes) > settings.upload_files:
-        raise MetricsError(f"{len(sizes)} files in one upload; this server takes at most {settings.upload_files}",
-                           fix="upload them in smaller groups (the operator sets NDCG_LAB_UPLOAD_FILES)")
-    total = sum(sizes)
-    if total > settings.upload_bytes:
-        raise MetricsError(f"the upload holds {total:,} bytes; this server takes at most "
-                           f"{settings.upload_bytes:,} bytes at once",
-                           fix="compress the files (gzip, bz2, xz, zstd) or upload fewer at a time "
-                               "(the operator sets NDCG_LAB_UPLOAD_BYTES)")
+    refusals, kept, total = [], 0, 0
+    for item in files:
+        size = _upload_size(item)
+        if kept >= settings.upload_files:
+            problem = f"more than {settings.upload_files} files in one upload"
+            fix = "upload the rest in another batch (NDCG_LAB_UPLOAD_FILES sets the bound)"
+        elif total + size > settings.upload_bytes:
+            problem = f"the upload would exceed {settings_module.human_bytes(settings.upload_bytes)}"
+            fix = ("compress the files (gzip, bz2, xz, zstd) or upload fewer or smaller ones at once "
+                   "(NDCG_LAB_UPLOAD_BYTES sets the bound)")
+        else:
+            refusals.append(None)
+            kept, total = kept + 1, total + size
+            continue
+        refusals.append(MetricsError(f"not read: {problem}", source=_upload_name(item), fix=fix))
+    return refusals
+
+
+def check_upload(files, settings: settings_module.Settings | None = None) -> None:
+    """MetricsError, the first of :func:`upload_refusals`, when the bounds refuse a file of the upload."""
+    refused = next((r for r in upload_refusals(files, settings) if r is not None), None)
+    if refused is not None:
+        raise refused
+
+
+def _upload_name(item) -> str | None:
+    if isinstance(item, tuple) and len(item) == 2:
+        return str(item[0])
+    return getattr(item, "name", None)
 
 
 def _upload_size(item) -> int:

@@ -29,7 +29,7 @@ from .validate import (
     RUN,
     Kind,
     LineMap,
-    Source,
+    Origin,
     article,
     cast_grades,
     cast_ranks,
@@ -68,7 +68,7 @@ def header_columns(line: bytes) -> list[str] | None:
 
 
 def read_headed(data: bytes, body_start: int, header: list[str], header_line: int, kind: Kind,
-                 source: str) -> tuple[pa.Table, Source]:
+                 source: str) -> tuple[pa.Table, Origin]:
     """CSV (comma, with quotes), TSV (tab) or space-separated text under a header line."""
     header_text = data[:body_start].rsplit(b"\n", 1)[-1]
     delimiter = "," if b"," in header_text else "\t" if b"\t" in header_text else " "
@@ -80,7 +80,7 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
         body = body[1:]
     names = [n if n else f"_{i}" for i, n in enumerate(header)]
     if len(set(names)) != len(names):
-        raise Source(source, text=data).line_error(header_line, "the header repeats a column name",
+        raise Origin(source, text=data).line_error(header_line, "the header repeats a column name",
                                                     "give every column its own name")
     blanks = b" " in body or (delimiter == "," and b"\t" in body)
     if delimiter != " ":
@@ -90,7 +90,7 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
         try:
             table = _read_table_text(body, names, delimiter, quote, numeric, ignore_empty=False)
             if not (table.num_rows and pc.any(pc.starts_with(table[names[0]], "#")).as_py()):
-                return table, Source(source, LineMap(None, header_line + 1), data, trim=blanks)
+                return table, Origin(source, LineMap(None, header_line + 1), data, trim=blanks)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
         body, lines = _blank_comments(body)
@@ -98,9 +98,9 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
         body, lines = normalise(body)
     lines = LineMap(None if lines.lines is None else lines.lines + header_line,
                      header_line + 1 if lines.lines is None else 0)
-    ctx = Source(source, lines, data, trim=blanks)
+    origin = Origin(source, lines, data, trim=blanks)
     try:
-        return _read_table_text(body, names, delimiter, quote, {}, ignore_empty=True), ctx
+        return _read_table_text(body, names, delimiter, quote, {}, ignore_empty=True), origin
     except pa.ArrowInvalid:
         pass
     invalid = []
@@ -120,11 +120,11 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
         pass
     if invalid and invalid[0].number is not None:
         row = invalid[0]
-        raise ctx.error(row.number - 1,
+        raise origin.error(row.number - 1,
                         f"expected {row.expected_columns} columns like the header ({', '.join(header)}), "
                         f"found {row.actual_columns}",
                         "give every line a value for each header column") from None
-    raise ctx.line_error(header_line, "cannot read the table under this header",
+    raise origin.line_error(header_line, "cannot read the table under this header",
                          "check the delimiter and the quoting") from None
 
 
@@ -155,18 +155,18 @@ def _blank_comments(body: bytes) -> tuple[bytes, LineMap]:
     return body, LineMap(np.flatnonzero(present & ~is_comment) + 1, 0)
 
 
-def read_json(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
+def read_json(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
     try:
         obj = json.loads(data)
     except json.JSONDecodeError as exc:
         raise MetricsError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno,
                            fix=f"a JSON {kind.what} is {{qid: {{docno: {kind.value}}}}} or a list of records") \
             from None
-    ctx = Source(source)
+    origin = Origin(source)
     if isinstance(obj, dict):
         if len(obj) == 1 and kind.what in obj and isinstance(obj[kind.what], dict):
             obj = obj[kind.what]
-        return dict_to_table(obj, kind, source), ctx
+        return dict_to_table(obj, kind, source), origin
     if isinstance(obj, list):
         if not all(isinstance(r, dict) for r in obj[:1]):
             raise MetricsError("a JSON list must hold records like {\"qid\": ..., \"docno\": ...}",
@@ -178,7 +178,7 @@ def read_json(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
         except (TypeError, ValueError) as exc:
             raise MetricsError(f"cannot read the JSON records ({exc})", source=source,
                                fix="give one flat object per row") from None
-        return frame_to_table(frame, source), ctx
+        return frame_to_table(frame, source), origin
     raise MetricsError(f"JSON holds a {type(obj).__name__}, not {article(kind.what)}", source=source,
                        fix=f"give {{qid: {{docno: {kind.value}}}}}")
 
@@ -259,7 +259,7 @@ def pick(names: list[str], role: str) -> str | None:
     return None
 
 
-def from_table(table: pa.Table, kind: Kind, name: str, ctx: Source, digest_of, on_duplicate: str):
+def from_table(table: pa.Table, kind: Kind, name: str, origin: Origin, digest_of, on_duplicate: str):
     """Map aliased columns of a headed table / frame / parquet file onto the schema, then validate."""
     names = table.column_names
     picked = {role: pick(names, role) for role in ("qid", "docno", kind.value)}
@@ -271,26 +271,26 @@ def from_table(table: pa.Table, kind: Kind, name: str, ctx: Source, digest_of, o
         fix = (f"this looks like {article(kind.other)} (it has a {kind.other == 'run' and 'score' or 'grade'} column); "
                f"load it with read_{kind.other}" if looks_other else f"name the columns ({options})")
         raise MetricsError(f"no {' or '.join(lacking)} column among {', '.join(map(str, names))}",
-                           source=ctx.source, fix=fix)
-    columns = {"qid": string_column(table[picked["qid"]], "qid", ctx),
-               "docno": string_column(table[picked["docno"]], "docno", ctx)}
-    if ctx.lines is None:
-        ctx = dataclasses.replace(ctx, keys=(as_array(columns["qid"]), as_array(columns["docno"])))
+                           source=origin.source, fix=fix)
+    columns = {"qid": string_column(table[picked["qid"]], "qid", origin),
+               "docno": string_column(table[picked["docno"]], "docno", origin)}
+    if origin.lines is None:
+        origin = dataclasses.replace(origin, keys=(as_array(columns["qid"]), as_array(columns["docno"])))
     value = table[picked[kind.value]]
     rank_given = False
     if kind is RUN:
-        columns["score"] = numeric_column(value, "score", ctx, cast_scores)
+        columns["score"] = numeric_column(value, "score", origin, cast_scores)
         rank_col = pick(names, "rank")
         if rank_col is not None:
-            columns["rank"] = numeric_column(table[rank_col], "rank", ctx, cast_ranks)
+            columns["rank"] = numeric_column(table[rank_col], "rank", origin, cast_ranks)
             rank_given = True
         tag_col = pick(names, "tag")
         if tag_col is not None:
-            columns["tag"] = string_column(table[tag_col], "tag", ctx)
+            columns["tag"] = string_column(table[tag_col], "tag", origin)
     else:
-        columns["rel"] = numeric_column(value, "rel", ctx, cast_grades)
+        columns["rel"] = numeric_column(value, "rel", origin, cast_grades)
     out = pa.table(columns)
-    return finish(out, kind, name, ctx, lambda: digest_of(out, kind), on_duplicate, rank_given=rank_given)
+    return finish(out, kind, name, origin, lambda: digest_of(out, kind), on_duplicate, rank_given=rank_given)
 
 
 def read_two_columns(src, columns: tuple[str, str], *, source: str | None = None) -> pd.DataFrame:

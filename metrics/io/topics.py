@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from ..errors import MetricsError
-from .sources import decompress, read_parquet_table
+from .sources import decompress, is_parquet, read_parquet_table, without_bom
 from .topics_markup import read_sgml, read_xml
 
 if TYPE_CHECKING:
@@ -136,15 +136,14 @@ def query_text(topics: pd.DataFrame, field: str | None = None) -> pd.DataFrame:
 
 def _from_bytes(raw: bytes, source: str, format: str | None) -> pd.DataFrame:
     data = decompress(raw, source)
-    if data[:4] == b"PAR1" or format == "parquet":
+    if is_parquet(data) or format == "parquet":
         try:
             table = read_parquet_table(pa.BufferReader(data))
         except (pa.ArrowException, OSError) as exc:
             raise MetricsError(f"cannot read the parquet file ({exc})", source=source,
                                fix="the file may be truncated; write it again") from None
         return _from_frame(table.to_pandas(), source, "parquet")
-    if data[:3] == b"\xef\xbb\xbf":
-        data = data[3:]
+    data = without_bom(data)
     if not data.strip():
         raise MetricsError("the file is empty" if not data else "the file holds only blank lines", source=source,
                            line=1, fix="give topics: TREC <top> or XML <topic> elements, qid<TAB>query lines, or JSONL")

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
-from .validate import QRELS, RUN, Kind, LineMap, Source, article, cast_grades, cast_ranks, cast_scores
+from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
 
@@ -30,13 +30,13 @@ _NOT_CLEAN = (b"\x00", b"\r", b"\t")
 """Bytes that send a file to the whole-file path (binary data, \\r line ends, tabs)."""
 
 
-def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
+def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
     """Parse TREC text into typed columns; see the module docstring for the strategy."""
     table = _read_clean(data, kind)
     if table is not None:
-        return table, Source(source, LineMap(), data, trec=True)
+        return table, Origin(source, LineMap(), data, trec=True)
     norm, lines = normalise(data)
-    ctx = Source(source, lines, data, trec=True)
+    origin = Origin(source, lines, data, trec=True)
     if not norm:
         raise MetricsError("no data lines: every line is blank or a comment (#)", source=source,
                            fix=f"a {kind.what} file has lines like: {' '.join(kind.fields)}")
@@ -45,13 +45,13 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Source]:
         try:
             table = _pyarrow_read(norm, kind, b" ", counts, typed=True, ignore_empty=True)
             if table.num_rows == _row_count(lines, norm):
-                return table, ctx
+                return table, origin
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
-    return _diagnose(norm, kind, ctx), ctx
+    return _diagnose(norm, kind, origin), origin
 
 
-def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Table, Source, str] | None:
+def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Table, Origin, str] | None:
     """A large single-space TREC file read in blocks: (table, source, sha256 of the bytes), or None.
 
     The whole file is never in memory at once: each block of :data:`FILE_BLOCK` bytes is checked,
@@ -106,7 +106,7 @@ def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Tabl
                 return None
             tables.append(table)
     pa.default_memory_pool().release_unused()   # the parser's scratch memory, back to the system
-    return pa.concat_tables(tables), Source(source, LineMap(), None, trec=True), digest.hexdigest()
+    return pa.concat_tables(tables), Origin(source, LineMap(), None, trec=True), digest.hexdigest()
 
 
 def _parsed_block(piece, kind: Kind, n_fields: int) -> pa.Table | None:
@@ -278,7 +278,7 @@ def _first_line_fields(norm: bytes) -> int:
     return m.group(0).count(b" ") + 1 if m else 0
 
 
-def _diagnose(norm: bytes, kind: Kind, ctx: Source) -> pa.Table:
+def _diagnose(norm: bytes, kind: Kind, origin: Origin) -> pa.Table:
     """Slow path on normalised text: locate the first bad line, or cut extra fields of a run.
 
     Field counts per line come from numpy over the whole buffer; type errors
@@ -294,7 +294,7 @@ def _diagnose(norm: bytes, kind: Kind, ctx: Source) -> pa.Table:
     bad = fields != kind.required if kind.exact else fields < kind.required
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise _column_error(ctx, kind, row, int(fields[row]), row == 0,
+        raise _column_error(origin, kind, row, int(fields[row]), row == 0,
                             _line_fields(norm, starts[nonempty[row]], ends[nonempty[row]]))
     if (fields > kind.required).any():
         # trec_eval reads the first six fields of a run line and ignores the rest.
@@ -304,14 +304,14 @@ def _diagnose(norm: bytes, kind: Kind, ctx: Source) -> pa.Table:
         cut_from = spaces[first_space + kind.required - 1]
         norm = np.delete(a, ranges(cut_from, ends[long_lines])).tobytes()
     table = _pyarrow_read(norm, kind, b" ", kind.required, typed=False, ignore_empty=True)
-    return _cast_text_columns(table, kind, ctx)
+    return _cast_text_columns(table, kind, origin)
 
 
 def _line_fields(norm: bytes, start: int, end: int) -> list[str]:
     return norm[start:end].decode("utf-8", errors="replace").split(" ")
 
 
-def _column_error(ctx: Source, kind: Kind, row: int, found: int, first: bool,
+def _column_error(origin: Origin, kind: Kind, row: int, found: int, first: bool,
                   fields: list[str]) -> MetricsError:
     expected = f"{'exactly' if kind.exact else 'at least'} {kind.required} columns ({' '.join(kind.fields)})"
     problem = f"expected {expected}, found {found}"
@@ -331,14 +331,14 @@ def _column_error(ctx: Source, kind: Kind, row: int, found: int, first: bool,
         fix = "qrels lines have exactly four fields; remove the extra columns (probability files are not qrels)"
     else:
         fix = f"every line needs {' '.join(kind.fields)}; fix or delete this line"
-    return ctx.error(row, problem, fix)
+    return origin.error(row, problem, fix)
 
 
-def _cast_text_columns(table: pa.Table, kind: Kind, ctx: Source) -> pa.Table:
+def _cast_text_columns(table: pa.Table, kind: Kind, origin: Origin) -> pa.Table:
     columns = {col: table[col] for col in table.column_names}
     if kind is RUN:
-        columns["score"] = cast_scores(columns["score"], ctx)
-        columns["rank"] = cast_ranks(columns["rank"], ctx)
+        columns["score"] = cast_scores(columns["score"], origin)
+        columns["rank"] = cast_ranks(columns["rank"], origin)
     else:
-        columns["rel"] = cast_grades(columns["rel"], ctx)
+        columns["rel"] = cast_grades(columns["rel"], origin)
     return pa.table(columns)

@@ -4,6 +4,10 @@ Every reader (TREC text, headed tables, JSON, parquet, frames, dicts) ends in :f
 scores finite, duplicates refused or dropped, ranks filled in canonical order where a source
 has none, and the doubtful but usable facts (ties, a rank column that disagrees with the
 scores, negative grades) reported as :class:`Finding` objects.
+
+One file of about 540 lines: every check of :func:`finish` names its row through the same
+:class:`Origin` (the line map, the quoted text, the keys of in-memory rows), and a check moved
+apart would need that object's insides elsewhere.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..ranking import canonical_order, positions
+from ..ranking import canonical_order, offsets_of, positions
 from .keys import exact_duplicates
 from .sources import line_ends, line_text
 
@@ -138,8 +142,9 @@ def quoting(quote: bool):
 
 
 @dataclass
-class Source:
-    """Where rows came from: names for messages, and the text to quote lines from."""
+class Origin:
+    """Where rows came from: names for messages, and the text to quote lines from (named apart
+    from the module :mod:`metrics.io.sources`, which opens and sniffs the input)."""
 
     source: str
     lines: LineMap | None = None     # None: rows of an in-memory table
@@ -195,19 +200,19 @@ def _first_failing(col, typ) -> int:
     return lo
 
 
-def cast_scores(col, ctx: Source):
+def cast_scores(col, origin: Origin):
     try:
         scores = pc.cast(col, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         row = _first_failing(col, pa.float64())
-        raise ctx.error(row, f"score {col[row].as_py()!r} is not a number",
+        raise origin.error(row, f"score {col[row].as_py()!r} is not a number",
                         "the score (5th column of a TREC run) must be a number such as 12.5 or -3e-2; "
-                        f"check the column order ({RUN_FORMAT})" if ctx.trec
+                        f"check the column order ({RUN_FORMAT})" if origin.trec
                         else "scores must be numbers such as 12.5 or -3e-2") from None
     return scores
 
 
-def cast_ranks(col, ctx: Source):
+def cast_ranks(col, origin: Origin):
     """Ranks should be integers; trec_eval ignores them, so we only insist on numbers."""
     try:
         return pc.cast(col, pa.int64())
@@ -217,35 +222,35 @@ def cast_ranks(col, ctx: Source):
         as_float = pc.cast(col, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         row = _first_failing(col, pa.float64())
-        raise ctx.error(row, f"rank {col[row].as_py()!r} is not a number",
+        raise origin.error(row, f"rank {col[row].as_py()!r} is not a number",
                         f"the rank (4th column) must be a whole number such as 1; check the column order ({RUN_FORMAT})"
-                        if ctx.trec else "ranks must be whole numbers such as 1") from None
+                        if origin.trec else "ranks must be whole numbers such as 1") from None
     values = as_float.to_numpy(zero_copy_only=False) if isinstance(as_float, pa.Array) \
         else as_float.to_numpy()
     bad = ~np.isfinite(values) | (values != np.round(values))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ctx.error(row, f"rank {col[row].as_py()!r} is not a whole number",
+        raise origin.error(row, f"rank {col[row].as_py()!r} is not a whole number",
                         "ranks must be whole numbers such as 1 (trec_eval ignores them, but they must still be "
                         "numbers)")
-    return pa.chunked_array([pa.array(_whole_int64(values, col, "rank", ctx))])
+    return pa.chunked_array([pa.array(_whole_int64(values, col, "rank", origin))])
 
 
 _INT64_BOUND = 2.0 ** 63
 
 
-def _whole_int64(values: np.ndarray, col, role: str, ctx: Source) -> np.ndarray:
+def _whole_int64(values: np.ndarray, col, role: str, origin: Origin) -> np.ndarray:
     """Whole float ``values`` as int64, or an error naming the first that does not fit
     (``astype`` would wrap it to -9223372036854775808 without a word)."""
     outside = (values >= _INT64_BOUND) | (values < -_INT64_BOUND)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])
-        raise ctx.error(row, f"{role} {col[row].as_py()!r} is too large: it does not fit in a 64-bit integer",
+        raise origin.error(row, f"{role} {col[row].as_py()!r} is too large: it does not fit in a 64-bit integer",
                         f"give {role}s between -9223372036854775808 and 9223372036854775807")
     return values.astype(np.int64)
 
 
-def cast_grades(col, ctx: Source):
+def cast_grades(col, origin: Origin):
     fix = ("grades must be whole numbers (0, 1, 2, ...; negative means judged non-relevant); "
            "map labels such as 'high' or 1.5 to integers")
     try:
@@ -262,24 +267,24 @@ def cast_grades(col, ctx: Source):
     bad = ~np.isfinite(values) | (values != np.round(values))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ctx.error(row, f"grade {col[row].as_py()!r} is not a whole number", fix)
+        raise origin.error(row, f"grade {col[row].as_py()!r} is not a whole number", fix)
     if limit < len(col):
-        raise ctx.error(limit, f"grade {col[limit].as_py()!r} is not a number", fix)
-    return pa.chunked_array([pa.array(_whole_int64(values, col, "grade", ctx))])
+        raise origin.error(limit, f"grade {col[limit].as_py()!r} is not a number", fix)
+    return pa.chunked_array([pa.array(_whole_int64(values, col, "grade", origin))])
 
 
-def _present(col, role: str, ctx: Source):
+def _present(col, role: str, origin: Origin):
     """``col`` with a dictionary decoded, or an error naming the first row without a value."""
     if pa.types.is_dictionary(col.type):
         col = col.cast(col.type.value_type)
     if col.null_count:
         row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ctx.error(row, f"{role} is missing", f"every row needs a {role}")
+        raise origin.error(row, f"{role} is missing", f"every row needs a {role}")
     return col
 
 
-def string_column(col, role: str, ctx: Source):
-    col = _present(col, role, ctx)
+def string_column(col, role: str, origin: Origin):
+    col = _present(col, role, origin)
     typ = col.type
     if pa.types.is_floating(typ):
         values = col.to_numpy()
@@ -288,56 +293,56 @@ def string_column(col, role: str, ctx: Source):
     try:
         col = col.cast(pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        raise ctx.error(None, f"the {role} column ({typ}) cannot be read as text",
+        raise origin.error(None, f"the {role} column ({typ}) cannot be read as text",
                         f"give {role} as strings or integers") from None
-    if ctx.trim:   # CSV/TSV text: blanks around a value are layout, not data
+    if origin.trim:   # CSV/TSV text: blanks around a value are layout, not data
         col = pc.utf8_trim_whitespace(col)
     if role != "tag" and len(col):
         empty = pc.equal(pc.binary_length(col), 0)
         if pc.any(empty).as_py():
             row = int(np.flatnonzero(empty.to_numpy(zero_copy_only=False))[0])
-            raise ctx.error(row, f"the {role} is empty", f"every row needs a {role}")
+            raise origin.error(row, f"the {role} is empty", f"every row needs a {role}")
     return col
 
 
-def numeric_column(col, role: str, ctx: Source, cast):
-    col = _present(col, role, ctx)
+def numeric_column(col, role: str, origin: Origin, cast):
+    col = _present(col, role, origin)
     typ = col.type
     if pa.types.is_boolean(typ):
         col = pc.cast(col, pa.int64())
     elif pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_string_view(typ):
         col = pc.utf8_trim_whitespace(col.cast(pa.string()))
     elif not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)):
-        raise ctx.error(None, f"the {role} column has type {typ}, not numbers", f"give {role} as numbers")
+        raise origin.error(None, f"the {role} column has type {typ}, not numbers", f"give {role} as numbers")
     if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
         try:
             return pc.cast(col, pa.float64() if role == "score" else pa.int64())
         except pa.ArrowInvalid:   # uint64 above 2**63 - 1
-            return cast(pc.cast(col, pa.float64()), ctx)
-    return cast(col, ctx)
+            return cast(pc.cast(col, pa.float64()), origin)
+    return cast(col, origin)
 
 
-def finish(table: pa.Table, kind: Kind, name: str, ctx: Source, digest, on_duplicate: str,
+def finish(table: pa.Table, kind: Kind, name: str, origin: Origin, digest, on_duplicate: str,
             rank_given: bool):
     """Validate parsed columns; build the Run/Qrels with its findings (``digest()`` gives the digest)."""
     n = table.num_rows
     if n == 0:
         raise MetricsError(f"no {'documents' if kind is RUN else 'judgments'} in the {kind.what}",
-                           source=ctx.source,
+                           source=origin.source,
                            fix=f"give lines like: {' '.join(kind.fields)}")
     qid, docno = table["qid"], table["docno"]   # chunked: no copy on the fast path
-    if ctx.lines is None:
-        ctx = dataclasses.replace(ctx, keys=(qid, docno))
+    if origin.lines is None:
+        origin = dataclasses.replace(origin, keys=(qid, docno))
     qcode, queries = encode(qid)
     findings: list[Finding] = []
     if kind is RUN:
-        score = finite_scores(table, ctx)
-        keep = _run_duplicates(qid, docno, qcode, kind, ctx, on_duplicate, findings)
+        score = finite_scores(table, origin)
+        keep = _run_duplicates(qid, docno, qcode, kind, origin, on_duplicate, findings)
         if keep is not None:
             table, qcode, score = table.filter(pa.array(keep)), qcode[keep], score[keep]
             qid, docno = table["qid"], table["docno"]
-            ctx = dataclasses.replace(ctx, keys=(qid, docno) if ctx.lines is None else None,
-                                      lines=None if ctx.lines is None else ctx.lines.take(np.flatnonzero(keep)))
+            origin = dataclasses.replace(origin, keys=(qid, docno) if origin.lines is None else None,
+                                      lines=None if origin.lines is None else origin.lines.take(np.flatnonzero(keep)))
         if rank_given:
             rank = table["rank"].to_numpy()
         else:
@@ -348,14 +353,14 @@ def finish(table: pa.Table, kind: Kind, name: str, ctx: Source, digest, on_dupli
                           "rank": pa.chunked_array([pa.array(rank, pa.int64())]) if not rank_given
                           else table["rank"], "tag": table["tag"]}).cast(RUN_SCHEMA)
         findings += _order_findings(qcode, score, rank if rank_given else None, queries)
-        return Run(table, name, ctx.source, digest(), findings, ctx.lines)
+        return Run(table, name, origin.source, digest(), findings, origin.lines)
     rel = table["rel"].to_numpy()
-    keep = _qrels_duplicates(qid, docno, qcode, rel, ctx, findings)
+    keep = _qrels_duplicates(qid, docno, qcode, rel, origin, findings)
     if keep is not None:
         table, rel = table.filter(pa.array(keep)), rel[keep]
         qid, docno = table["qid"], table["docno"]
-        ctx = dataclasses.replace(ctx, keys=(qid, docno) if ctx.lines is None else None,
-                                  lines=None if ctx.lines is None else ctx.lines.take(np.flatnonzero(keep)))
+        origin = dataclasses.replace(origin, keys=(qid, docno) if origin.lines is None else None,
+                                  lines=None if origin.lines is None else origin.lines.take(np.flatnonzero(keep)))
     negative = rel < 0
     if negative.any():
         count = int(negative.sum())
@@ -366,10 +371,10 @@ def finish(table: pa.Table, kind: Kind, name: str, ctx: Source, digest, on_dupli
             count, [f"query {qid[int(r)].as_py()} document {docno[int(r)].as_py()} (grade {int(rel[r])})"
                     for r in np.flatnonzero(negative)[:5]]))
     table = pa.table({"qid": table["qid"], "docno": table["docno"], "rel": table["rel"]}).cast(QRELS_SCHEMA)
-    return Qrels(table, name, ctx.source, digest(), findings, ctx.lines)
+    return Qrels(table, name, origin.source, digest(), findings, origin.lines)
 
 
-def finite_scores(score, ctx: Source) -> np.ndarray:
+def finite_scores(score, origin: Origin) -> np.ndarray:
     """Scores (a table with a score column, or the column) as numpy, or an error naming the
     first NaN or infinite score's line."""
     if isinstance(score, pa.Table):
@@ -378,11 +383,11 @@ def finite_scores(score, ctx: Source) -> np.ndarray:
     finite = np.isfinite(score)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
-        overflow = _overflowing_number(ctx, row) if np.isinf(score[row]) else None
+        overflow = _overflowing_number(origin, row) if np.isinf(score[row]) else None
         if overflow is not None:
-            raise ctx.error(row, f"score {overflow} overflows double precision (beyond \u00b11.8e308)",
+            raise origin.error(row, f"score {overflow} overflows double precision (beyond \u00b11.8e308)",
                             "scale the scores down (for example take their logarithm) so that they fit")
-        raise ctx.error(row, f"score {float(score[row])} is not a finite number",
+        raise origin.error(row, f"score {float(score[row])} is not a finite number",
                         "replace NaN and infinite scores with numbers (or drop those documents)")
     return score
 
@@ -390,15 +395,15 @@ def finite_scores(score, ctx: Source) -> np.ndarray:
 _NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def _overflowing_number(ctx: Source, row: int) -> str | None:
+def _overflowing_number(origin: Origin, row: int) -> str | None:
     """The number on ``row``'s line that is too large for a double (``1e309``), if the text is known."""
-    if ctx.text is None or ctx.lines is None:
+    if origin.text is None or origin.lines is None:
         return None
-    line = int(ctx.lines([row])[0])
-    ends = line_ends(ctx.text)
+    line = int(origin.lines([row])[0])
+    ends = line_ends(origin.text)
     start = 0 if line == 1 else int(ends[line - 2]) + 1
-    end = int(ends[line - 1]) if line - 1 < len(ends) else len(ctx.text)
-    for token in re.split(rb"[\s,;]+", ctx.text[start:end]):
+    end = int(ends[line - 1]) if line - 1 < len(ends) else len(origin.text)
+    for token in re.split(rb"[\s,;]+", origin.text[start:end]):
         if _NUMBER.fullmatch(token) and np.isinf(float(token)):
             return token.decode("ascii")
     return None
@@ -429,22 +434,22 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
     return np.repeat(encoded.indices.to_numpy(), np.diff(np.append(heads, n))), encoded.dictionary
 
 
-def _run_duplicates(qid, docno, qcode, kind, ctx: Source, on_duplicate, findings) -> np.ndarray | None:
+def _run_duplicates(qid, docno, qcode, kind, origin: Origin, on_duplicate, findings) -> np.ndarray | None:
     found = exact_duplicates(qid, docno, qcode)
     if found is None:
         return None
     rows, firsts = found
     r, f = int(rows[0]), int(firsts[0])
-    where = ctx.line_numbers([f, r])
+    where = origin.line_numbers([f, r])
     if on_duplicate == "error":
-        raise ctx.error(r, f"document {docno[r].as_py()!r} appears twice for query {qid[r].as_py()!r} "
+        raise origin.error(r, f"document {docno[r].as_py()!r} appears twice for query {qid[r].as_py()!r} "
                            f"({where[0]} and {where[1]})",
                         "trec_eval refuses duplicate documents too; remove one, or pass "
                         "on_duplicate='first' to keep the first")
     keep = np.ones(len(qcode), dtype=bool)
     keep[rows] = False
     examples = [f"query {qid[int(a)].as_py()} document {docno[int(a)].as_py()} ({w1} and {w2})"
-                for a, w1, w2 in zip(rows[:5], ctx.line_numbers(firsts[:5]), ctx.line_numbers(rows[:5]))]
+                for a, w1, w2 in zip(rows[:5], origin.line_numbers(firsts[:5]), origin.line_numbers(rows[:5]))]
     queries = len(np.unique(qcode[rows]))
     findings.append(Finding(
         "duplicates",
@@ -453,7 +458,7 @@ def _run_duplicates(qid, docno, qcode, kind, ctx: Source, on_duplicate, findings
     return keep
 
 
-def _qrels_duplicates(qid, docno, qcode, rel, ctx: Source, findings) -> np.ndarray | None:
+def _qrels_duplicates(qid, docno, qcode, rel, origin: Origin, findings) -> np.ndarray | None:
     found = exact_duplicates(qid, docno, qcode)
     if found is None:
         return None
@@ -462,14 +467,14 @@ def _qrels_duplicates(qid, docno, qcode, rel, ctx: Source, findings) -> np.ndarr
     if conflict.any():
         i = int(np.flatnonzero(conflict)[0])
         r, f = int(rows[i]), int(firsts[i])
-        where = ctx.line_numbers([f, r])
-        raise ctx.error(r, f"query {qid[r].as_py()!r} judges document {docno[r].as_py()!r} twice with different "
+        where = origin.line_numbers([f, r])
+        raise origin.error(r, f"query {qid[r].as_py()!r} judges document {docno[r].as_py()!r} twice with different "
                            f"grades ({rel[f]} on {where[0]}, {rel[r]} on {where[1]})",
                         "keep one judgment per document and query")
     keep = np.ones(len(qcode), dtype=bool)
     keep[rows] = False
     examples = [f"query {qid[int(a)].as_py()} document {docno[int(a)].as_py()} ({w1} and {w2})"
-                for a, w1, w2 in zip(rows[:5], ctx.line_numbers(firsts[:5]), ctx.line_numbers(rows[:5]))]
+                for a, w1, w2 in zip(rows[:5], origin.line_numbers(firsts[:5]), origin.line_numbers(rows[:5]))]
     findings.append(Finding(
         "duplicate_judgments",
         f"{plural(len(rows), 'repeated judgment')} (same query, document and grade) collapsed into one",
@@ -483,8 +488,7 @@ def _canonical_ranks(qcode: np.ndarray, score: np.ndarray, docno: pa.Array) -> n
     order = canonical_order(qcode, score, docno)
     if order is None:
         order = np.arange(len(qcode))
-    offsets = np.zeros(int(qcode.max(initial=-1)) + 2, dtype=np.int64)
-    np.cumsum(np.bincount(qcode, minlength=len(offsets) - 1), out=offsets[1:])
+    offsets = offsets_of(np.bincount(qcode, minlength=int(qcode.max(initial=-1)) + 1))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = positions(offsets) + 1
     return rank

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import Ranked, positions
+from ..ranking import Ranked, offsets_of, positions
 
 NAN = np.copysign(np.nan, -1.0)
 """trec_eval's 0/0: on x86 a NaN with the sign bit set, which C's printf shows as -nan."""
@@ -236,9 +236,7 @@ class Context:
             iq, gain = iq[order], gain[order]
             positive = gain > 0
             iq, gain = iq[positive], gain[positive]
-            counts = np.bincount(iq, minlength=self.n)
-            offsets = np.zeros(self.n + 1, dtype=np.int64)
-            np.cumsum(counts, out=offsets[1:])
+            offsets = offsets_of(np.bincount(iq, minlength=self.n))
             return iq, positions(offsets), gain, offsets
         return self.cached(("ideal_gains", dcg, gains), build)
 

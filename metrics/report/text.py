@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..settings import human_bytes
 from ..stats.compare import BETTER, WORSE
 
 if TYPE_CHECKING:
@@ -66,9 +67,3 @@ def terminal_progress(stream=None, *, min_interval: float = 0.5) -> Progress:
     return report
 
 
-def human_bytes(n: int) -> str:
-    """A byte count for people: ``1.5 GB``, ``320.0 MB``, ``12 B``."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n} B"

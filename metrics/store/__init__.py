@@ -3,7 +3,9 @@
 Modules, lowest first: ``connection`` (the DuckDB connection's lifecycle, per-file writer lock,
 one-line open errors), ``tables`` (the schema and the SQL steps run inside one transaction),
 ``ranked`` (the columnar cache of ranked runs: Arrow IPC files beside a workspace file, memory-mapped,
-keyed by content digests), ``workspace`` (:class:`Workspace`: one file, every change one transaction), ``workspaces``
+keyed by content digests), ``records`` (what a workspace lists and raises), the parts of a workspace
+(``collections``, ``runs``, ``extras``, ``cached``, ``shared``), ``workspace`` (:class:`Workspace`, their
+facade: one file, every change one transaction), ``workspaces``
 (:class:`Workspaces`: private visitor workspaces behind tokens, shared read-only samples, TTL).
 """
 from .connection import WorkspaceLocked

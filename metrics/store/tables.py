@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
+from ..io.tables import is_frame
 
 if TYPE_CHECKING:  # pandas is imported where a frame is read or made: evaluating a stored run needs none
     import pandas as pd
@@ -475,8 +475,7 @@ def clean_name(name, what: str) -> str:
 def extra_table(what: str, frame: pd.DataFrame) -> pa.Table:
     """Topics or docs as a two-column Arrow table of strings (the key column may not be empty)."""
     key, value, value_aliases = EXTRAS[what]
-    pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
-    if pandas is None or not isinstance(frame, pandas.DataFrame):
+    if not is_frame(frame):
         raise MetricsError(f"{what} must be a pandas DataFrame, not {type(frame).__name__}",
                            fix=f"give a DataFrame with columns {key} and {value}")
     lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}

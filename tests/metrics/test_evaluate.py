@@ -64,3 +64,21 @@ def test_measure_list_and_empty_input():
         measure_list([])
     empty = evaluate(QRELS, [], ["AP"])
     assert isinstance(empty, pd.DataFrame) and empty.empty
+
+
+def test_the_options_are_declared_once_and_shown_in_every_signature():
+    import dataclasses
+    import inspect
+
+    import metrics
+    from metrics.engines import scores, streaming
+    from metrics.evaluate import Options, score_runs
+
+    names = [f.name for f in dataclasses.fields(Options)]
+    assert names == ["missing", "judged_only", "inferred", "max_depth", "rel_level", "ties", "on_duplicate",
+                     "progress"]
+    for function in (metrics.evaluate, evaluate, score_runs, scores, streaming.evaluate):
+        params = inspect.signature(function).parameters
+        assert all(params[n].default == getattr(Options(), n) for n in names), function
+    with pytest.raises(TypeError, match="missng"):
+        evaluate("q", ["r"], missng="skip")

@@ -7,7 +7,7 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.ranking import canonical_order, positions, rank
+from metrics.ranking import canonical_order, offsets_of, positions, rank
 
 
 def test_canonical_order_breaks_ties_by_docno_descending():
@@ -66,3 +66,11 @@ def test_rank_skip_missing_depth_and_condensed():
     assert rank(run, qrels).condensed().docno.to_pylist() == ["a"]
     with pytest.raises(MetricsError, match="missing='zero'"):
         rank(run, qrels, missing="drop")
+
+
+def test_offsets_of_counts_start_each_segment_where_the_last_ended():
+    # sizes 2, 0, 3 -> segments [0, 2), [2, 2), [2, 5)
+    offsets = offsets_of(np.array([2, 0, 3]))
+    assert offsets.tolist() == [0, 2, 2, 5] and offsets.dtype == np.int64
+    assert positions(offsets).tolist() == [0, 1, 0, 1, 2]
+    assert offsets_of(np.array([], dtype=np.int64)).tolist() == [0]

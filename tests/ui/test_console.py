@@ -1,9 +1,13 @@
 """ui.console: ``ndcg-lab`` is the library's command line plus ``ndcg-lab app``."""
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -39,11 +43,29 @@ def test_ndcg_lab_and_python_m_metrics_print_the_same_bytes():
         assert ours == module and ours
 
 
-def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(monkeypatch):
-    calls = []
-    monkeypatch.setattr(console.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
-    assert console.main(["app", "--server.port", "8600"]) == 0
-    [(cmd, cwd)] = calls
+class Replaced(Exception):
+    """What the fake ``os.execve`` raises: the process would now be Streamlit."""
+
+
+@pytest.fixture
+def execs(monkeypatch):
+    """The (command, cwd, env) of each ``os.execve`` that ``ndcg-lab app`` asks for, not run."""
+    calls, where = [], []
+
+    def execve(path, cmd, env):
+        assert path == sys.executable == cmd[0]
+        calls.append((cmd, where[-1], env))
+        raise Replaced
+
+    monkeypatch.setattr(console.os, "chdir", lambda folder: where.append(Path(folder)))
+    monkeypatch.setattr(console.os, "execve", execve)
+    return calls
+
+
+def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(execs):
+    with pytest.raises(Replaced):
+        console.main(["app", "--server.port", "8600"])
+    [(cmd, cwd, _)] = execs
     assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     assert cmd[-2:] == ["--server.port", "8600"]
     assert cwd == ROOT == app_dir()
@@ -56,12 +78,11 @@ def test_the_apps_config_skips_the_full_garbage_collection_after_every_script_ru
     assert config["runner"]["postScriptGC"] is False
 
 
-def test_app_mode_shared_sets_the_mode_and_the_server_flags(monkeypatch):
-    calls = []
-    monkeypatch.setattr(console.subprocess, "call", lambda cmd, cwd, env=None: calls.append((cmd, env)) or 0)
+def test_app_mode_shared_sets_the_mode_and_the_server_flags(execs, monkeypatch):
     monkeypatch.setenv("NDCG_LAB_UPLOAD_BYTES", "100MiB")
-    assert console.main(["app", "--mode", "shared", "--server.port", "8600"]) == 0
-    [(cmd, env)] = calls
+    with pytest.raises(Replaced):
+        console.main(["app", "--mode", "shared", "--server.port", "8600"])
+    [(cmd, _, env)] = execs
     assert env["NDCG_LAB_MODE"] == "shared"
     flags = dict(zip(cmd[5::2], cmd[6::2]))
     assert flags == {"--server.maxUploadSize": "100", "--client.toolbarMode": "viewer",
@@ -69,9 +90,9 @@ def test_app_mode_shared_sets_the_mode_and_the_server_flags(monkeypatch):
                      "--server.port": "8600"}
 
 
-def test_app_refuses_a_bad_setting_in_one_line(monkeypatch, capsys):
-    monkeypatch.setattr(console.subprocess, "call", lambda *a, **k: pytest.fail("streamlit must not start"))
+def test_app_refuses_a_bad_setting_in_one_line(execs, capsys):
     assert console.main(["app", "--mode=public"]) == 2
+    assert execs == []
     err = capsys.readouterr().err
     assert err.startswith("ndcg-lab: NDCG_LAB_MODE: expected personal or shared, found 'public'")
     assert err.count("\n") == 1
@@ -81,3 +102,38 @@ def test_help_names_the_ndcg_lab_program(capsys):
     with pytest.raises(SystemExit):
         console.main(["--help"])
     assert capsys.readouterr().out.startswith("usage: ndcg-lab")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_sigterm_to_ndcg_lab_app_stops_the_server_and_leaves_no_child(tmp_path):
+    """A supervisor's SIGTERM to the command reaches Streamlit (the command becomes the server):
+    the port is freed and no process of it is left."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, NDCG_LAB_HOME=str(tmp_path), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "ui.console", "app", "--server.port", str(port),
+                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while not _listening(port):
+            assert proc.poll() is None, "ndcg-lab app exited before it listened"
+            assert time.monotonic() < deadline, "the server did not listen"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+    assert children == ""
+    deadline = time.monotonic() + 10
+    while _listening(port) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _listening(port)

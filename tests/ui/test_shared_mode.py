@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from metrics import store
 from tests.conftest import assert_ok
-from ui import state
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_a_read_only_link_shows_everything_and_refuses_writes(open_app, shared):
     owner = visit(open_app, shared)
     token = owner.query_params["ws"]
     token = token[0] if isinstance(token, list) else token
-    view = state.store.view_token_of(token)
+    view = store.view_token_of(token)
     at = visit(open_app, shared, view, "views/data.py")
     assert_ok(at)
     assert any("read-only link" in i.value for i in at.info)

@@ -10,7 +10,7 @@ import streamlit as st
 
 import metrics
 from metrics import store
-from ui import state
+from ui import caches, state
 
 LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
 
@@ -19,13 +19,13 @@ def test_test_correction_and_baseline_changes_evaluate_nothing(open_app, monkeyp
     st.cache_data.clear()
     st.cache_resource.clear()
     evaluated = []
-    original = state.evaluate_ranked
+    original = caches.evaluate_ranked
 
     def counting(ranked, measures, **options):
         evaluated.append((ranked.name, tuple(measures)))
         return original(ranked, measures, **options)
 
-    monkeypatch.setattr(state, "evaluate_ranked", counting)
+    monkeypatch.setattr(caches, "evaluate_ranked", counting)
     at = open_app()                                    # the leaderboard, with its significance markers
     first = len(evaluated)
     assert first >= 4                                  # the four legal runs
@@ -58,7 +58,7 @@ def counted(monkeypatch):
             return function(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(state, "evaluate_ranked", counting("evaluate", state.evaluate_ranked))
+    monkeypatch.setattr(caches, "evaluate_ranked", counting("evaluate", caches.evaluate_ranked))
     monkeypatch.setattr(store.Workspace, "load_ranked", counting("rank", store.Workspace.load_ranked))
     monkeypatch.setattr(store.Sample, "read", counting("sample", store.Sample.read))
     for name in WRITES:
@@ -137,7 +137,7 @@ def test_a_ranking_cache_miss_collects_garbage_once_and_a_hit_never(open_app, co
     """The server runs no full collection after every script run; the scratch of a ranking (the one
     heavy step on a read path) is collected on the cache miss that made it."""
     collections = []
-    monkeypatch.setattr(state.gc, "collect", lambda *args: collections.append(args) or 0)
+    monkeypatch.setattr(caches.gc, "collect", lambda *args: collections.append(args) or 0)
     open_app(home=tmp_path / "home")
     assert len(collections) == len(counted["rank"]) == 4    # the four legal runs, ranked once each
     collections.clear()

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...ranking import Ranked, positions
+from ...ranking import Ranked, offsets_of, positions
 from .rows import as_frame, check_depth, check_grade, check_runs, group, qrels_table, stack
 
 
@@ -119,11 +119,11 @@ class TrainingSet:
         pos_q = _query_codes(self.positives["qid"], self.queries)
         neg_q = _query_codes(self.negatives["qid"], self.queries)
         n_neg = np.bincount(neg_q, minlength=len(self.queries))
-        neg_start = _offsets(n_neg)[:-1]
+        neg_start = offsets_of(n_neg)[:-1]
         # every positive repeats once per negative of its query; both tables are sorted by query
         repeats = n_neg[pos_q]
         pos_rows = np.repeat(np.arange(len(pos_q)), repeats)
-        neg_rows = np.repeat(neg_start[pos_q], repeats) + positions(_offsets(repeats))
+        neg_rows = np.repeat(neg_start[pos_q], repeats) + positions(offsets_of(repeats))
         return pa.table({
             "qid": self.positives["qid"].take(pa.array(pos_rows, pa.int64())),
             "positive_docno": self.positives["docno"].take(pa.array(pos_rows, pa.int64())),
@@ -155,12 +155,6 @@ class TrainingSet:
 
 def _query_codes(qid: pa.ChunkedArray | pa.Array, queries: list[str]) -> np.ndarray:
     return pc.index_in(qid, value_set=pa.array(queries, pa.string())).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
-def _offsets(counts: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=out[1:])
-    return out
 
 
 def _by_query(table: pa.Table, columns) -> dict[str, list[dict]]:

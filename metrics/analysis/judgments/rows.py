@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import MetricsError
-from ...ranking import Ranked, positions
+from ...ranking import Ranked, offsets_of, positions
 
 
 @dataclass
@@ -159,8 +159,7 @@ def group(rows: Rows, select: np.ndarray, *, keep=None, per_query: int | None = 
         groups = {k: v[capped] for k, v in groups.items()}
 
     # member rows of the kept groups, in system order within a group
-    member_offsets = np.zeros(len(groups["counts"]) + 1, dtype=np.int64)
-    np.cumsum(groups["counts"], out=member_offsets[1:])
+    member_offsets = offsets_of(groups["counts"])
     members = order[np.repeat(groups["start"], groups["counts"]) + positions(member_offsets)]
     names = pa.array(rows.systems, pa.string()).take(pa.array(system[members], type=pa.int64()))
     rank_values = pa.array(rank[members], pa.int64())

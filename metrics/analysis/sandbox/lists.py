@@ -101,31 +101,32 @@ class Sandbox:
     def replace(self, **changes) -> Sandbox:
         return dataclasses.replace(self, **changes)
 
-    def _reordered(self, order) -> Sandbox:
+    def reordered(self, order) -> Sandbox:
+        """The list in ``order`` (positions of the current list), each grade with its name."""
         order = list(order)
         return self.replace(grades=tuple(self.grades[i] for i in order), names=tuple(self.names[i] for i in order))
 
     def ideal(self) -> Sandbox:
         """Grades descending (unjudged count as 0); equal grades keep their order."""
         key = np.array([-(g or 0) for g in self.grades])
-        return self._reordered(np.argsort(key, kind="stable"))
+        return self.reordered(np.argsort(key, kind="stable"))
 
     def reversed(self) -> Sandbox:
-        return self._reordered(range(len(self) - 1, -1, -1))
+        return self.reordered(range(len(self) - 1, -1, -1))
 
     def shuffled(self, seed: int = 0) -> Sandbox:
         """A permutation drawn with ``numpy.random.default_rng(seed)``: the same seed, the same order."""
-        return self._reordered(np.random.default_rng(int(seed)).permutation(len(self)))
+        return self.reordered(np.random.default_rng(int(seed)).permutation(len(self)))
 
     def swapped(self, i: int, j: int) -> Sandbox:
         order = list(range(len(self)))
         order[i], order[j] = order[j], order[i]
-        return self._reordered(order)
+        return self.reordered(order)
 
     def moved(self, i: int, step: int) -> Sandbox:
         """The document at index ``i`` moved ``step`` places (-1 = up); clamped at the ends."""
         j = min(max(i + step, 0), len(self) - 1)
-        return self.swapped(i, j) if abs(j - i) == 1 else self._reordered(_move(len(self), i, j))
+        return self.swapped(i, j) if abs(j - i) == 1 else self.reordered(_move(len(self), i, j))
 
     def regraded(self, i: int, grade) -> Sandbox:
         grades = list(self.grades)

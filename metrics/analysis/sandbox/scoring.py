@@ -196,7 +196,7 @@ def tie_orderings(sb: Sandbox, *, n: int = 3, seed: int = 0) -> pd.DataFrame:
 
     def tie_shuffled(s: Sandbox) -> Sandbox:
         key = np.array([-(g or 0) for g in s.grades], dtype=np.float64)
-        return s._reordered(np.lexsort((rng.random(len(s)), key)))
+        return s.reordered(np.lexsort((rng.random(len(s)), key)))
 
     candidates = [("ideal order, ties by name", _by_name_within_ties(ideal))]
     candidates += [(f"ideal order, ties shuffled (draw {i + 1})", tie_shuffled(ideal)) for i in range(n)]
@@ -217,7 +217,7 @@ def tie_orderings(sb: Sandbox, *, n: int = 3, seed: int = 0) -> pd.DataFrame:
 
 def _by_name_within_ties(s: Sandbox) -> Sandbox:
     key = np.array([-(g or 0) for g in s.grades])
-    return s._reordered(np.lexsort((np.array(s.names, dtype=object).astype(str), key)))
+    return s.reordered(np.lexsort((np.array(s.names, dtype=object).astype(str), key)))
 
 
 def _permute_equal(s: Sandbox, rng: np.random.Generator) -> Sandbox:
@@ -229,7 +229,7 @@ def _permute_equal(s: Sandbox, rng: np.random.Generator) -> Sandbox:
     for idx in groups.values():
         idx = np.asarray(idx)
         order[idx] = idx[rng.permutation(len(idx))]
-    return s._reordered(order)
+    return s.reordered(order)
 
 
 def what_if(sb: Sandbox, *, measure: str | None = None) -> pd.DataFrame:

@@ -13,15 +13,12 @@ qid as ``customdata[0]``, so a page can open the clicked query.
 """
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
-from .curves import LAYOUT
+from .curves import new_figure, plain, rgba
 
 BETTER = "#2ca02c"
 WORSE = "#d62728"
@@ -30,21 +27,7 @@ TIE = "#9e9e9e"
 MAX_TICK_LABELS = 60
 
 
-def _plain(text) -> str:
-    """User text made inert inside a hovertemplate: no HTML, no %{...} placeholders."""
-    return html.escape(str(text)).replace("%{", "%\u200b{")
 
-
-def _rgba(colour: str, alpha: float) -> str:
-    r, g, b = plotly.colors.hex_to_rgb(colour)
-    return f"rgba({r}, {g}, {b}, {alpha})"
-
-
-def _figure(**layout) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(**LAYOUT)
-    fig.update_layout(**layout)
-    return fig
 
 
 def _require(frame: pd.DataFrame, columns, what: str) -> None:
@@ -63,7 +46,7 @@ def sign_colors(delta, tolerance: float = 1e-9) -> list[str]:
 def _customdata(rows: pd.DataFrame) -> np.ndarray:
     text = rows["text"].fillna("").astype(str).map(_short) if "text" in rows else pd.Series("", index=rows.index)
     return np.column_stack([rows["qid"].astype(str).to_numpy(), rows["baseline"].to_numpy(dtype=float),
-                            rows["system"].to_numpy(dtype=float), text.map(_plain).to_numpy()]).astype(object)
+                            rows["system"].to_numpy(dtype=float), text.map(plain).to_numpy()]).astype(object)
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -80,13 +63,13 @@ def delta_bars(per_query: pd.DataFrame, *, measure: str, baseline: str, system: 
     _require(per_query, ("qid", "baseline", "system", "delta"), "delta_bars")
     rows = per_query.sort_values(["delta", "qid"], ascending=[False, True], kind="stable")
     qids = rows["qid"].astype(str).tolist()
-    fig = _figure(xaxis_title=f"query (sorted by difference; {len(qids)} queries)",
+    fig = new_figure(xaxis_title=f"query (sorted by difference; {len(qids)} queries)",
                   yaxis_title=f"Δ {measure} ({system} − {baseline})", showlegend=False, bargap=0.15,
                   hovermode="closest", clickmode="event+select")
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=qids,
                      showticklabels=len(qids) <= MAX_TICK_LABELS)
-    hover = (f"query %{{customdata[0]}}<br>Δ = %{{y:+.4f}}<br>{_plain(baseline)}: %{{customdata[1]:.4f}}"
-             f"<br>{_plain(system)}: %{{customdata[2]:.4f}}<br>%{{customdata[3]}}<extra></extra>")
+    hover = (f"query %{{customdata[0]}}<br>Δ = %{{y:+.4f}}<br>{plain(baseline)}: %{{customdata[1]:.4f}}"
+             f"<br>{plain(system)}: %{{customdata[2]:.4f}}<br>%{{customdata[3]}}<extra></extra>")
     fig.add_trace(go.Bar(x=qids, y=rows["delta"].to_numpy(dtype=float), name="Δ",
                          marker_color=sign_colors(rows["delta"], tolerance), customdata=_customdata(rows),
                          hovertemplate=hover))
@@ -102,13 +85,13 @@ def paired_scatter(per_query: pd.DataFrame, *, measure: str, baseline: str, syst
     y = per_query["system"].to_numpy(dtype=float)
     both = np.concatenate([x, y]) if len(x) else np.array([0.0, 1.0])
     lo, hi = float(min(both.min(), 0.0)), float(max(both.max(), 1.0 if both.max() <= 1 else both.max()))
-    fig = _figure(xaxis_title=f"{baseline}: {measure}", yaxis_title=f"{system}: {measure}", showlegend=False,
+    fig = new_figure(xaxis_title=f"{baseline}: {measure}", yaxis_title=f"{system}: {measure}", showlegend=False,
                   hovermode="closest", clickmode="event+select")
     fig.update_xaxes(range=[lo - 0.02 * (hi - lo), hi + 0.02 * (hi - lo)])
     fig.update_yaxes(range=[lo - 0.02 * (hi - lo), hi + 0.02 * (hi - lo)], scaleanchor="x", scaleratio=1)
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="y = x (no change)",
                              line={"color": "#888", "dash": "dash", "width": 1}, hoverinfo="skip"))
-    hover = (f"query %{{customdata[0]}}<br>{_plain(baseline)}: %{{x:.4f}}<br>{_plain(system)}: %{{y:.4f}}"
+    hover = (f"query %{{customdata[0]}}<br>{plain(baseline)}: %{{x:.4f}}<br>{plain(system)}: %{{y:.4f}}"
              f"<br>%{{customdata[3]}}<extra></extra>")
     fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="queries",
                              marker={"color": sign_colors(per_query["delta"], tolerance), "size": 8,
@@ -123,9 +106,9 @@ def delta_histogram(per_query: pd.DataFrame, *, measure: str, baseline: str, sys
     _require(per_query, ("delta",), "delta_histogram")
     delta = per_query["delta"].to_numpy(dtype=float)
     n_bins = bins or int(np.clip(np.ceil(np.sqrt(max(len(delta), 1))) * 2, 10, 80))
-    fig = _figure(xaxis_title=f"Δ {measure} ({system} − {baseline})", yaxis_title="queries", showlegend=False,
+    fig = new_figure(xaxis_title=f"Δ {measure} ({system} − {baseline})", yaxis_title="queries", showlegend=False,
                   bargap=0.05)
-    fig.add_trace(go.Histogram(x=delta, nbinsx=n_bins, name="Δ", marker_color=_rgba("#1f77b4", 0.75),
+    fig.add_trace(go.Histogram(x=delta, nbinsx=n_bins, name="Δ", marker_color=rgba("#1f77b4", 0.75),
                                hovertemplate="Δ in %{x}<br>%{y} queries<extra></extra>"))
     fig.add_vline(x=0, line={"color": "#555", "width": 1})
     if len(delta):
@@ -145,10 +128,10 @@ def profile_figure(profile: pd.DataFrame, *, measure_label: str, baseline: str, 
     k = profile["k"].to_numpy(dtype=np.int64)
     diff, low, high = (profile[c].to_numpy(dtype=float) for c in ("diff", "ci_low", "ci_high"))
     label = f"{int(round(level * 100))}% CI"
-    fig = _figure(xaxis_title="k (cutoff)", yaxis_title=f"Δ {measure_label} ({system} − {baseline})",
+    fig = new_figure(xaxis_title="k (cutoff)", yaxis_title=f"Δ {measure_label} ({system} − {baseline})",
                   hovermode="x unified")
     fig.add_trace(go.Scatter(x=np.concatenate([k, k[::-1]]), y=np.concatenate([high, low[::-1]]), fill="toself",
-                             fillcolor=_rgba("#1f77b4", 0.18), line={"width": 0}, name=label, hoverinfo="skip"))
+                             fillcolor=rgba("#1f77b4", 0.18), line={"width": 0}, name=label, hoverinfo="skip"))
     colors = np.where(low > 0, BETTER, np.where(high < 0, WORSE, "#1f77b4")).tolist()
     fig.add_trace(go.Scatter(x=k, y=diff, mode="lines+markers", name="mean Δ",
                              line={"color": "#1f77b4", "width": 2}, marker={"color": colors, "size": 6},
@@ -161,10 +144,10 @@ def profile_figure(profile: pd.DataFrame, *, measure_label: str, baseline: str, 
 
 def figures_html(figures: dict[str, go.Figure], title: str) -> str:
     """One self-contained HTML page holding several figures under headings (plotly.js from the CDN)."""
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_plain(title)}</title></head><body>",
-             f"<h1>{_plain(title)}</h1>"]
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{plain(title)}</title></head><body>",
+             f"<h1>{plain(title)}</h1>"]
     for i, (heading, fig) in enumerate(figures.items()):
-        parts.append(f"<h2>{_plain(heading)}</h2>")
+        parts.append(f"<h2>{plain(heading)}</h2>")
         parts.append(fig.to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -62,7 +62,7 @@ def system_colors(systems: Iterable[str], palette: Sequence[str] = PALETTE) -> d
     return {name: palette[i % len(palette)] for i, name in enumerate(names)}
 
 
-def _rgba(colour: str, alpha: float) -> str:
+def rgba(colour: str, alpha: float) -> str:
     """``#rrggbb`` or ``rgb(r, g, b)`` -> ``rgba(r, g, b, alpha)``."""
     if colour.startswith("#"):
         r, g, b = plotly.colors.hex_to_rgb(colour)
@@ -71,12 +71,13 @@ def _rgba(colour: str, alpha: float) -> str:
     return f"rgba({int(r)}, {int(g)}, {int(b)}, {alpha})"
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """User text made inert inside a hovertemplate: no HTML, no %{...} placeholders."""
     return html.escape(str(text)).replace("%{", "%\u200b{")
 
 
-def _figure(**layout) -> go.Figure:
+def new_figure(**layout) -> go.Figure:
+    """An empty figure in the house layout (:data:`LAYOUT`), then ``layout``."""
     fig = go.Figure()
     fig.update_layout(**LAYOUT)
     fig.update_layout(**layout)
@@ -101,7 +102,7 @@ def leaderboard_bars(means_table: pd.DataFrame, measure: str, *, colors: Mapping
         column = column.sort_values(ascending=False, kind="stable")
     systems = [str(s) for s in column.index]
     palette = colors if colors is not None else system_colors(means_table.index)
-    fig = _figure(yaxis_title=measure, xaxis_title="system", showlegend=False)
+    fig = new_figure(yaxis_title=measure, xaxis_title="system", showlegend=False)
     fig.add_trace(go.Bar(
         x=systems, y=column.to_numpy(), name=measure,
         marker_color=[palette.get(s, PALETTE[0]) for s in systems],
@@ -213,7 +214,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
     palette = colors if colors is not None else system_colors(systems)
     has_band_columns = {"lower", "upper"} <= set(frame.columns)
 
-    fig = _figure(
+    fig = new_figure(
         xaxis_title="k (cutoff)", yaxis_title=measure_label, hovermode="closest",
         xaxis={"type": "log" if log_x else "linear"},
     )
@@ -237,7 +238,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
         if lower is not None:
             fig.add_trace(_band_trace(system, k, lower, upper, colour, band_label))
         customdata = None
-        hover = f"<b>{_plain(system)}</b><br>k = %{{x}}<br>{_plain(measure_label)} = %{{y:.4f}}"
+        hover = f"<b>{plain(system)}</b><br>k = %{{x}}<br>{plain(measure_label)} = %{{y:.4f}}"
         if lower is not None:
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
@@ -262,7 +263,7 @@ def _band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray
         x=np.concatenate([k, k[::-1]]), y=np.concatenate([upper, lower[::-1]]),
         name=f"{system} {band_label}", legendgroup=system, showlegend=False,
         mode="lines", line={"width": 0, "color": colour}, fill="toself",
-        fillcolor=_rgba(colour, BAND_ALPHA), hoverinfo="skip",
+        fillcolor=rgba(colour, BAND_ALPHA), hoverinfo="skip",
     )
 
 
@@ -325,7 +326,7 @@ def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
     systems = list(dict.fromkeys(str(s) for s in frame["system"]))
     palette = colors if colors is not None else system_colors(systems)
     has_band = {"lower", "upper"} <= set(frame.columns)
-    fig = _figure(xaxis_title="recall", yaxis_title=f"{measure_label} (interpolated precision)",
+    fig = new_figure(xaxis_title="recall", yaxis_title=f"{measure_label} (interpolated precision)",
                   hovermode="closest", xaxis={"range": [-0.02, 1.02]}, yaxis={"range": [0, 1.02]})
     lines = []
     for system, part in frame.groupby("system", sort=False, observed=True):
@@ -333,7 +334,7 @@ def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
         part = part.sort_values("recall", kind="stable")
         recall = part["recall"].to_numpy(dtype=np.float64)
         colour = palette.get(system, PALETTE[0])
-        hover = f"<b>{_plain(system)}</b><br>{_plain(measure_label)}@%{{x:.2f}} = %{{y:.4f}}"
+        hover = f"<b>{plain(system)}</b><br>{plain(measure_label)}@%{{x:.2f}} = %{{y:.4f}}"
         customdata = None
         if has_band:
             lower, upper = part["lower"].to_numpy(dtype=np.float64), part["upper"].to_numpy(dtype=np.float64)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ...analysis.explain import STATUS, RelevanceMatrix
 from ...errors import MetricsError
-from .curves import LAYOUT, PALETTE, _plain
+from .curves import PALETTE, new_figure, plain
 
 __all__ = ["GRADE_COLORS", "UNJUDGED_COLOR", "NOT_RETRIEVED_COLOR", "grade_color", "text_color", "ranked_lists",
            "contribution_waterfall", "cumulative_gain", "relevance_heatmap", "discount_curve", "gain_bars"]
@@ -43,12 +43,6 @@ def text_color(grade, status: str = "judged") -> str:
         return "#222222"
     return "#ffffff" if int(grade) >= 3 else "#222222"
 
-
-def _figure(**layout) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(**LAYOUT)
-    fig.update_layout(**layout)
-    return fig
 
 
 def _grade_text(grade, status) -> str:
@@ -89,7 +83,7 @@ def ranked_lists(frames: Mapping[str, pd.DataFrame], *, colors: Mapping[str, str
     if not systems:
         raise MetricsError("no ranked lists to draw", fix="pick at least one system")
     depth = max((len(f) for f in frames.values()), default=1)
-    fig = _figure(height=max(320, 34 * depth + 120), showlegend=False, hovermode="closest",
+    fig = new_figure(height=max(320, 34 * depth + 120), showlegend=False, hovermode="closest",
                   xaxis={"tickmode": "array", "tickvals": list(range(len(systems))), "ticktext": systems,
                          "range": [-0.5, len(systems) - 0.5], "side": "top", "showgrid": False, "zeroline": False},
                   yaxis={"title": "rank", "autorange": "reversed", "dtick": 1, "zeroline": False})
@@ -126,7 +120,7 @@ def ranked_lists(frames: Mapping[str, pd.DataFrame], *, colors: Mapping[str, str
         titles = frame["title"].fillna("").astype(str).to_numpy() if "title" in frame.columns else None
         if titles is None:
             titles = [""] * len(frame)
-        hover = [f"<b>{_plain(system)}</b> rank {r}<br>{_plain(d)}" + (f"<br>{_plain(t)}" if t else "")
+        hover = [f"<b>{plain(system)}</b> rank {r}<br>{plain(d)}" + (f"<br>{plain(t)}" if t else "")
                  + f"<br>{_status_text(g, s)}"
                  for r, d, g, s, t in zip(frame["rank"], frame["docno"].astype(str), grade, status, titles)]
         fig.add_trace(go.Scatter(
@@ -157,7 +151,7 @@ def contribution_waterfall(frame: pd.DataFrame, *, title: str | None = None) -> 
     total = float(frame["dcg"].iloc[-1]) if depth else 0.0
     labels = [str(r) for r in ranks] + [f"DCG@{depth}"]
     hover = [f"rank {r}: gain {g:g} / log2({r}+1) = {c:.4f}" for r, g, c in zip(ranks, gains, contributions)]
-    fig = _figure(title=title, yaxis_title="DCG", xaxis_title="rank", showlegend=False,
+    fig = new_figure(title=title, yaxis_title="DCG", xaxis_title="rank", showlegend=False,
                   xaxis={"type": "category"})
     fig.add_trace(go.Waterfall(
         x=labels, y=np.append(contributions, total), measure=["relative"] * depth + ["total"],
@@ -176,7 +170,7 @@ def cumulative_gain(frame: pd.DataFrame, *, title: str | None = None) -> go.Figu
     """
     _require(frame, ("rank", "dcg", "idcg", "ndcg"), "cumulative_gain")
     rank = frame["rank"].to_numpy()
-    fig = _figure(title=title, xaxis_title="rank", hovermode="x unified",
+    fig = new_figure(title=title, xaxis_title="rank", hovermode="x unified",
                   yaxis={"title": "cumulative gain", "rangemode": "tozero"},
                   yaxis2={"title": "nDCG@rank", "overlaying": "y", "side": "right", "range": [0, 1.05],
                           "tickmode": "linear", "tick0": 0, "dtick": 0.2, "showgrid": False})
@@ -214,10 +208,10 @@ def relevance_heatmap(matrix: RelevanceMatrix, *, title: str | None = None) -> g
     qids = [str(q) for q in matrix.qids]
     hover = np.empty(status.shape, dtype=object)
     for qi, q in enumerate(qids):  # hover labels only: a loop over the rows drawn, not a computation
-        hover[qi] = [f"query {_plain(q)}, rank {p + 1}<br>{_plain(d) if d is not None else ''}<br>"
+        hover[qi] = [f"query {plain(q)}, rank {p + 1}<br>{plain(d) if d is not None else ''}<br>"
                      + _status_text(g, s)
                      for p, (d, s, g) in enumerate(zip(matrix.docno[qi], status_text[qi], matrix.grade[qi]))]
-    fig = _figure(title=title, height=max(320, 14 * len(qids) + 120), xaxis_title="rank",
+    fig = new_figure(title=title, height=max(320, 14 * len(qids) + 120), xaxis_title="rank",
                   yaxis={"title": "query", "type": "category", "autorange": "reversed"})
     fig.add_trace(go.Heatmap(
         z=category, x=np.arange(1, matrix.depth + 1), y=qids, zmin=-0.5, zmax=n_cat - 0.5,
@@ -236,7 +230,7 @@ def discount_curve(frame: pd.DataFrame, *, marks: Sequence[int] = (1, 5, 10)) ->
     ``frame`` has columns ``rank, discount`` (:func:`metrics.sandbox.discount_curve`).
     """
     _require(frame, ("rank", "discount"), "discount_curve")
-    fig = _figure(xaxis_title="rank", yaxis_title="discount 1 / log2(rank + 1)", showlegend=False,
+    fig = new_figure(xaxis_title="rank", yaxis_title="discount 1 / log2(rank + 1)", showlegend=False,
                   yaxis={"range": [0, 1.1]})
     fig.add_trace(go.Scatter(x=frame["rank"], y=frame["discount"], mode="lines+markers", name="discount",
                              line={"color": GRADE_COLORS[3]},
@@ -256,7 +250,7 @@ def discount_curve(frame: pd.DataFrame, *, marks: Sequence[int] = (1, 5, 10)) ->
 def gain_bars(table: pd.DataFrame) -> go.Figure:
     """Linear and exponential gain per grade, side by side (:func:`metrics.sandbox.gain_table`)."""
     _require(table, ("grade", "linear gain", "exponential gain"), "gain_bars")
-    fig = _figure(xaxis_title="grade", yaxis_title="gain", barmode="group", xaxis={"dtick": 1})
+    fig = new_figure(xaxis_title="grade", yaxis_title="gain", barmode="group", xaxis={"dtick": 1})
     fig.add_trace(go.Bar(x=table["grade"], y=table["linear gain"], name="linear: rel",
                          marker_color=GRADE_COLORS[2], text=table["linear gain"], textposition="outside"))
     fig.add_trace(go.Bar(x=table["grade"], y=table["exponential gain"], name="exponential: 2^rel - 1",

@@ -12,14 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
-from .curves import LAYOUT, PALETTE, _plain, metric_curve, system_colors
-
-
-def _figure(**layout) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(**LAYOUT)
-    fig.update_layout(**layout)
-    return fig
+from .curves import PALETTE, metric_curve, new_figure, plain, system_colors
 
 
 def _need(frame: pd.DataFrame, columns, what: str, fix: str) -> None:
@@ -55,7 +48,7 @@ def strategy_ranks(table: pd.DataFrame, *, labels: Mapping[str, str] | None = No
     labels = labels or {}
     palette = colors if colors is not None else system_colors(systems)
     n = max(len(systems), 1)
-    fig = _figure(xaxis_title="treatment of unjudged documents", yaxis_title=f"rank by {measure}".strip(),
+    fig = new_figure(xaxis_title="treatment of unjudged documents", yaxis_title=f"rank by {measure}".strip(),
                   hovermode="closest", showlegend=True)
     fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(range(1, n + 1)), range=[n + 0.5, 0.5])
     for system in systems:
@@ -70,7 +63,7 @@ def strategy_ranks(table: pd.DataFrame, *, labels: Mapping[str, str] | None = No
             line={"color": palette.get(system, PALETTE[0]), "width": 2},
             marker={"size": 10}, text=[f"{v:.4f}" if np.isfinite(v) else "" for v in values],
             textposition="top center", textfont={"size": 10}, customdata=values,
-            hovertemplate=f"<b>{_plain(system)}</b><br>%{{x}}<br>rank %{{y}}<br>{_plain(measure)} = "
+            hovertemplate=f"<b>{plain(system)}</b><br>%{{x}}<br>rank %{{y}}<br>{plain(measure)} = "
                           "%{customdata:.4f}<extra></extra>",
         ))
     return fig
@@ -87,7 +80,7 @@ def first_unjudged_box(frame: pd.DataFrame, *, colors: Mapping[str, str] | None 
           "pass the frame of metrics.judgments.first_unjudged")
     systems = list(dict.fromkeys(str(s) for s in frame["system"]))
     palette = colors if colors is not None else system_colors(systems)
-    fig = _figure(xaxis_title="system", yaxis_title="rank of the first unjudged document", showlegend=False)
+    fig = new_figure(xaxis_title="system", yaxis_title="rank of the first unjudged document", showlegend=False)
     for system in systems:
         part = frame[frame["system"].astype(str) == system]
         values = part["first_unjudged"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
@@ -95,7 +88,7 @@ def first_unjudged_box(frame: pd.DataFrame, *, colors: Mapping[str, str] | None 
         fig.add_trace(go.Box(
             y=values[keep], name=_plain(system), marker_color=palette.get(system, PALETTE[0]), boxpoints="all",
             jitter=0.4, pointpos=0, text=part["qid"].astype(str).to_numpy()[keep],
-            hovertemplate=f"<b>{_plain(system)}</b><br>query %{{text}}<br>first unjudged at rank %{{y}}<extra></extra>",
+            hovertemplate=f"<b>{plain(system)}</b><br>query %{{text}}<br>first unjudged at rank %{{y}}<extra></extra>",
         ))
     return fig
 
@@ -109,7 +102,7 @@ def overlap_heatmap(matrix: pd.DataFrame, *, k: int | None = None) -> go.Figure:
     names = [str(s) for s in matrix.index]
     values = matrix.to_numpy(dtype=float)
     title = f"Jaccard@{k}" if k else "Jaccard"
-    fig = _figure(xaxis_title="", yaxis_title="", height=max(260, 70 * len(names) + 120))
+    fig = new_figure(xaxis_title="", yaxis_title="", height=max(260, 70 * len(names) + 120))
     fig.add_trace(go.Heatmap(
         z=values, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", colorbar={"title": title},
         text=[[f"{v:.2f}" if np.isfinite(v) else "" for v in row] for row in values], texttemplate="%{text}",

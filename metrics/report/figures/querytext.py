@@ -9,14 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .curves import LAYOUT
-
-
-def _figure(**layout) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(**LAYOUT)
-    fig.update_layout(**layout)
-    return fig
+from .curves import new_figure
 
 
 def length_scatter(points: pd.DataFrame, trend: pd.DataFrame, *, measure: str,
@@ -24,7 +17,7 @@ def length_scatter(points: pd.DataFrame, trend: pd.DataFrame, *, measure: str,
     """Per-query ``value`` against ``length`` (:func:`length_vs_score`), one colour per system, and each
     system's least-squares line (:func:`length_trend`) over the lengths seen; the qid is ``customdata[0]``."""
     colors = colors or {}
-    fig = _figure(xaxis_title="query length (terms)", yaxis_title=html.escape(measure))
+    fig = new_figure(xaxis_title="query length (terms)", yaxis_title=html.escape(measure))
     lines = trend.set_index("system")
     for system, rows in points.groupby("system", sort=False, observed=True):
         color = colors.get(str(system))
@@ -45,7 +38,7 @@ def bucket_bars(buckets: pd.DataFrame, *, measure: str, colors: Mapping[str, str
     """Mean ``measure`` per length bucket (:func:`by_length_bucket`), grouped bars per system, the
     number of queries in each bucket on hover."""
     colors = colors or {}
-    fig = _figure(barmode="group", xaxis_title="query length (terms)", yaxis_title=f"mean {html.escape(measure)}")
+    fig = new_figure(barmode="group", xaxis_title="query length (terms)", yaxis_title=f"mean {html.escape(measure)}")
     for system, rows in buckets.groupby("system", sort=False, observed=True):
         fig.add_trace(go.Bar(x=rows["bucket"].astype(str), y=rows["mean"], name=html.escape(str(system)),
                              marker_color=colors.get(str(system)), customdata=rows["n_queries"],

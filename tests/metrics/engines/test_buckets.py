@@ -93,3 +93,16 @@ def test_an_input_that_cannot_be_opened_goes_to_the_local_reader(tmp_path, monke
     assert buckets.choose_engine(str(tmp_path / "missing.txt")) == "local"
     with pytest.raises(metrics.MetricsError):
         metrics.evaluate(str(tmp_path / "missing.txt"), str(tmp_path / "missing.txt"), ["RR"])
+
+
+def test_one_registry_names_the_engines_the_cli_and_the_dispatcher_take():
+    from metrics.cli.eval import register  # noqa: F401  (the CLI reads the registry)
+    from metrics.errors import MetricsError
+
+    assert list(buckets.ENGINES) == ["local", "streaming", "dask"]
+    assert buckets.PARTITIONED == ("streaming", "dask")
+    assert buckets.check_engine("dask") == "dask"
+    with pytest.raises(MetricsError, match="engine='spark' is not an option"):
+        scale.evaluate("q", ["r"], engine="spark")
+    with pytest.raises(MetricsError, match="use streaming, dask"):
+        streaming.evaluate("q", ["r"], ["AP"], engine="local")

@@ -17,7 +17,7 @@ import pytest
 import metrics
 import metrics.settings
 from metrics.errors import MetricsError
-from metrics.io.sources import check_upload, expand, sha256_later
+from metrics.io.sources import check_upload, expand, sha256_later, upload_refusals
 from metrics.io.topics import read_topics
 from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT, STREAMING
 
@@ -175,10 +175,19 @@ def test_server_file_errors_name_the_line_without_quoting_it(server):
 def test_check_upload_bounds_files_and_bytes():
     settings = metrics.settings.Settings(upload_files=2, upload_bytes=100)
     check_upload([("a.run", b"x" * 50), ("b.run", b"y" * 50)], settings)
-    with pytest.raises(MetricsError, match="3 files in one upload; this server takes at most 2"):
+    with pytest.raises(MetricsError, match="more than 2 files in one upload"):
         check_upload([("a", b""), ("b", b""), ("c", b"")], settings)
-    with pytest.raises(MetricsError, match="101 bytes"):
+    with pytest.raises(MetricsError, match="would exceed 100 B"):
         check_upload([("a.run", 60), ("b.run", b"z" * 41)], settings)
+
+
+def test_upload_refusals_keep_files_in_order_while_the_bounds_hold():
+    # bounds: 2 files, 100 bytes. 60 kept (60); 50 refused (110 > 100); 40 kept (100); 1 refused (a third file)
+    settings = metrics.settings.Settings(upload_files=2, upload_bytes=100)
+    refusals = upload_refusals([("a", 60), ("b", 50), ("c", 40), ("d", 1)], settings)
+    assert [r is None for r in refusals] == [True, False, True, False]
+    assert refusals[1].source == "b" and "would exceed 100 B" in str(refusals[1])
+    assert refusals[3].source == "d" and "more than 2 files in one upload" in str(refusals[3])
 
 
 # --------------------------------------------------------------------------- exit while hashing

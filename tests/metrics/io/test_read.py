@@ -41,3 +41,14 @@ def test_name_and_source_defaults(tmp_path, file_name, name):
 def test_unsupported_input_type():
     with pytest.raises(MetricsError, match="cannot read a run from a int"):
         io.read_run(42)
+
+
+def test_layout_of_tells_parquet_whole_files_and_trec_text_for_every_reader():
+    from metrics.io.read import layout_of
+    from metrics.io.sources import PARQUET_MAGIC, UTF8_BOM, without_bom
+
+    assert layout_of(PARQUET_MAGIC + b"\x15\x04") == "parquet"
+    assert layout_of(b'{"q1": {"d1": 1.0}}') == "whole"
+    assert layout_of(UTF8_BOM + b"# comment\n\nqid\tdocno\tscore\nq1\td1\t1\n") == "whole"   # a header line
+    assert layout_of(UTF8_BOM + b"q1 Q0 d1 1 2.5 sys\n") == "text"
+    assert without_bom(UTF8_BOM + b"x") == b"x" and without_bom(b"x") == b"x"

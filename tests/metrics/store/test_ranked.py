@@ -10,6 +10,7 @@ from metrics import io
 from metrics.errors import MetricsError
 from metrics.ranking import rank
 from metrics.store import Quota, Workspace
+from metrics.store import cached as cached_module
 from metrics.store import workspace as workspace_module
 
 from .test_workspace import schema_1_file
@@ -72,7 +73,7 @@ def test_a_cached_ranked_run_equals_ranking_and_evaluation_of_the_files(ws, file
     run, qrels, proxy = files
     built = ws.load_ranked("c", "sys")
     assert len(cache_files(ws)) == 2
-    monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+    monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
     cached = ws.load_ranked("c", "sys")
     assert_same(cached, rank(io.read_run(run), io.read_qrels(qrels), name="sys"))
     assert_same(built, cached)
@@ -91,7 +92,7 @@ def test_the_proxy_variant_round_trips(ws, files, monkeypatch):
     assert len(cache_files(ws)) == 2  # one rows file for the run and qrels, one join file per proxy
     ws.load_ranked("c", "sys")
     assert len(cache_files(ws)) == 3
-    monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+    monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
     want = rank(io.read_run(run), io.read_qrels(qrels), inferred=io.read_qrels(proxy), name="sys")
     assert want.inferred.any()
     assert_same(ws.load_ranked("c", "sys", inferred=True), want)
@@ -142,7 +143,7 @@ def test_deleting_and_replacing_remove_the_cache_and_renaming_keeps_it(ws, files
     ws.rename_run("c", "sys", "renamed")
     ws.rename_collection("c", "d")
     assert len(cache_files(ws)) == 2  # keyed by content: still the same run and qrels
-    monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+    monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
     assert ws.load_ranked("d", "renamed").name == "renamed"
     monkeypatch.undo()
     ws.set_qrels("d", io.read_qrels(proxy))  # other judgments: the old pair is stale
@@ -192,7 +193,7 @@ def test_a_read_only_view_reads_the_cache_and_never_writes_it(ws, files, monkeyp
     ws.load_ranked("c", "sys")
     folder = workspace_module.cache_folder(ws.path)
     (folder / "join-0-0-none.arrow").write_bytes(b"a stale file a read-only view must leave alone")
-    monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+    monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
     assert_same(view.load_ranked("c", "sys"), want)
     assert (folder / "join-0-0-none.arrow").exists()
     with pytest.raises(MetricsError):
@@ -203,7 +204,7 @@ def test_a_workspace_opened_read_only_reads_the_cache(ws, files, monkeypatch):
     run, qrels, _ = files
     ws.load_ranked("c", "sys")
     ws.close()
-    monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+    monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
     with Workspace(ws.path, read_only=True) as reader:
         assert_same(reader.load_ranked("c", "sys"), rank(io.read_run(run), io.read_qrels(qrels), name="sys"))
 
@@ -213,7 +214,7 @@ def test_two_workspace_objects_on_one_file_share_the_cache_safely(ws, files, mon
     other = Workspace(ws.path)
     try:
         first = other.load_ranked("c", "sys")
-        monkeypatch.setattr(workspace_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+        monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
         assert_same(ws.load_ranked("c", "sys"), first)
         monkeypatch.undo()
         ws.delete_run("c", "sys")

@@ -1,0 +1,115 @@
+"""Runs of a collection: add, list, load, rename, delete, and the baseline."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .. import io
+from ..errors import MetricsError
+from . import tables
+from .records import RunInfo, Usage, run_changed, writes
+
+
+class Runs:
+    """Part of :class:`metrics.store.Workspace` (see the module)."""
+
+    def runs(self, collection: str) -> list[RunInfo]:
+        """The collection's runs in the order they were added."""
+        with self._read() as cur:
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.runs(collection)
+            return [info for info, _ in tables.infos(cur, role="run", collection_id=cid)]
+
+    @writes
+    def add_run(self, collection: str, run, name: str | None = None, *, recipe=None) -> RunInfo:
+        """Store a run (a parsed Run, or anything ``metrics.io.read_run`` reads) in a collection.
+
+        ``recipe``: how a fused run was made (a ``Recipe`` or its ``to_dict()``), kept with the
+        content and returned as ``RunInfo.recipe``.
+
+        The name defaults to the run's; a name already taken gets " (2)", " (3)", ...
+        A run whose content (digest) the collection already holds is not added
+        again: its existing entry is returned. Over the quota, :class:`QuotaExceeded`
+        is raised before a line is written.
+        """
+        run = tables.as_run(run)
+        name = tables.clean_name(run.name if name is None else name, "run")
+        with self._write(run.source) as cur:
+            cid = self._own(cur, collection)
+            existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
+            if existing is not None:
+                return existing
+            if self.quota.limited:
+                used = self._usage(cur)
+                new = tables.stored_id(cur, "run", tables.digest(run)) is None
+                size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
+                self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
+            name = tables.unique_name(name, tables.run_names(cur, cid))
+            if recipe is not None and not isinstance(recipe, Mapping):
+                recipe = recipe.to_dict()
+            tables.link(cur, cid, "run", tables.store_object(cur, "run", run, recipe), name, run.source)
+            return tables.infos(cur, role="run", collection_id=cid, name=name)[0][0]
+
+    def load_run(self, collection: str, name: str, *, digest: str | None = None) -> io.Run:
+        """The stored run, rows in file order, as an Arrow-backed Run (no per-row Python).
+
+        With ``digest``, the run must still hold that content (a page that listed it may be
+        reading after another tab replaced it): MetricsError otherwise, never other rows.
+        """
+        with self._read() as cur:
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.load_run(collection, name, digest=digest)
+            info = tables.infos(cur, role="run", collection_id=cid, name=name)
+            if not info:
+                raise tables.no_run(collection, name)
+            if digest is not None and info[0][0].digest != digest:
+                raise run_changed(name, collection)
+            return tables.load_run(cur, cid, name)
+
+    @writes
+    def rename_run(self, collection: str, old: str, new: str) -> None:
+        new = tables.clean_name(new, "run")
+        with self._write() as cur:
+            cid = self._own(cur, collection)
+            link = tables.run_link(cur, cid, collection, old)
+            if new == old:
+                return
+            if new in tables.run_names(cur, cid):
+                raise MetricsError(f"collection {collection!r} already has a run named {new!r}",
+                                   fix="choose another name, or delete or rename that run first")
+            cur.execute("UPDATE links SET name = ? WHERE id = ?", [new, link])
+            cur.execute("UPDATE collections SET baseline = ? WHERE id = ? AND baseline = ?", [new, cid, old])
+
+    @writes
+    def delete_run(self, collection: str, name: str) -> None:
+        """Remove a run from a collection (its rows too, once no collection links them)."""
+        with self._write() as cur:
+            cid = self._own(cur, collection)
+            link = tables.run_link(cur, cid, collection, name)
+            object_id = tables.one(cur, "SELECT object_id FROM links WHERE id = ?", [link])[0]
+            cur.execute("DELETE FROM links WHERE id = ?", [link])
+            cur.execute("UPDATE collections SET baseline = NULL WHERE id = ? AND baseline = ?", [cid, name])
+            tables.collect_garbage(cur, [object_id])
+
+    @writes
+    def set_baseline(self, collection: str, name: str | None) -> None:
+        """Mark one run of the collection as the baseline of its comparisons (None: no baseline)."""
+        with self._write() as cur:
+            cid = self._find(cur, collection)
+            if cid is None:
+                if name is not None and name not in {r.name for r in self._base_info(collection).runs}:
+                    raise tables.no_run(collection, name)
+                if name == self._base_info(collection).baseline:
+                    return  # the shared collection already says so: no copy needed
+                cid = self._own(cur, collection)
+            if name is not None:
+                tables.run_link(cur, cid, collection, name)
+            cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [name, cid])
+
+    def baseline(self, collection: str) -> str | None:
+        with self._read() as cur:
+            cid = self._find(cur, collection)
+            if cid is None:
+                return self._base.baseline(collection)
+            return tables.one(cur, "SELECT baseline FROM collections WHERE id = ?", [cid])[0]

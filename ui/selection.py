@@ -1,0 +1,240 @@
+"""The sidebar and its :class:`Selection`: the collection, the systems, the baseline, the gain, the
+significance test and its correction, and what every export carries (:func:`stamp`).
+
+The labels of the tests and corrections are :data:`metrics.stats.TESTS` and
+:data:`metrics.stats.CORRECTIONS`, capitalised for the radio buttons.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+import metrics
+from metrics import stats, store
+from metrics.ranking import Ranked
+from ui import caches, ingest, session
+
+DEFAULT_COLLECTION = "legal"
+
+GAINS = {"exp": "Exponential (2^rel - 1)", "linear": "Linear (rel, as trec_eval)"}
+TESTS = {key: label[0].upper() + label[1:] for key, label in stats.TESTS.items()}
+CORRECTIONS = {key: label[0].upper() + label[1:] for key, label in stats.CORRECTIONS.items()}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar selected: everything a page needs to ask ``metrics`` for a frame."""
+
+    scope: str
+    collection: str
+    qrels_digest: str
+    proxy_digest: str | None
+    systems: tuple[tuple[str, str], ...]  # (name, digest)
+    baseline: str | None
+    gain: str
+    test: str = "t"
+    correction: str = "holm"
+    version: str = ""  # changes when the collection's qrels, topics or titles change
+
+    @property
+    def system_names(self) -> list[str]:
+        return [name for name, _ in self.systems]
+
+    def inputs(self) -> tuple:
+        """What results computed from this selection depend on: the workspace, the collection, the
+        content digests of qrels, proxy and runs, the gain and the collection's version. The
+        significance test, the correction and the baseline are not in it (the functions that use
+        them take them as arguments), so changing those recomputes nothing else."""
+        return (self.scope, self.collection, self.qrels_digest, self.proxy_digest, self.systems, self.gain,
+                self.version)
+
+    def ranked(self, name: str, digest: str, *, inferred: bool = False, judged_only: bool = False) -> Ranked:
+        proxy = self.proxy_digest if inferred else None
+        return caches.cached_ranked(self.scope, self.collection, self.qrels_digest, name, digest, proxy, judged_only)
+
+HASH_FUNCS = {Selection: Selection.inputs}
+"""``hash_funcs`` for every cache keyed on a :class:`Selection`: its :meth:`Selection.inputs`."""
+
+
+def open_collection(name: str) -> None:
+    """Make ``name`` the session's collection (from a callback: the next run shows it)."""
+    ss = st.session_state
+    ss["collection"] = name
+    ss["_collection_widget"] = ss.get("_collection_widget", 0) + 1
+
+def _collection_widget(collections: list[str]) -> str:
+    """The collection select box, valid by construction.
+
+    The session's collection lives in ``session_state["collection"]``, not in the widget: the
+    widget is drawn with that value as its ``index`` under a key that changes whenever the app
+    switches collection itself (:func:`open_collection`), so a widget value the browser has not
+    caught up with can never replace it behind the page's back; only the user's own change does,
+    through the callback.
+    """
+    ss = st.session_state
+    if ss.get("collection") not in collections:
+        ss["collection"] = DEFAULT_COLLECTION if DEFAULT_COLLECTION in collections else collections[0]
+    key = f"_collection_select::{ss.get('_collection_widget', 0)}"
+
+    def chosen():
+        if ss.get(key) in collections:
+            ss["collection"] = ss[key]
+
+    st.sidebar.selectbox("Collection", collections, index=collections.index(ss["collection"]), key=key,
+                         on_change=chosen)
+    return ss["collection"]
+
+def _workspace_box(opened: store.Access | None) -> None:
+    """Shared mode: say whose workspace this is and give its links."""
+    if opened is None:
+        return
+    if opened.read_only:
+        st.sidebar.info("Read-only view of a workspace: you can look at everything; changes are refused.",
+                        icon="👁️")
+        return
+    with st.sidebar.expander("Your workspace link", expanded=False):
+        st.caption("This workspace is private: only this link opens it (keep it to yourself). "
+                   "A reload or a bookmark of this address returns here.")
+        st.code(session.link(opened.token), language=None, wrap_lines=True)
+        st.caption("Read-only link, to show this workspace to a class (nothing can be changed through it):")
+        st.code(session.link(opened.view_token), language=None, wrap_lines=True)
+
+def sidebar() -> Selection | None:
+    """Draw the sidebar (collection, systems, baseline, gain) and return the selection.
+
+    A workspace error (a workspace removed after its time to live while the page was open, a
+    file that cannot be read) is shown as a message and the page stops: never a traceback."""
+    try:
+        return _sidebar()
+    except metrics.MetricsError as exc:
+        st.error(ingest.md(str(exc)), icon="🚫")
+        st.stop()
+
+def _sidebar() -> Selection | None:
+    ws = session.workspace()
+    infos = {c.name: c for c in ws.collections()}  # one snapshot per rerun: names, runs and digests agree
+    collections = list(infos)
+    st.sidebar.title("nDCG Lab")
+    _workspace_box(session.access() if session.settings().shared else None)
+    if not collections:
+        st.sidebar.info("The workspace is empty: load a sample or upload files on the Data page.")
+        return None
+    ss = st.session_state
+    collection = _collection_widget(collections)
+    info = infos[collection]
+    names = [r.name for r in info.runs]
+    chosen_key = f"systems::{collection}"
+    if chosen_key not in ss or not set(ss[chosen_key]) <= set(names):
+        ss[chosen_key] = [n for n in ss.get(chosen_key, names) if n in names] or names
+    ss.setdefault(f"_known::{collection}", names)
+    new = [n for n in names if n not in ss[f"_known::{collection}"]]
+    if new:  # runs added since the last rerun are selected at once
+        ss[chosen_key] = ss[chosen_key] + new
+    ss[f"_known::{collection}"] = names
+    systems = [n for n in st.sidebar.multiselect("Systems", names, key=chosen_key) if n in names]
+    baseline = _baseline_widget(ws, collection, names, info.baseline)
+    ss.setdefault("gain", "exp")
+    gain = st.sidebar.radio("Gain", list(GAINS), format_func=GAINS.get, key="gain",
+                            help="nDCG gain per grade. Exponential: 2^rel - 1. Linear: rel (trec_eval's ndcg_cut).")
+    with st.sidebar.expander("Significance", expanded=False):
+        ss.setdefault("sig_test", "t")
+        ss.setdefault("sig_correction", "holm")
+        test = st.radio("Test", list(TESTS), format_func=TESTS.get, key="sig_test")
+        correction = st.radio("Correction", list(CORRECTIONS), format_func=CORRECTIONS.get, key="sig_correction",
+                              help="Multiple-testing correction across systems x measures.")
+    digests = {r.name: r.digest for r in info.runs}
+    ss["_collection_info"] = info
+    return Selection(
+        scope=session.scope_of(info), collection=collection,
+        qrels_digest=info.qrels_digest, proxy_digest=info.proxy_digest,
+        version=_version(info),
+        systems=tuple((n, digests[n]) for n in systems), baseline=baseline, gain=gain,
+        test=test, correction=correction,
+    )
+
+def _baseline_widget(ws, collection: str, names: list[str], stored: str | None) -> str | None:
+    """The baseline select box. The workspace holds the baseline (``stored``, from the sidebar's
+    snapshot); the widget writes it only when the user changes it, so a stale tab never
+    overwrites another tab's choice. Disabled on a read-only link."""
+    if not names:
+        return None
+    key = _baseline_key(collection)
+    if stored not in names:
+        stored = names[0]
+    if st.session_state.get(key) != stored:
+        st.session_state[key] = stored  # follow the workspace (set on the Data page or in another tab)
+
+    def save():
+        try:
+            ws.set_baseline(collection, st.session_state[key])
+        except metrics.MetricsError as exc:
+            ingest.report("error", str(exc))
+
+    return st.sidebar.selectbox("Baseline", names, key=key, on_change=save, disabled=ws.read_only)
+
+
+def forget_baseline(collection: str) -> None:
+    """Drop the sidebar's baseline widget value of ``collection``, so that its next rerun shows the
+    baseline the workspace holds (after a page set it)."""
+    st.session_state.pop(_baseline_key(collection), None)
+
+
+def _baseline_key(collection: str) -> str:
+    return f"baseline::{collection}"
+
+
+def _runs_of(sel: Selection) -> Sequence[store.RunInfo]:
+    """The runs of the selected collection: the sidebar's snapshot of this rerun when it holds every
+    selected run (no second read of the workspace), else as stored now."""
+    snapshot = st.session_state.get("_collection_info")
+    if snapshot is not None and snapshot.name == sel.collection and \
+            set(sel.systems) <= {(r.name, r.digest) for r in snapshot.runs}:
+        return snapshot.runs
+    return session.workspace().runs(sel.collection)
+
+def stamp(sel: Selection, measures) -> dict:
+    """Settings, input hashes and the tool version, attached to every export; fused runs add
+    their recipes (inputs by digest, method, parameters)."""
+    selected = {name for name, _ in sel.systems}
+    recipes = {r.name: r.recipe for r in _runs_of(sel) if r.recipe and r.name in selected}
+    return {
+        "tool": f"nDCG Lab {metrics.__version__}",
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "collection": sel.collection,
+        "qrels_sha256": sel.qrels_digest,
+        "runs_sha256": {name: digest for name, digest in sel.systems},
+        "gain": sel.gain,
+        "measures": list(measures),
+        "order": "score desc, ties docno desc (trec_eval)",
+        "missing_queries": "scored 0 (trec_eval -c)",
+    } | ({"fusion_recipes": recipes} if recipes else {})
+
+def collection_info(sel: Selection) -> store.CollectionInfo:
+    """The selected collection as listed now (the sidebar's snapshot if another tab removed it)."""
+    info = next((c for c in session.workspace().collections() if c.name == sel.collection), None)
+    return info if info is not None else st.session_state["_collection_info"]
+
+def run_page(navigation) -> None:
+    """Run the page; bad input or a workspace error that reaches it is a message, not a traceback."""
+    try:
+        navigation.run()
+    except metrics.MetricsError as exc:
+        st.error(ingest.md(str(exc)), icon="🚫")
+
+def remember(selection: Selection | None) -> None:
+    """Keep this rerun's selection for the page that app.py runs next."""
+    st.session_state["_selection"] = selection
+
+def selection() -> Selection | None:
+    """The sidebar selection of this rerun (``None`` when the workspace is empty)."""
+    return st.session_state.get("_selection")
+
+def all_system_names(sel: Selection) -> list[str]:
+    """Every run of the collection in upload order (stable colours whatever the selection)."""
+    return [r.name for r in session.workspace().runs(sel.collection)]
+
+def _version(info) -> str:
+    return f"{info.created}:{info.n_topics}:{info.n_docs}:{info.qrels_digest}"
