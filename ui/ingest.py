@@ -14,8 +14,9 @@ import streamlit as st
 
 import metrics
 from metrics import io
-from metrics.io.sources import check_upload
+from metrics.io.sources import upload_refusals
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
+from metrics.settings import human_bytes
 from ui.text import md  # noqa: F401 - ingest.md is the pages' name for it
 
 
@@ -72,14 +73,15 @@ def bounded(files: list, settings) -> list:
     """``files`` when the upload keeps within the operator's bounds (``NDCG_LAB_UPLOAD_FILES`` files,
     ``NDCG_LAB_UPLOAD_BYTES`` in all), else ``[]``: nothing of an upload over a bound is stored;
     each of its files is marked handled and one message says why."""
-    try:
-        check_upload(files, settings)
-    except metrics.MetricsError as exc:
-        for file in files:
-            mark_done(file)
-        report("error", f"Nothing of this upload was stored: {exc}")
-        return []
-    return files
+    refused = next((r for r in upload_refusals(files, settings) if r is not None), None)
+    if refused is None:
+        return files
+    for file in files:
+        mark_done(file)
+    size = human_bytes(sum(f.size for f in files))
+    report("error", f"Nothing of this upload was stored ({len(files)} files, {size}): "
+                    f"{refused.problem.removeprefix('not read: ')}. {refused.fix}")
+    return []
 
 
 def store_uploads(files, reader, save, settings, *, larger_than: int | None = None) -> None:

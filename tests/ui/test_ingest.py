@@ -145,4 +145,5 @@ def test_an_upload_over_a_bound_is_refused_whole(monkeypatch):
     assert ingest.bounded(files, metrics.settings.Settings(upload_files=2)) == []
     assert ingest.new_files(files) == []
     ((kind, text),) = reports
-    assert kind == "error" and text.startswith("Nothing of this upload was stored: 3 files in one upload")
+    assert kind == "error" and text.startswith("Nothing of this upload was stored (3 files, ")
+    assert "more than 2 files" in text

@@ -56,7 +56,7 @@ def test_a_read_only_link_cannot_store_a_fused_run(open_app, shared):
     owner = visit(open_app, shared)
     token = owner.query_params["ws"]
     token = token[0] if isinstance(token, list) else token
-    at = visit(open_app, shared, state.store.view_token_of(token), "views/fusion.py")
+    at = visit(open_app, shared, store.view_token_of(token), "views/fusion.py")
     assert_ok(at)
-    store = next(b for b in at.button if b.label == "Store the fused run in the workspace")
-    assert store.disabled
+    button = next(b for b in at.button if b.label == "Store the fused run in the workspace")
+    assert button.disabled

@@ -59,7 +59,7 @@ def strategy_ranks(table: pd.DataFrame, *, labels: Mapping[str, str] | None = No
         values = part["value"].to_numpy(dtype=float)
         x = [labels.get(s, s) for s in strategies]
         fig.add_trace(go.Scatter(
-            x=x, y=ranks, name=_plain(system), mode="lines+markers+text",
+            x=x, y=ranks, name=plain(system), mode="lines+markers+text",
             line={"color": palette.get(system, PALETTE[0]), "width": 2},
             marker={"size": 10}, text=[f"{v:.4f}" if np.isfinite(v) else "" for v in values],
             textposition="top center", textfont={"size": 10}, customdata=values,
@@ -86,7 +86,7 @@ def first_unjudged_box(frame: pd.DataFrame, *, colors: Mapping[str, str] | None 
         values = part["first_unjudged"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
         keep = np.isfinite(values)
         fig.add_trace(go.Box(
-            y=values[keep], name=_plain(system), marker_color=palette.get(system, PALETTE[0]), boxpoints="all",
+            y=values[keep], name=plain(system), marker_color=palette.get(system, PALETTE[0]), boxpoints="all",
             jitter=0.4, pointpos=0, text=part["qid"].astype(str).to_numpy()[keep],
             hovertemplate=f"<b>{plain(system)}</b><br>query %{{text}}<br>first unjudged at rank %{{y}}<extra></extra>",
         ))
