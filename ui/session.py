@@ -60,7 +60,14 @@ def _session_access() -> store.Access | None:
             st.query_params[TOKEN_PARAM] = access.token
         return access
     try:
-        access = manager().open(token) if token else manager().create()
+        workspaces = manager()
+    except metrics.MetricsError as exc:      # another server holds this home
+        st.title("nDCG Lab")
+        st.error(f"{exc.problem}.", icon="🔒")
+        st.write(exc.fix[0].upper() + exc.fix[1:] + ".")
+        st.stop()
+    try:
+        access = workspaces.open(token) if token else workspaces.create()
     except store.WorkspaceNotFound as exc:
         ss.pop("_access", None)
         _no_workspace_page(exc)
