@@ -410,8 +410,13 @@ class Workspaces:
             if record:
                 self._recorded[workspace_id] = now
         if record:
-            with self._write_registry() as db:
-                db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", [now, workspace_id])
+            try:
+                with self._write_registry() as db:
+                    db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?",
+                               [now, workspace_id])
+            except sqlite3.OperationalError:     # a full disk: the visit is recorded at a later one
+                with self._lru_lock:
+                    self._recorded.pop(workspace_id, None)
 
     def _flush_access(self) -> None:
         with self._lru_lock:
@@ -419,8 +424,13 @@ class Workspaces:
             for t, i in pending:
                 self._recorded[i] = t
         if pending:
-            with self._write_registry() as db:
-                db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
+            try:
+                with self._write_registry() as db:
+                    db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
+            except sqlite3.OperationalError:     # a full disk: kept in memory, written at a later flush
+                with self._lru_lock:
+                    for _, i in pending:
+                        self._recorded.pop(i, None)
 
     def _remove(self, workspace_id: str, now: float) -> None:
         """Mark removed, close, delete the files (under the manager lock)."""
@@ -483,10 +493,11 @@ class Workspaces:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")           # may fail too (a full disk): never leave it open
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
 
 def _remove_files(path: Path) -> None:
