@@ -2,11 +2,13 @@
 real `streamlit run app.py` (one server for the module, bounds set small in its environment).
 
 An upload followed at once by a click on another page, an upload over a bound, names and titles
-that are Markdown, LaTeX or links, a glob that leaves the data roots through a symlink, and a
-read-only link on the Fusion page.
+that are Markdown, LaTeX or links, a glob that leaves the data roots through a symlink, a
+read-only link on the Fusion page, bombs under a data root for the streaming engine, and a second
+server on the same NDCG_LAB_HOME.
 """
 from __future__ import annotations
 
+import lzma
 import re
 from pathlib import Path
 
@@ -145,6 +147,39 @@ def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_
     view_token = re.search(r"[?&]ws=([A-Za-z0-9_-]{32})", view_link).group(1)
     open_app(teacher, f"{server.url}/fusion?ws={view_token}")
     expect(main(teacher).get_by_role("button", name="Store the fused run in the workspace")).to_be_disabled()
+
+
+def test_a_bomb_under_the_root_is_refused_and_a_second_server_on_the_home_serves_nothing(
+        app_server_factory, page, tmp_path):
+    root, home = tmp_path / "roots", tmp_path / "home"
+    root.mkdir()
+    (root / "zeros.run.xz").write_bytes(lzma.compress(b"\0" * (64 << 20), preset=0))
+    (root / "valid.run.xz").write_bytes(lzma.compress(b"".join(
+        b"%d Q0 doc%d 1 1.5 bomb\n" % (i // 1000, i) for i in range(1_000_000)), preset=0))
+    env = {"NDCG_LAB_MODE": "shared", "NDCG_LAB_DATA_ROOTS": str(root), "NDCG_LAB_INFLATE_LIMIT": "4MB"}
+    first = app_server_factory(home, env=env)
+    arrive(page, first.url)
+    go_to(page, wait_for_app, "Data")
+    large = main(page).locator('[data-testid="stExpander"]').filter(has_text="Large runs")
+    field = main(page).get_by_role("textbox", name=re.compile("Run file, glob or URL"))
+    for name, problem in (("zeros.run.xz", "NUL byte"), ("valid.run.xz", "inflates to more than 4,000,000 bytes")):
+        if not field.is_visible():
+            large.locator("summary").click()
+        field.fill(str(root / name))
+        main(page).get_by_role("button", name="Evaluate with the streaming engine").click()
+        wait_for_app(page)
+        expect(alert(page, problem)).to_have_count(1)
+        assert str(root) not in text_of(alert(page, problem))
+
+    second = app_server_factory(home, env=env)          # same NDCG_LAB_HOME, while the first serves it
+    open_app(page, second.url)
+    expect(main(page)).to_contain_text("another nDCG Lab server is serving this workspace folder")
+    assert str(home) not in text_of(main(page))
+    expect(sidebar(page).locator('[data-testid="stSelectbox"]')).to_have_count(0)
+    first.stop()                                        # the lock ends with the first server
+    open_app(page, second.url)
+    page.wait_for_url(re.compile(r"[?&]ws="), timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(page)).not_to_contain_text("another nDCG Lab server")
 
 
 @pytest.fixture
