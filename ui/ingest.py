@@ -17,7 +17,7 @@ from metrics import io
 from metrics.io.sources import upload_refusals
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
 from metrics.settings import human_bytes
-from ui.text import md  # noqa: F401 - ingest.md is the pages' name for it
+from ui.text import md, visitor_text
 
 
 def _seen() -> set:
@@ -48,7 +48,7 @@ def report(kind: str, text: str) -> None:
 def show_reports() -> None:
     for kind, text in st.session_state.pop("_data_messages", []):
         if kind == "error":
-            st.error(md(text), icon="🚫")
+            st.error(md(visitor_text(text)), icon="🚫")
         else:
             {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
 

@@ -5,7 +5,7 @@ import streamlit as st
 import metrics
 from ui import ingest, state
 from ui import scale as scale_ui
-from ui.text import md, plain_frame
+from ui.text import md, plain_frame, visitor_text
 
 # The sidebar's collection selectbox is drawn before this page runs, so a switch of collection
 # is made in a button callback (state.open_collection), which runs before the next script run.
@@ -155,7 +155,7 @@ def _change(action, message: str) -> None:
     try:
         action()
     except metrics.MetricsError as exc:
-        st.error(md(str(exc)), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon="🚫")
         return
     ingest.report("success", message)
     st.rerun()

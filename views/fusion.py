@@ -8,6 +8,7 @@ from metrics.report.figures import fusion as fusion_figures
 from ui import fusion, state
 from ui.ingest import md
 from ui.tables import leaderboard_styler
+from ui.text import visitor_text
 
 st.header("Fusion")
 sel = state.selection()
@@ -65,7 +66,7 @@ elif st.button("Store the fused run in the workspace", type="primary", disabled=
     try:
         info = fusion.store(sel, result)
     except metrics.MetricsError as exc:
-        st.error(md(str(exc)), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon="🚫")
     else:
         st.success(f"Stored **{md(info.name)}** with its recipe.")
         st.rerun()

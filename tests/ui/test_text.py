@@ -109,3 +109,18 @@ def test_plain_frame_multiindex_and_empty_columns():
     assert list(shown.index) == [("\\*\\*a\\*\\*", 1), ("b", 2)] and list(shown.index.names) == ["system", "n"]
     empty = plain_frame(pd.DataFrame(index=pd.Index(["<i>"])))
     assert list(empty.index) == ["\\<i\\>"] and empty.shape == (1, 0)
+
+
+def test_visitor_text_hides_the_server_folder_in_shared_mode(tmp_path):
+    from metrics.settings import Settings
+    from ui.text import SERVER_FOLDER, visitor_text
+
+    home = tmp_path / "srv"
+    home.mkdir()
+    (tmp_path / "link").symlink_to(home)
+    message = (f'{home}/shared/workspaces/ab.duckdb: the workspace could not be read or changed (Could not '
+               f'write file "{home}/shared/workspaces/ab.duckdb.wal": No space left on device)')
+    shown = visitor_text(message, Settings(mode="shared", home=tmp_path / "link"))
+    assert str(home) not in shown and str(tmp_path) not in shown
+    assert shown.startswith(f"{SERVER_FOLDER}/shared/workspaces/ab.duckdb: the workspace could not")
+    assert visitor_text(message, Settings(mode="personal", home=home)) == message
