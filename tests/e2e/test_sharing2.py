@@ -18,11 +18,12 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
 from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
 from tests.e2e.test_sharing import arrive, runs_table, text_of, upload, variant_run
+from tests.hostile_corpus import HOSTILE_TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
 SECRET = "root:x:0:0:root:/root:/bin/bash"
-TITLES = ["[click](http://example.com)", "**bold**", r"$\frac{a}{b}$"]
+TITLES = HOSTILE_TEXT[:3]           # a live link, bold and KaTeX where they are rendered as Markdown
 FRACTION_RUN = r"r $\frac{a}{b}$"
 LINK_COLLECTION = "[c](http://example.com)"
 
