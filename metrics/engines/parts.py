@@ -113,7 +113,7 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
 
 
 def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
-    """Pieces of whole lines (each ends with \n, but maybe the last). With ``limit``: only the lines
+    """Pieces of whole lines (each ends with \\n, but maybe the last). With ``limit``: only the lines
     starting before byte ``limit`` of the stream (the line crossing it is read to its end).
     ``checks`` refuses a line too long and a stream that inflates past its limit as soon as they
     are seen; a block with a NUL byte is yielded at once, so that its parse names the byte."""

@@ -254,7 +254,7 @@ def check_line_lengths(chunk: bytes, open_line: int, lines: int, max_line: int, 
     """(bytes of the line left open after ``chunk``, lines ended so far), or MetricsError at a line
     longer than ``max_line``. Windows of max_line / 2 bytes are searched for a line end (memchr):
     a line that long cannot hide between two that hold one, so text of short lines costs a few
-    searches per block; only a window without one is measured exactly. A lone \r ends a line too."""
+    searches per block; only a window without one is measured exactly. A lone \\r ends a line too."""
     def too_long(line_number: int) -> MetricsError:
         return line_too_long(max_line, source, line_number)
 
