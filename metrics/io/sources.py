@@ -250,7 +250,7 @@ def line_too_long(max_line: int, source: str, line: int) -> MetricsError:
 
 
 def check_line_lengths(chunk: bytes, open_line: int, lines: int, max_line: int, source: str, *,
-                 count: bool = True) -> tuple[int, int]:
+                       count: bool = True) -> tuple[int, int]:
     """(bytes of the line left open after ``chunk``, lines ended so far), or MetricsError at a line
     longer than ``max_line``. Windows of max_line / 2 bytes are searched for a line end (memchr):
     a line that long cannot hide between two that hold one, so text of short lines costs a few
