@@ -218,6 +218,7 @@ SEEDS: dict[str, list[bytes]] = {
                b"docno\ttitle\n" + b"".join(b"d%d\t%s\n" % (i, t.encode()) for i, t in enumerate(HOSTILE_TEXT[:-1]))],
     "text": [t.encode() for t in HOSTILE_TEXT],
 }
+SEEDS["streaming"] = SEEDS["run"]
 """Valid inputs of every reader, which :func:`mutate` damages."""
 
 _INSERTS = (b"\x00", b"\t", b" ", b"  ", b"\r", b"\n", b"\r\n", b"#", b"-", b"e", b".", b",", b'"', b"{", b"}", b"[",

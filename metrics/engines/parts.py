@@ -548,7 +548,8 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
         columns = [c for c in (picked["qid"], picked["docno"], picked["score"], rank_col) if c is not None]
         done = 0
         groups = max(reader.metadata.num_row_groups, 1)
-        for i, batch in enumerate(reader.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)):
+        batches = reader.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)
+        for i, batch in enumerate(_parquet_batches(batches, part.source)):
             table = pa.Table.from_batches([batch])
             try:
                 table = _validate_rows(table, picked, rank_col, part.source)
@@ -562,6 +563,15 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
         if done == 0:
             raise MetricsError("no documents in the run", source=part.source,
                                fix=f"give lines like: {' '.join(RUN.fields)}")
+
+
+def _parquet_batches(batches, source: str):
+    """``batches``, with a damaged page (which the file's footer does not reveal) a MetricsError."""
+    try:
+        yield from batches
+    except (pa.ArrowException, OSError) as exc:
+        raise MetricsError(f"cannot read the parquet file ({exc})", source=source,
+                           fix="the file may be truncated or damaged; write it again") from None
 
 
 def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: str) -> pa.Table:
