@@ -437,6 +437,8 @@ def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartR
             pieces = _pieces(stream, piece_bytes, limit, checks) if part.compression else \
                 _pieces_seekable(raw, piece_bytes, limit, checks)
             for piece in pieces:
+                if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
+                    raise Stopped
                 if first:
                     piece = without_bom(piece)
                 first = False
