@@ -66,7 +66,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 class Settings:
     """Every operator setting; :func:`load` reads them from the environment.
 
-    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory).
+    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory), and for
+    ``inflate_total`` the inflate limit (:attr:`inflate_budget`).
     ``data_roots`` are resolved folders (symlinks followed).
     """
 

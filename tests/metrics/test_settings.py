@@ -32,6 +32,15 @@ def test_personal_defaults(tmp_path):
     assert s.home == tmp_path / ".local" / "share" / "ndcg-lab"
 
 
+def test_line_bound_and_inflate_budget():
+    s = load({})
+    assert s.max_line == 10**6 and s.inflate_total is None and s.inflate_budget == s.inflate_limit
+    s = load({"NDCG_LAB_MAX_LINE": "64KiB", "NDCG_LAB_INFLATE_LIMIT": "1GB", "NDCG_LAB_INFLATE_TOTAL": "3GB"})
+    assert (s.max_line, s.inflate_limit, s.inflate_budget) == (65536, 10**9, 3 * 10**9)
+    with pytest.raises(MetricsError, match="NDCG_LAB_MAX_LINE"):
+        load({"NDCG_LAB_MAX_LINE": "long"})
+
+
 def test_shared_defaults_bound_everything():
     s = load({"NDCG_LAB_MODE": "Shared "})
     assert s.mode == "shared" and s.shared and not s.server_files  # no server files unless configured
