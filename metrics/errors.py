@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import re
+
+LONGEST_WORD = 120
+"""Characters of one word (a run without spaces: a quoted field, a number) that a message quotes in full."""
+_LONG_WORD = re.compile(rf"\S{{{LONGEST_WORD + 1},}}")
+
+
+def _shorten(match: re.Match) -> str:
+    word = match.group()
+    return f"{word[:80]}… ({len(word):,} characters)"
+
 
 class MetricsError(ValueError):
     """Bad input or options; `str(e)` reads "{source} line {line}: {problem}. {fix}".
 
     Parts that are None are left out, so a message may be as short as the
-    problem alone. The parts stay available as attributes for interfaces that
-    lay them out themselves (the web app shows the fix apart from the problem).
+    problem alone. A word of the problem longer than ``LONGEST_WORD`` characters (a field
+    quoted from the input: a million-digit grade) is cut to its first 80, with its length.
+    The parts stay available as attributes for interfaces that lay them out themselves (the
+    web app shows the fix apart from the problem).
     """
 
     def __init__(self, problem: str, *, source: str | None = None,
@@ -16,6 +29,8 @@ class MetricsError(ValueError):
         # One line, always: a library's own message (pyarrow's, a parser's) may hold newlines.
         self.problem = " ".join(part.strip() for part in problem.splitlines()) if "\n" in problem or "\r" in problem \
             else problem
+        if len(self.problem) > LONGEST_WORD:
+            self.problem = _LONG_WORD.sub(_shorten, self.problem)
         self.source = source
         self.line = None if line is None else int(line)
         self.fix = fix

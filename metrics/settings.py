@@ -11,6 +11,9 @@ NDCG_LAB_URL_SCHEMES        fsspec URL schemes allowed           none           
                             (comma-separated: ``s3,gs,https``)
 NDCG_LAB_INFLATE_LIMIT      bytes a compressed input may         min(4 GB, RAM/4)
                             inflate to
+NDCG_LAB_INFLATE_TOTAL      inflated bytes all inputs being      the inflate limit
+                            read at once may hold (one process)
+NDCG_LAB_MAX_LINE           bytes of one line of a text input    1 MB
 NDCG_LAB_UPLOAD_FILES       files in one upload                  64             16
 NDCG_LAB_UPLOAD_BYTES       bytes in one upload                  4 GB           512 MB
 NDCG_LAB_QUOTA_BYTES        data bytes one workspace may hold    unlimited      2 GB
@@ -36,6 +39,7 @@ opening a path or URL a user typed.
 """
 from __future__ import annotations
 
+import glob as globlib
 import os
 import re
 from collections.abc import Mapping
@@ -68,7 +72,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 class Settings:
     """Every operator setting; :func:`load` reads them from the environment.
 
-    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory).
+    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory), and for
+    ``inflate_total`` the inflate limit (:attr:`inflate_budget`).
     ``data_roots`` are resolved folders (symlinks followed).
     """
 
@@ -77,6 +82,8 @@ class Settings:
     data_roots: tuple[Path, ...] = ()
     url_schemes: frozenset[str] = frozenset()
     inflate_limit: int = 4 * GB
+    inflate_total: int | None = None
+    max_line: int = MB
     upload_files: int = 64
     upload_bytes: int = 4 * GB
     quota_bytes: int | None = None
@@ -87,6 +94,11 @@ class Settings:
     public_url: str = DEFAULT_PUBLIC_URL
     tasks: str = "anyone"
     instructor_key: str | None = field(default=None, repr=False)
+
+    @property
+    def inflate_budget(self) -> int:
+        """Inflated bytes that every input read at once in this process may hold together."""
+        return self.inflate_limit if self.inflate_total is None else self.inflate_total
 
     @property
     def shared(self) -> bool:
@@ -111,6 +123,8 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         data_roots=_roots(env.get("NDCG_LAB_DATA_ROOTS", "")),
         url_schemes=_schemes(env.get("NDCG_LAB_URL_SCHEMES", "")),
         inflate_limit=_size(env, "NDCG_LAB_INFLATE_LIMIT", default_inflate_limit()),
+        inflate_total=_size(env, "NDCG_LAB_INFLATE_TOTAL", None),
+        max_line=_size(env, "NDCG_LAB_MAX_LINE", MB),
         upload_files=_count(env, "NDCG_LAB_UPLOAD_FILES", 16 if shared else 64),
         upload_bytes=_size(env, "NDCG_LAB_UPLOAD_BYTES", 512 * MB if shared else 4 * GB),
         quota_bytes=_size(env, "NDCG_LAB_QUOTA_BYTES", 2 * GB if shared else None, unlimited=True),
@@ -156,9 +170,11 @@ def check_server_source(src, settings: Settings | None = None) -> str:
 
     A local path is resolved (``~``, ``..`` and every symlink) and must lie under one of
     ``data_roots``; the resolved path is returned, so open that one, not ``src``. A glob
-    is checked by its folder part and may not hold ``..``; check each file it expands to
-    again. A URL needs a scheme listed in ``url_schemes``; chained fsspec URLs (``::``)
-    are refused. The check never opens the file, and its messages never quote it.
+    is checked by its folder part, may not hold ``..``, and every file it matches now must
+    resolve under a root too (a symlink inside a root may point anywhere); a reader checks each
+    file it opens again, since the folder may change. A URL needs a scheme listed in
+    ``url_schemes``; chained fsspec URLs (``::``) are refused. The check never opens the file,
+    and its messages never quote it.
     """
     settings = load() if settings is None else settings
     text = os.fspath(src) if isinstance(src, os.PathLike) else str(src)
@@ -186,7 +202,10 @@ def check_server_source(src, settings: Settings | None = None) -> str:
             raise MetricsError("a pattern may not hold '..'", source=given, fix="give the folder without '..'")
         folder = Path(os.path.realpath(Path(*parts[:first_glob]) if first_glob else "."))
         _under_root(folder, given, settings)
-        return str(folder.joinpath(*parts[first_glob:]))
+        pattern = str(folder.joinpath(*parts[first_glob:]))
+        for match in globlib.iglob(pattern):
+            _under_root(Path(os.path.realpath(match)), given, settings)
+        return pattern
     resolved = Path(os.path.realpath(os.path.expanduser(text)))
     _under_root(resolved, given, settings)
     if not resolved.exists():

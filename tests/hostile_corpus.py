@@ -20,6 +20,9 @@ import pyarrow.parquet as pq
 INFLATE_LIMIT = 1 << 20
 """The inflate limit the bomb cases are meant for (NDCG_LAB_INFLATE_LIMIT=1048576)."""
 
+MAX_LINE = 10**6
+"""The default NDCG_LAB_MAX_LINE (1 MB): the long-line cases hold a line one byte longer."""
+
 GOOD_RUN = b"q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 1.5 sys\nq2 Q0 d3 1 0.5 sys\n"
 GOOD_QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 GOOD_TOPICS = b"q1\tapple pie\nq2\tbanana bread\n"
@@ -145,6 +148,14 @@ def _cases() -> list[Case]:
         Case("bomb.qrels.xz", lzma.compress(_bomb_body("qrels")), "qrels", "inflates to more than", None),
         Case("bomb.qrels.zst", _zstd(_bomb_body("qrels")), "qrels", "inflates to more than", None),
         Case("nested.gz", _gzip(_gzip(GOOD_RUN)), "run", "compressed twice", None),
+        Case("zeros.run.xz", lzma.compress(b"\0" * (4 * INFLATE_LIMIT)), "run", "binary", None),
+        Case("one_line.run.gz", _gzip(b"x" * (2 * MAX_LINE)), "run", "line is longer than", 1),
+        Case("very_long_line.run", GOOD_RUN + b"9" * (MAX_LINE + 1) + b" Q0 d4 4 0.5 sys\n", "run",
+             "line is longer than", 4),
+        Case("very_long_line.qrels.bz2", bz2.compress(GOOD_QRELS + b"q9 0 " + b"d" * (MAX_LINE + 1) + b" 1\n"),
+             "qrels", "line is longer than", 4),
+        Case("very_long_line.topics", GOOD_TOPICS + b"q3\t" + b"pie " * (MAX_LINE // 4 + 1) + b"\n", "topics",
+             "line is longer than", 3),
         # structured formats
         Case("bad.json", b'{"q1": {"d1": 1.0}, "q2": ', "run", "invalid JSON", 1),
         Case("grade_overflow.json", b'{"q1": {"d1": 199999999999999999999, "d2": 0}}', "qrels", "64-bit", None),
@@ -174,6 +185,21 @@ CASES: list[Case] = _cases()
 BOMBS = [c for c in CASES if c.name.startswith("bomb.")]
 
 
+_WORDED_OTHERWISE = ("blank.run", "utf16_bom.run", "utf16le_no_bom.run", "utf16be_no_bom.run", "nested.gz",
+                     "zeros.run.xz")
+STREAMING = [c for c in CASES if c.kind == "run" and c.name.endswith((".run", ".gz", ".bz2", ".xz", ".zst"))
+             and not c.name.startswith(("<", "[")) and c.name not in _WORDED_OTHERWISE]
+"""Run cases the streaming engine reads as text from a file (``--engine streaming``) and refuses
+in the same words; the others it refuses too, worded from the piece (a NUL byte at line 1)."""
+
+HOSTILE_TEXT = ["[click](http://example.com)", "**bold**", r"$\frac{a}{b}$", "<img src=x onerror=alert(1)>",
+                ":red[alarm]", "# heading", "1. first", "- item", "`code`", "~~gone~~", "http://example.com",
+                "me@example.com", "a | b", "&amp; &lt;", "_under_", "![img](http://example.com/x.png)",
+                "=HYPERLINK(\"http://x\")", "line\nbreak"]
+"""Names, document titles and topic text a visitor controls, each of them markup somewhere: every
+page shows them letter for letter (ui/text.py)."""
+
+
 # --------------------------------------------------------------------------- fuzzing
 
 GOOD_TITLES = b"docno\ttitle\nd1\tApple pie, the classic\nd2\tBanana bread\nd3\t\"Quoted\" title\n"
@@ -188,8 +214,11 @@ SEEDS: dict[str, list[bytes]] = {
                b'<topics><topic number="1"><query>apple</query></topic></topics>',
                b'{"qid": "q1", "query": "apple"}\n{"qid": "q2", "query": "pear"}\n', b"qid,query\nq1,apple\nq2,pear\n",
                lzma.compress(GOOD_TOPICS)],
-    "titles": [GOOD_TITLES, b"d1,Apple\nd2,Banana\n", b"docno\ttitle\n"],
+    "titles": [GOOD_TITLES, b"d1,Apple\nd2,Banana\n", b"docno\ttitle\n",
+               b"docno\ttitle\n" + b"".join(b"d%d\t%s\n" % (i, t.encode()) for i, t in enumerate(HOSTILE_TEXT[:-1]))],
+    "text": [t.encode() for t in HOSTILE_TEXT],
 }
+SEEDS["streaming"] = SEEDS["run"]
 """Valid inputs of every reader, which :func:`mutate` damages."""
 
 _INSERTS = (b"\x00", b"\t", b" ", b"  ", b"\r", b"\n", b"\r\n", b"#", b"-", b"e", b".", b",", b'"', b"{", b"}", b"[",

@@ -1,20 +1,23 @@
-"""Copy uploads into the workspace at once, with progress, keeping earlier data on errors.
+"""Copy uploads into the workspace at once, keeping earlier data on errors.
 
-An upload widget forgets its files after a page switch, so every file is
-parsed and stored on the rerun that brings it; its ``file_id`` is remembered
-so that later reruns do not store it again.
+An upload widget forgets its files after a page switch, and a click elsewhere stops the script
+run that brings them at its next drawing call. So every file is parsed and stored by the
+uploader's ``on_change`` callback (:func:`store_uploads`), which Streamlit calls at the start of
+the next script run, whichever page that run shows, and which draws nothing, so that nothing can
+stop it half-way. Its ``file_id`` is remembered so that later reruns do not store it again.
 """
 from __future__ import annotations
 
 import gc
-import time
 
 import streamlit as st
 
 import metrics
 from metrics import io
+from metrics.io.sources import upload_refusals
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
-from ui.text import md  # noqa: F401 - ingest.md is the pages' name for it
+from metrics.settings import human_bytes
+from ui.text import md, visitor_text
 
 
 def _seen() -> set:
@@ -45,7 +48,7 @@ def report(kind: str, text: str) -> None:
 def show_reports() -> None:
     for kind, text in st.session_state.pop("_data_messages", []):
         if kind == "error":
-            st.error(md(text), icon="🚫")
+            st.error(md(visitor_text(text)), icon="🚫")
         else:
             {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
 
@@ -66,35 +69,54 @@ def parse_files(files, reader) -> list:
     return [(file, *_read_one(file, reader)) for file in files or []]
 
 
-def parse_with_progress(files, reader, what: str):
-    """Parse each file with a status box; returns [(file, parsed or None, error text or None)]."""
-    results = []
-    if not files:
-        return results
-    with st.status(f"Reading {len(files)} {what} file(s)…", expanded=True) as status:
-        bar = st.progress(0.0)
-        for i, file in enumerate(files):
-            st.write(f"Parsing **{md(file.name)}** ({file.size / 1e6:.1f} MB)…")
-            started = time.perf_counter()
-            parsed, error = _read_one(file, reader)
-            results.append((file, parsed, error))
-            if error is None:
-                st.write(f"{md(file.name)}: {len(parsed):,} lines in {time.perf_counter() - started:.2f} s")
-            else:
-                st.write(f"{md(file.name)}: rejected")
-            bar.progress((i + 1) / len(files))
-        failed = sum(1 for _, p, _ in results if p is None)
-        status.update(label=f"Read {len(files) - failed} of {len(files)} {what} file(s)",
-                      state="error" if failed else "complete", expanded=bool(failed))
-    return results
+def bounded(files: list, settings) -> list:
+    """``files`` when the upload keeps within the operator's bounds (``NDCG_LAB_UPLOAD_FILES`` files,
+    ``NDCG_LAB_UPLOAD_BYTES`` in all), else ``[]``: nothing of an upload over a bound is stored;
+    each of its files is marked handled and one message says why."""
+    refused = next((r for r in upload_refusals(files, settings) if r is not None), None)
+    if refused is None:
+        return files
+    for file in files:
+        mark_done(file)
+    size = human_bytes(sum(f.size for f in files))
+    report("error", f"Nothing of this upload was stored ({len(files)} files, {size}): "
+                    f"{refused.problem.removeprefix('not read: ')}. {refused.fix}")
+    return []
 
 
-def rerun_after_upload() -> None:
-    """Collect garbage once after a batch of uploads is stored, then rerun: the server runs no full
-    collection after every script run (.streamlit/config.toml), and parsing and storing a large run
-    leaves the most behind, so its memory is returned here, on the write path, not on every read."""
-    gc.collect()
-    st.rerun()
+def store_uploads(files, reader, save, settings, *, larger_than: int | None = None) -> None:
+    """Bound, parse and store the files of one upload not handled yet, drawing nothing: the body
+    of an uploader's ``on_change`` callback. ``save(file, parsed)`` stores one file and reports;
+    every error goes to :func:`report`. Files over ``larger_than`` bytes are left for the page
+    (the streaming engine scores them with a progress bar)."""
+    fresh = bounded(new_files(files), settings)
+    if larger_than is not None:
+        fresh = [f for f in fresh if f.size <= larger_than]
+    for file, parsed, error in parse_files(fresh, reader):
+        mark_done(file)
+        if error:
+            report("error", error)
+            continue
+        try:
+            save(file, parsed)
+        except metrics.MetricsError as exc:
+            report("error", str(exc) if exc.source else f"{file.name}: {exc}")
+    if fresh:
+        gc.collect()   # the server runs no full collection after every script run (.streamlit/config.toml)
+
+
+def run_saver(ws, collection: str):
+    """``save(file, run)`` for :func:`store_uploads`: the run added to ``collection``, with a message."""
+    def save(file, run) -> None:
+        stored = {r.digest for r in ws.runs(collection)}
+        info = ws.add_run(collection, run)
+        if run.digest in stored:
+            report("info", f"{md(file.name)} is already in {md(collection)} as run **{md(info.name)}** "
+                           f"(same content); nothing was added.")
+        else:
+            report("success", f"Added run **{md(info.name)}** from {md(file.name)}: {info.n_lines:,} lines, "
+                              f"{info.n_queries:,} queries.")
+    return save
 
 
 def run_reader(file):

@@ -17,6 +17,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import querytext as fq
 from metrics.report.figures.explain import grade_color, text_color
 from ui import state
+from ui.text import md, plain_frame
 
 CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right:.35em;border-radius:.6em;"
               "text-align:center;font-weight:600;font-size:.85em;border:1px solid rgba(0,0,0,.15);")
@@ -81,9 +82,9 @@ PER_RANK_COLUMNS = {
 def per_rank_styler(frame: pd.DataFrame, *, digits: int = 4, highlight: int | None = None):
     """Styler of an explain frame: grades as labels, numbers to ``digits`` decimals, row ``highlight`` marked."""
     shown = pd.DataFrame({"rank": frame["rank"].to_numpy()})
-    shown["docno"] = frame["docno"].fillna("").astype(str).to_numpy()
+    shown["docno"] = [md(d) for d in frame["docno"].fillna("").astype(str)]
     if "title" in frame.columns:
-        shown["title"] = frame["title"].fillna("").astype(str).to_numpy()
+        shown["title"] = [md(t) for t in frame["title"].fillna("").astype(str)]
     shown["grade"] = [grade_label(g, str(s)) for g, s in zip(frame["grade"], frame["status"])]
     for col in ("gain", "discount", "contribution", "dcg"):
         shown[col] = frame[col].to_numpy()
@@ -113,8 +114,10 @@ def _cell_css(grade, status: str) -> str:
 
 
 def simple_styler(frame: pd.DataFrame, formats: dict | None = None):
-    """A frame as an HTML table with numeric formats and no index."""
-    return frame.style.format(formats or {}, na_rep="—").hide(axis="index")
+    """A frame for st.table with numeric formats and no index; its text (docnos, titles, a run's
+    name in a header) shown letter for letter, never as Markdown."""
+    formats = {md(column): spec for column, spec in (formats or {}).items()}
+    return plain_frame(frame).style.format(formats, na_rep="—").hide(axis="index")
 
 
 def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferred: bool = False) -> None:

@@ -105,8 +105,8 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
         progress(done, total, message)
 
     try:
-        frame = metrics.evaluate(qrels, {shard_name(label): path}, measures(sel),
-                                 engine="streaming", progress=counting)
+        frame = metrics.evaluate(qrels, {shard_name(label): path}, measures(sel), engine="streaming",
+                                 progress=counting, allowed=state.settings() if server else None)
     except metrics.MetricsError as exc:
         bar.empty()
         ingest.report("error", server_error(exc) if server else str(exc))
@@ -115,7 +115,8 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
     bar.progress(1.0, text=f"{label}: done in {seconds:.1f} s")
     if size is None:
         try:
-            size = sum(os.path.getsize(p) for p in expand(path) if not is_url(p))
+            size = sum(os.path.getsize(p) for p in expand(path, allowed=state.settings() if server else None)
+                       if not is_url(p))
         except (OSError, metrics.MetricsError):
             size = 0
     result = {"name": str(frame["system"].iloc[0]) if len(frame) else label, "file": label, "size": size,

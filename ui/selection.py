@@ -20,6 +20,7 @@ import metrics
 from metrics import stats, store
 from metrics.ranking import Ranked
 from ui import caches, ingest, session
+from ui.text import visitor_text
 
 DEFAULT_COLLECTION = "legal"
 
@@ -162,7 +163,7 @@ def sidebar() -> Selection | None:
     try:
         return _sidebar()
     except metrics.MetricsError as exc:
-        st.error(ingest.md(str(exc)), icon="🚫")
+        st.error(ingest.md(visitor_text(str(exc))), icon="🚫")
         st.stop()
 
 def _sidebar() -> Selection | None:
@@ -291,7 +292,7 @@ def run_page(navigation) -> None:
     try:
         navigation.run()
     except metrics.MetricsError as exc:
-        st.error(ingest.md(str(exc)), icon="🚫")
+        st.error(ingest.md(visitor_text(str(exc))), icon="🚫")
 
 def remember(selection: Selection | None) -> None:
     """Keep this rerun's selection for the page that app.py runs next."""

@@ -3,8 +3,7 @@
 One :class:`metrics.store.Workspaces` per server process opens the workspaces (``NDCG_LAB_MODE``):
 in ``personal`` mode the one workspace of whoever runs the app; in ``shared`` mode every visitor's
 own, reached by the token in the URL (``?ws=TOKEN``), with the sample collections shared read-only
-beneath it. :func:`bounded_upload` applies the operator's upload bounds
-(:func:`metrics.io.sources.upload_refusals`).
+beneath it.
 """
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ import streamlit as st
 import metrics
 from metrics import settings as settings_module
 from metrics import store
-from metrics.io.sources import upload_refusals
-from ui import ingest
 from ui.paths import app_dir
 
 SAMPLES = app_dir() / "sample_data"
@@ -63,7 +60,14 @@ def _session_access() -> store.Access | None:
             st.query_params[TOKEN_PARAM] = access.token
         return access
     try:
-        access = manager().open(token) if token else manager().create()
+        workspaces = manager()
+    except metrics.MetricsError as exc:      # another server holds this home
+        st.title("nDCG Lab")
+        st.error(f"{exc.problem}.", icon="🔒")
+        st.write(exc.fix[0].upper() + exc.fix[1:] + ".")
+        st.stop()
+    try:
+        access = workspaces.open(token) if token else workspaces.create()
     except store.WorkspaceNotFound as exc:
         ss.pop("_access", None)
         _no_workspace_page(exc)
@@ -115,16 +119,3 @@ def scope_of(info: store.CollectionInfo) -> str:
     if info.shared:
         return f"samples:{settings().home}"
     return f"workspace:{workspace().path}"
-
-
-def bounded_upload(files: list) -> list:
-    """The files of one upload that the operator's bounds allow (``NDCG_LAB_UPLOAD_FILES`` files,
-    ``NDCG_LAB_UPLOAD_BYTES`` in all); each file refused is marked handled and named in a message."""
-    kept = []
-    for file, refusal in zip(files, upload_refusals(files, settings())):
-        if refusal is None:
-            kept.append(file)
-        else:
-            ingest.mark_done(file)
-            ingest.report("error", str(refusal))
-    return kept

@@ -42,7 +42,6 @@ from ui.session import (
     access,
     app_arguments,
     base_url,
-    bounded_upload,
     link,
     manager,
     read_only,
@@ -55,7 +54,7 @@ from ui.session import (
 
 __all__ = ["CACHE_TTL", "CORRECTIONS", "DEFAULT_COLLECTION", "GAINS", "HASH_FUNCS", "SAMPLES", "SAMPLE_BASELINES",
            "SAMPLE_COLLECTIONS", "TESTS", "TOKEN_PARAM", "Selection", "access", "all_system_names", "app_arguments",
-           "base_url", "bounded_upload", "cached_ranked", "collection_info", "curves", "docs", "evaluate",
+           "base_url", "cached_ranked", "collection_info", "curves", "docs", "evaluate",
            "forget_baseline", "link", "lint", "manager", "means", "open_collection", "proxy", "qrels", "read_only",
            "reload_sample", "remember", "run", "run_page", "samples", "scope_of", "selection", "settings", "sidebar",
            "stamp", "topics", "workspace"]

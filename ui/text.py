@@ -13,11 +13,14 @@ does, since an autolink must follow a space or punctuation.
 """
 from __future__ import annotations
 
+import os
 import re
 
 import pandas as pd
 
-__all__ = ["md", "plain_frame", "WORD_JOINER"]
+from metrics import settings as settings_module
+
+__all__ = ["md", "plain_frame", "visitor_text", "WORD_JOINER"]
 
 # Inline markup anywhere: escapes, code, emphasis, strikethrough, links and images ([ ]), raw
 # HTML and entities (< > &), math ($), table cells (|); a colon that touches the next character
@@ -67,3 +70,19 @@ def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown.index = labels(frame.index)
     shown.columns = labels(frame.columns)
     return shown
+
+
+SERVER_FOLDER = "<server folder>"
+
+
+def visitor_text(text: str, config: settings_module.Settings | None = None) -> str:
+    """``text`` (an error for the screen) without the server's folders in shared mode: the
+    workspace home (as given and resolved) becomes ``<server folder>``, so that a DuckDB or SQLite
+    message about a full disk or a locked file tells a visitor nothing of the server's layout.
+    In personal mode the person who runs the server reads it: ``text`` unchanged."""
+    config = settings_module.load() if config is None else config
+    if not config.shared:
+        return text
+    for folder in sorted({str(config.home), os.path.realpath(config.home)}, key=len, reverse=True):
+        text = text.replace(folder, SERVER_FOLDER)
+    return text

@@ -1,11 +1,12 @@
 """Curves: a measure at every cutoff k = 1..depth, or the interpolated precision-recall curve."""
+import pandas as pd
 import streamlit as st
 
 import metrics
 from metrics.report import export
 from metrics.report.figures import curves as figures
 from ui import curves, state
-from ui.text import md
+from ui.text import md, plain_frame
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP", "IPrec": "IPrec (precision-recall)"}
 
@@ -35,7 +36,8 @@ if family == "IPrec":
                "round(x R)-th relevant document (trec_eval 10's rounding)" + band_note + ".")
     recall = st.number_input("IPrec at recall level", min_value=0.0, max_value=1.0, value=0.3, step=0.05,
                              format="%.2f", key="iprec_recall")
-    st.table(curves.iprec_table(sel, recall))
+    iprec = curves.iprec_table(sel, recall)
+    st.table(iprec.set_axis(iprec.index.map(md).rename("system")))   # the run names as text, the measures as named
     stem = f"precision-recall-{sel.collection}"
     curve_measure, index = "IPrec@x", ["system", "recall"]
     curve_measures = [str(metrics.parse_measure(f"IPrec@{x!r}")) for x in levels]
@@ -52,8 +54,8 @@ else:
                "dotted lines: cutoffs where the systems' order changes" + band_note + ".")
     if changes:
         st.markdown("**Order changes across k**")
-        st.table([{"k": c["k"], "before (best first)": " > ".join(c["before"]),
-                   "after (best first)": " > ".join(c["after"])} for c in changes[:20]])
+        st.table(plain_frame(pd.DataFrame([{"k": c["k"], "before (best first)": " > ".join(c["before"]),
+                                            "after (best first)": " > ".join(c["after"])} for c in changes[:20]])))
     stem = f"{family}{'-' + sel.gain if family == 'nDCG' else ''}-curve-{sel.collection}"
     curve_measure, index = label, ["system", "k"]
     curve_measures = [label]

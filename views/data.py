@@ -5,7 +5,7 @@ import streamlit as st
 import metrics
 from ui import ingest, state
 from ui import scale as scale_ui
-from ui.text import md, plain_frame
+from ui.text import md, plain_frame, visitor_text
 
 # The sidebar's collection selectbox is drawn before this page runs, so a switch of collection
 # is made in a button callback (state.open_collection), which runs before the next script run.
@@ -54,6 +54,26 @@ def _create_collection(upload_key: str) -> None:
                              f"({md(upload.name)}); now add its runs below.")
 
 
+def _store_runs(collection: str) -> None:
+    """on_change of the runs uploader: store its new runs (all or none of one upload) before any page draws."""
+    ingest.store_uploads(st.session_state.get("runs_upload"), ingest.run_reader,
+                         ingest.run_saver(state.workspace(), collection), state.settings(),
+                         larger_than=scale_ui.threshold())
+
+
+def _store_upload(key: str, reader, save, what: str) -> None:
+    """on_change of a qrels, proxy, topics or titles uploader: store the file before any page draws."""
+    def saved(file, parsed) -> None:
+        save(parsed)
+        ingest.report("success", f"Stored {what} from {md(file.name)} ({len(parsed):,} rows).")
+
+    ingest.store_uploads(st.session_state.get(key), reader, saved, state.settings())
+
+
+def _read_titles(file):
+    return metrics.io.read_two_columns(file, ("docno", "title"))
+
+
 st.header("Data")
 ws = state.workspace()
 locked = ws.read_only
@@ -88,63 +108,30 @@ collection = sel.collection
 st.subheader(f"Collection: {md(collection)}")
 
 # One uploader for every collection: a file is stored in the collection this run shows, so an
-# upload can never land in an uploader that the next run no longer draws.
+# upload can never land in an uploader that the next run no longer draws. Its callback stores the
+# files before any page draws (ui/ingest.py), so a click on another page at once loses nothing.
 run_files = st.file_uploader("Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or JSON also read) — drop several at once",
-                             accept_multiple_files=True, key="runs_upload", disabled=locked)
-fresh = ingest.new_files(run_files)
-fresh = state.bounded_upload(fresh)
+                             accept_multiple_files=True, key="runs_upload", disabled=locked,
+                             on_change=_store_runs, args=(collection,))
 # uploads above the streaming threshold are scored bucket by bucket (ui/scale.py), not stored
-fresh = scale_ui.route_uploads(fresh, sel, ws)
-for file, run, error in ingest.parse_with_progress(fresh, ingest.run_reader, "run"):
-    ingest.mark_done(file)
-    if error:
-        ingest.report("error", error)
-        continue
-    stored = {r.digest: r.name for r in ws.runs(collection)}
-    try:
-        info = ws.add_run(collection, run)
-    except metrics.MetricsError as exc:
-        ingest.report("error", str(exc))
-        continue
-    if run.digest in stored:
-        ingest.report("info", f"{md(file.name)} is already in {md(collection)} as run "
-                              f"**{md(info.name)}** (same content); nothing was added.")
-    else:
-        ingest.report("success", f"Added run **{md(info.name)}** from {md(file.name)}: "
-                                 f"{info.n_lines:,} lines, {info.n_queries:,} queries.")
-if fresh:
-    ingest.rerun_after_upload()
+scale_ui.route_uploads(ingest.new_files(run_files), sel, ws)
 scale_ui.section(sel, ws)  # large runs: threshold, server path/URL form, results with engine and time
 
 with st.expander("Qrels, proxy judgments, topics and document titles"):
     c1, c2 = st.columns(2)
     slots = [
-        (c1, "Replace qrels", "qrels", ingest.qrels_reader, lambda q: ws.set_qrels(collection, q)),
+        (c1, "Replace qrels", "qrels", ingest.qrels_reader, lambda q: state.workspace().set_qrels(collection, q)),
         (c2, "Proxy judgments (inferred labels, qrels format)", "proxy", ingest.qrels_reader,
-         lambda q: ws.set_proxy(collection, q)),
+         lambda q: state.workspace().set_proxy(collection, q)),
         (c1, "Topics (TREC SGML or XML, TSV/CSV, JSONL; .gz)", "topics", ingest.topics_reader,
-         lambda t: ingest.store_topics(ws, collection, t)),
-        (c2, "Document titles (docno, title)", "docs", lambda f: metrics.io.read_two_columns(f, ("docno", "title")),
-         lambda t: ws.set_docs(collection, t)),
+         lambda t: ingest.store_topics(state.workspace(), collection, t)),
+        (c2, "Document titles (docno, title)", "docs", _read_titles,
+         lambda t: state.workspace().set_docs(collection, t)),
     ]
-    changed = False
     for column, label, key, reader, save in slots:
         with column:
-            upload = st.file_uploader(label, key=f"{key}_upload", disabled=locked)
-            for file, parsed, error in ingest.parse_with_progress(state.bounded_upload(ingest.new_files(upload)),
-                                                                  reader, key):
-                ingest.mark_done(file)
-                changed = True
-                if error:
-                    ingest.report("error", error)
-                    continue
-                try:
-                    save(parsed)
-                    ingest.report("success", f"Stored {key} from {md(file.name)} ({len(parsed):,} rows).")
-                except metrics.MetricsError as exc:
-                    ingest.report("error", str(exc) if exc.source else f"{file.name}: {exc}")
-    if changed:
-        st.rerun()
+            st.file_uploader(label, key=f"{key}_upload", disabled=locked, on_change=_store_upload,
+                             args=(f"{key}_upload", reader, save, key))
     ingest.pick_topics_field(ws, collection)
     info = state.collection_info(sel)
     st.caption(f"Qrels: {md(info.qrels.source)} ({info.qrels.n_lines:,} judgments, {info.qrels.n_queries:,} "
@@ -168,7 +155,7 @@ def _change(action, message: str) -> None:
     try:
         action()
     except metrics.MetricsError as exc:
-        st.error(md(str(exc)), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon="🚫")
         return
     ingest.report("success", message)
     st.rerun()

@@ -8,6 +8,7 @@ from metrics.report.figures import fusion as fusion_figures
 from ui import fusion, state
 from ui.ingest import md
 from ui.tables import leaderboard_styler
+from ui.text import visitor_text
 
 st.header("Fusion")
 sel = state.selection()
@@ -60,10 +61,15 @@ st.dataframe(versus[["against", "measure", "mean", "baseline_mean", "diff", "p_v
 stored = next((r for r in runs if r.digest == result.run.digest), None)
 if stored is not None:
     st.success(f"Stored in {md(sel.collection)} as **{md(stored.name)}**.")
-elif st.button("Store the fused run in the workspace", type="primary"):
-    info = fusion.store(sel, result)
-    st.success(f"Stored **{md(info.name)}** with its recipe.")
-    st.rerun()
+elif st.button("Store the fused run in the workspace", type="primary", disabled=state.workspace().read_only,
+               help="This is a read-only link: storing is turned off." if state.workspace().read_only else None):
+    try:
+        info = fusion.store(sel, result)
+    except metrics.MetricsError as exc:
+        st.error(md(visitor_text(str(exc))), icon="🚫")
+    else:
+        st.success(f"Stored **{md(info.name)}** with its recipe.")
+        st.rerun()
 with st.expander("Recipe"):
     st.json(result.recipe.to_dict())
 

@@ -7,7 +7,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import judgments as jfig
 from ui import judgments as ju
 from ui import state
-from ui.text import md
+from ui.text import md, plain_frame
 
 st.header("Judgments")
 sel = state.selection()
@@ -30,7 +30,7 @@ with tab_unjudged:
     k_warn = 10
     warnings = judgments.judged_warnings(ju.judged_means(sel, k_warn))
     for row in warnings.itertuples():
-        st.warning(f"**{row.system}**: Judged@{k_warn} = {row.judged:.3f}, {row.reason} "
+        st.warning(f"**{md(row.system)}**: Judged@{k_warn} = {row.judged:.3f}, {row.reason} "
                    f"(best {row.best:.3f}, median {row.median:.3f}). Many of its top documents were never "
                    "judged, so its scores with unjudged = 0 are lower bounds.")
     st.caption(f"A system is flagged when its Judged@{k_warn} is more than {judgments.BEST_GAP:g} below the best "
@@ -42,7 +42,7 @@ with tab_unjudged:
     measure = st.selectbox("Measure", options, key="judgments_measure")
     labels = ju.strategy_labels(sel)
     table = judgments.strategy_table(ju.strategy_frames(sel, measure))
-    st.table(ju.strategy_display(table, labels))
+    st.table(plain_frame(ju.strategy_display(table, labels)))
     st.caption(f"**{measure}** per system. unjudged = 0: unjudged documents gain nothing (trec_eval's default). "
                "condensed: unjudged documents are removed before scoring (judged_only, trec_eval -J). "
                "inferred: proxy labels fill the unjudged documents. Bpref and infAP, measures built for "
@@ -50,7 +50,7 @@ with tab_unjudged:
                "documents above each relevant one; infAP estimates AP from the judged documents as a sample. "
                "▲/▼: places gained or lost against unjudged = 0.")
     if not sel.proxy_digest:
-        st.info(f"Collection **{sel.collection}** has no proxy judgments, so there is no *inferred* column. "
+        st.info(f"Collection **{md(sel.collection)}** has no proxy judgments, so there is no *inferred* column. "
                 "To add one, open the Data page, expand **Qrels, proxy judgments, topics and document titles** "
                 "and drop a qrels file of model or click labels on **Proxy judgments (inferred labels, qrels "
                 "format)**.")
@@ -65,7 +65,7 @@ with tab_unjudged:
         st.plotly_chart(jfig.strategy_ranks(table, labels=labels, colors=colors, measure=measure),
                         config=figures.FIGURE_CONFIG, key="strategy_ranks")
     with right:
-        st.table(ju.agreement_display(judgments.rank_agreement(table), labels))
+        st.table(plain_frame(ju.agreement_display(judgments.rank_agreement(table), labels)))
         st.caption("Kendall's τ-b between the system orders (1: same order, -1: reversed).")
 
     st.subheader("Judging to-do list")
@@ -74,7 +74,7 @@ with tab_unjudged:
     depth = int(c2.number_input("Top k", min_value=1, max_value=1000, value=10, step=1, key="todo_depth"))
     todo = ju.todo(sel, who, depth)
     st.caption(f"{len(todo):,} unjudged (query, document) pairs in the top {depth} of "
-               f"{'any selected system' if who == ju.POOLED else who}, highest ranked first.")
+               f"{'any selected system' if who == ju.POOLED else md(who)}, highest ranked first.")
     st.dataframe(ju.with_titles(todo, docs, topics), hide_index=True, width="stretch", placeholder="",
                  column_config=ju.RANKS_COLUMN)
     template = judgments.qrels_template(
@@ -132,7 +132,7 @@ with tab_negatives:
 with tab_pool:
     k = int(st.number_input("Top k for the overlap", min_value=1, max_value=1000, value=10, step=1, key="pool_k"))
     first, matrix, per_query_pool = ju.pool(sel, k)
-    st.table(ju.pool_summary(first, matrix, k))
+    st.table(plain_frame(ju.pool_summary(first, matrix, k)))
     left, right = st.columns(2)
     with left:
         st.markdown("**How deep judgments reach**")

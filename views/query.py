@@ -72,7 +72,7 @@ if search.strip():
                       | text.str.contains(needle, regex=False)]
 options = options.tolist()
 if not options:
-    st.warning(f"No query id or topic contains {search!r}.")
+    st.warning(f"No query id or topic contains {md(repr(search))}.")
     st.stop()
 if ss.get("qe_qid") not in options:
     ss["qe_qid"] = options[0]
@@ -136,8 +136,8 @@ st.latex(rf"\mathrm{{nDCG}}@{k} = \frac{{\mathrm{{DCG}}@{k}}}{{\mathrm{{IDCG}}@{
          rf" = \frac{{\sum_{{r=1}}^{{{k}}} \frac{{{gain_text}}}{{\log_2(r+1)}}}}{{\mathrm{{IDCG}}@{k}}}"
          rf" = \frac{{{last['dcg']:.4f}}}{{{last['idcg']:.4f}}} = {last['ndcg']:.4f}")
 same = "identical to" if last["ndcg"] == board_value else "DIFFERENT from"
-st.markdown(f"Last row: **{measure} = {last['ndcg']:.4f}**, {same} the leaderboard's value for {focus} on "
-            f"query {qid} ({board_value:.4f}); both come from the same kernels.")
+st.markdown(f"Last row: **{measure} = {last['ndcg']:.4f}**, {same} the leaderboard's value for {md(focus)} on "
+            f"query {md(qid)} ({board_value:.4f}); both come from the same kernels.")
 st.table(view.per_rank_styler(frame))
 st.caption("gain: the grade under the sidebar's gain function (unjudged documents gain 0); contribution = "
            "gain / log2(rank + 1); DCG and IDCG are cumulative; the ideal columns are the qrels' documents "
@@ -167,9 +167,9 @@ with i1:
 with i2:
     missed = explain.unretrieved(qrels, ranked, qid, depth=k, docs=docs, inferred=proxy)
     never = int(missed["retrieved_rank"].isna().sum())
-    st.markdown(f"**Relevant documents missing from {focus}'s top {k}** ({never} never retrieved)")
+    st.markdown(f"**Relevant documents missing from {md(focus)}'s top {k}** ({never} never retrieved)")
     if missed.empty:
-        st.success(f"{focus} retrieved every relevant document in its top {k}.")
+        st.success(f"{md(focus)} retrieved every relevant document in its top {k}.")
     else:
         missed_shown = missed.drop(columns=["inferred"] if not inferred else []).rename(
             columns={"retrieved_rank": f"rank in {focus} (— = never)"})
@@ -181,7 +181,7 @@ st.subheader("Whole collection: the grade at every rank")
 rows = list(order.index[:HEATMAP_QUERIES])
 more = f" (the first {len(rows)} of {len(order)})" if len(order) > len(rows) else ""
 st.caption(f"Queries{more}, in the order above, × ranks 1..{k}; unjudged documents in pink, empty ranks white.")
-tabs = st.tabs(shown)
+tabs = st.tabs([md(name) for name in shown])
 for tab, name in zip(tabs, shown):
     with tab:
         matrix = explain.relevance_matrix(sel.ranked(name, digests[name], inferred=inferred), depth=k, qids=rows)

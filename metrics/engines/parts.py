@@ -25,21 +25,25 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import io
+from .. import settings as settings_module
 from ..errors import MetricsError
 from ..io.keys import as_array
 from ..io.read import layout_of
 from ..io.sources import (
     DECOMPRESS_ERRORS,
+    check_line_lengths,
     check_text,
     compression_of,
     decompress_error,
     display_name,
     filesystem,
     first_data_line,
+    inflate_refusal,
     is_url,
     join_path,
     line_ends,
     line_of_offset,
+    line_too_long,
     open_decompressed,
     peek,
     without_bom,
@@ -108,9 +112,11 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
     return parts
 
 
-def _pieces(stream, piece_bytes: int, limit: int | None):
+def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
     """Pieces of whole lines (each ends with \\n, but maybe the last). With ``limit``: only the lines
-    starting before byte ``limit`` of the stream (the line crossing it is read to its end)."""
+    starting before byte ``limit`` of the stream (the line crossing it is read to its end).
+    ``checks`` refuses a line too long and a stream that inflates past its limit as soon as they
+    are seen; a block with a NUL byte is yielded at once, so that its parse names the byte."""
     pending = b""
     pos = 0
     while True:
@@ -120,6 +126,7 @@ def _pieces(stream, piece_bytes: int, limit: int | None):
                 if not block:
                     yield pending
                     return
+                checks.block(block)
                 cut = block.find(b"\n")
                 if cut >= 0:
                     yield pending + block[:cut + 1]
@@ -133,6 +140,10 @@ def _pieces(stream, piece_bytes: int, limit: int | None):
                 yield pending
             return
         pos += len(block)
+        if b"\x00" in block:
+            yield pending + block
+            return
+        checks.block(block)
         data = pending + block if pending else block
         cut = data.rfind(b"\n") + 1
         if cut == 0:
@@ -142,9 +153,28 @@ def _pieces(stream, piece_bytes: int, limit: int | None):
         yield data[:cut] if cut < len(data) else data
 
 
-def _pieces_seekable(raw, piece_bytes: int, limit: int | None):
+class _Checks:
+    """Line lengths (``NDCG_LAB_MAX_LINE``) and inflated bytes (``NDCG_LAB_INFLATE_LIMIT``, for a
+    compressed part) of the blocks one part reads, lines counted from the part's start."""
+
+    def __init__(self, source: str, compressed: bool):
+        settings = settings_module.load()
+        self.source, self.max_line = source, settings.max_line
+        self.limit = settings.inflate_limit if compressed else None
+        self.bytes = self.open_line = self.lines = 0
+
+    def block(self, block: bytes) -> None:
+        self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
+                                                        self.source)
+        self.bytes += len(block)
+        if self.limit is not None and self.bytes > self.limit:
+            raise inflate_refusal(self.limit, self.source)
+
+
+def _pieces_seekable(raw, piece_bytes: int, limit: int | None, checks: _Checks):
     """As :func:`_pieces` on a seekable file: a piece's end (its last line end) is found first in
-    small reads, then the piece is read once at its exact length (no copy to cut it)."""
+    small reads, then the piece is read once at its exact length (no copy to cut it). A piece
+    without a line end is a line longer than ``checks.max_line``: refused before it is read."""
     size = raw.size()
     begin = raw.tell()
     pos = 0
@@ -157,12 +187,18 @@ def _pieces_seekable(raw, piece_bytes: int, limit: int | None):
         elif limit is not None and pos + want >= limit:
             end = _line_end(raw, stop - 1, size)             # the line crossing the limit is ours
         else:
-            end = _last_line_end(raw, start, stop) or _line_end(raw, stop, size)   # or a line longer than a piece
+            end = _last_line_end(raw, start, stop)
+            if end is None:            # a line longer than a piece
+                if stop - start > checks.max_line:
+                    raise line_too_long(checks.max_line, checks.source, checks.lines + 1)
+                end = _line_end(raw, stop, size)
         block = raw.read_at(end - start, start)
         raw.seek(end)
         if not block:
             return
         pos += len(block)
+        if b"\x00" not in block:
+            checks.block(block)
         yield block
 
 
@@ -397,9 +433,12 @@ def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartR
         last_pos = raw.tell() if part.compression else start
         first = part.start == 0
         try:
-            pieces = _pieces(stream, piece_bytes, limit) if part.compression else \
-                _pieces_seekable(raw, piece_bytes, limit)
+            checks = _Checks(part.source, part.compression is not None)
+            pieces = _pieces(stream, piece_bytes, limit, checks) if part.compression else \
+                _pieces_seekable(raw, piece_bytes, limit, checks)
             for piece in pieces:
+                if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
+                    raise Stopped
                 if first:
                     piece = without_bom(piece)
                 first = False
@@ -511,7 +550,8 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
         columns = [c for c in (picked["qid"], picked["docno"], picked["score"], rank_col) if c is not None]
         done = 0
         groups = max(reader.metadata.num_row_groups, 1)
-        for i, batch in enumerate(reader.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)):
+        batches = reader.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)
+        for i, batch in enumerate(_parquet_batches(batches, part.source)):
             table = pa.Table.from_batches([batch])
             try:
                 table = _validate_rows(table, picked, rank_col, part.source)
@@ -525,6 +565,15 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
         if done == 0:
             raise MetricsError("no documents in the run", source=part.source,
                                fix=f"give lines like: {' '.join(RUN.fields)}")
+
+
+def _parquet_batches(batches, source: str):
+    """``batches``, with a damaged page (which the file's footer does not reveal) a MetricsError."""
+    try:
+        yield from batches
+    except (pa.ArrowException, OSError) as exc:
+        raise MetricsError(f"cannot read the parquet file ({exc})", source=source,
+                           fix="the file may be truncated or damaged; write it again") from None
 
 
 def _validate_rows(table: pa.Table, picked: dict, rank_col: str | None, source: str) -> pa.Table:

@@ -27,6 +27,7 @@ from .sources import (
     first_data_line,
     is_parquet,
     line_of_offset,
+    read_path,
     refuse_other_formats,
     sha256_later,
     stem,
@@ -101,7 +102,7 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
             if run is not None:
                 return run
         try:
-            raw = path.read_bytes()
+            raw = read_path(path, source or path.name)
         except FileNotFoundError:
             raise MetricsError(f"no such file: {str(path)!r}", source=source or path.name,
                                fix="check the path") from None

@@ -130,32 +130,157 @@ def decompress(raw: bytes, source: str, *, limit: int | None = None) -> bytes:
         if compression_of(data[:6]) is not None:
             raise MetricsError(f"the file is compressed twice ({compression} of {compression_of(data[:6])})",
                                source=source, fix="unpack it once and upload the result")
+    else:
+        check_lines(data, source)
     refuse_other_formats(data, source)
     return data
 
 
 def inflate(raw: bytes, compression: str, source: str, limit: int) -> bytes:
-    """The unpacked bytes of ``raw``, read as a stream and refused once they pass ``limit``."""
+    """The unpacked bytes of ``raw``, read as a stream (:func:`read_stream`) and refused once they
+    pass ``limit``."""
     try:
         stream = open_decompressed(_stdio.BytesIO(raw) if compression != "zstd" else pa.py_buffer(raw),
                                    compression)
-        chunks, total = [], 0
-        while True:
-            chunk = stream.read(min(INFLATE_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                raise MetricsError(f"the file inflates to more than {limit:,} bytes, the limit of this server "
-                                   f"({compression} of {len(raw):,} bytes)", source=source,
-                                   fix="split the run into smaller files (or give it uncompressed); the operator "
-                                       "can raise NDCG_LAB_INFLATE_LIMIT")
-            chunks.append(chunk)
+        return read_stream(stream, source, limit=limit, what=f"{compression} of {len(raw):,} bytes")
     except DECOMPRESS_ERRORS as exc:
         if isinstance(exc, MetricsError):
             raise
         raise decompress_error(exc, source) from None
+
+
+def inflate_refusal(limit: int, source: str, what: str = "") -> MetricsError:
+    """The error for an input that inflates past ``limit`` bytes (``what``: its compression and size)."""
+    return MetricsError(f"the file inflates to more than {limit:,} bytes, the limit of this server"
+                        + (f" ({what})" if what else ""), source=source,
+                        fix="split the run into smaller files (or give it uncompressed); the operator can raise "
+                            "NDCG_LAB_INFLATE_LIMIT")
+
+
+_LOCK = threading.Lock()
+_IN_FLIGHT = [0]   # inflated bytes held by every read_stream of this process at this moment
+
+
+def in_flight() -> int:
+    """Inflated bytes that the reads in progress in this process hold now."""
+    return _IN_FLIGHT[0]
+
+
+def read_stream(stream, source: str, *, limit: int | None, what: str = "", settings=None) -> bytes:
+    """Every byte of ``stream``, read in :data:`INFLATE_CHUNK` blocks and refused as soon as it is bad.
+
+    - past ``limit`` bytes (the inflate limit of a compressed input; None for a plain file);
+    - when the bytes held by all reads in progress in this process would pass the operator's
+      ``inflate_budget`` (``NDCG_LAB_INFLATE_TOTAL``): N bombs at once hold at most that much;
+    - at a line longer than ``max_line`` (``NDCG_LAB_MAX_LINE``) in text (not JSON or binary),
+      naming the line;
+    - at the first block with a NUL byte in text: reading stops there, and the caller's
+      :func:`check_text` names the byte and its line, as for the whole file.
+
+    So a bomb of zeros stops within a block and a one-line gigabyte within ``max_line``, instead
+    of holding the whole limit. ``limit`` None counts nothing against the budget.
+    """
+    settings = settings_module.load() if settings is None else settings
+    chunks: list[bytes] = []
+    total = held = lines = 0
+    text = None           # decided from the first block: line checks apply to text only
+    open_line = 0         # bytes of the line still open at the end of the blocks read so far
+    try:
+        while True:
+            chunk = stream.read(INFLATE_CHUNK if limit is None else min(INFLATE_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            if text is None:
+                text = _is_text(chunk)
+            nul = text and b"\x00" in chunk   # refused by check_text, at the NUL: nothing after it is read
+            if text and not nul:
+                open_line, lines = check_line_lengths(chunk, open_line, lines, settings.max_line, source)
+            if limit is not None:
+                if total + len(chunk) > limit and not nul:
+                    raise inflate_refusal(limit, source, what)
+                with _LOCK:
+                    if _IN_FLIGHT[0] + len(chunk) > settings.inflate_budget + 1:   # + 1: the byte that finds the limit
+                        raise MetricsError("the server is unpacking other large inputs right now and holds as "
+                                           "much as it may", source=source,
+                                           fix="try again in a minute; the operator sets NDCG_LAB_INFLATE_TOTAL")
+                    _IN_FLIGHT[0] += len(chunk)
+                    held += len(chunk)
+            if nul:
+                chunks.append(chunk)
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        if held:
+            with _LOCK:
+                _IN_FLIGHT[0] -= held
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_path(path, source: str) -> bytes:
+    """The bytes of the file at ``path``: a compressed file as it is (:func:`decompress` inflates
+    it as a stream), a plain one through :func:`read_stream`, so that a one-line gigabyte is
+    refused within ``NDCG_LAB_MAX_LINE`` instead of read whole. OSError as ``open`` raises it."""
+    with open(path, "rb") as f:
+        head = f.read(6)
+        f.seek(0)
+        if compression_of(head) is not None:
+            return f.read()
+        return read_stream(f, source, limit=None)
+
+
+def _is_text(head: bytes) -> bool:
+    """Whether line checks apply: not JSON (one line may hold it all), parquet or a known binary."""
+    if head[:4] in (b"PAR1", b"PK\x03\x04", b"PK\x05\x06") or compression_of(head[:6]) is not None:
+        return False
+    first = FIRST_DATA_LINE.search(head[3:65536] if head[:3] == b"\xef\xbb\xbf" else head[:65536])
+    return first is None or first.group(1)[:1] not in (b"{", b"[")
+
+
+def check_lines(data: bytes, source: str, settings=None) -> None:
+    """MetricsError naming the first line of text ``data`` longer than ``max_line`` bytes."""
+    settings = settings_module.load() if settings is None else settings
+    if len(data) > settings.max_line and _is_text(data[:65536]):
+        check_line_lengths(data, 0, 0, settings.max_line, source, count=False)
+
+
+def line_too_long(max_line: int, source: str, line: int) -> MetricsError:
+    return MetricsError(f"the line is longer than {max_line:,} bytes", source=source, line=line,
+                        fix="a run, qrels or topics line is short (the operator sets NDCG_LAB_MAX_LINE)")
+
+
+def check_line_lengths(chunk: bytes, open_line: int, lines: int, max_line: int, source: str, *,
+                       count: bool = True) -> tuple[int, int]:
+    """(bytes of the line left open after ``chunk``, lines ended so far), or MetricsError at a line
+    longer than ``max_line``. Windows of max_line / 2 bytes are searched for a line end (memchr):
+    a line that long cannot hide between two that hold one, so text of short lines costs a few
+    searches per block; only a window without one is measured exactly. A lone \\r ends a line too."""
+    def too_long(line_number: int) -> MetricsError:
+        return line_too_long(max_line, source, line_number)
+
+    first = chunk.find(b"\n")
+    if first < 0:
+        if open_line + len(chunk) > max_line and b"\r" not in chunk:
+            raise too_long(lines + 1)
+        return open_line + len(chunk), lines
+    if open_line + first > max_line and b"\r" not in chunk[:first]:
+        raise too_long(lines + 1)
+    last = chunk.rfind(b"\n")
+    window = max(1, max_line // 2)
+    at = first + 1
+    while at < last:
+        stop = min(at + window, last)
+        if chunk.find(b"\n", at, stop) < 0 and chunk.find(b"\r", at, stop) < 0:
+            start = chunk.rfind(b"\n", 0, at) + 1
+            end = chunk.find(b"\n", at)
+            if end - start > max_line and b"\r" not in chunk[start:end]:
+                raise too_long(lines + chunk.count(b"\n", 0, start) + 1)
+            at = end + 1
+        else:
+            at = stop
+    if len(chunk) - last - 1 > max_line and b"\r" not in chunk[last + 1:]:
+        raise too_long(lines + chunk.count(b"\n") + 1)
+    return len(chunk) - last - 1, lines + chunk.count(b"\n") if count else lines
 
 
 _SAVE_AS_TEXT = ("give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), CSV/TSV, "

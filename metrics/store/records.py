@@ -4,8 +4,10 @@ errors, and :func:`writes`, the mark of a method that changes it (shared by the 
 from __future__ import annotations
 
 import functools
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from ..errors import MetricsError
 from .tables import StoredInfo
@@ -20,6 +22,32 @@ class ReadOnlyWorkspace(MetricsError):
 
 class QuotaExceeded(MetricsError):
     """The change would take the workspace over its quota; nothing was written."""
+
+
+class DiskFull(MetricsError):
+    """The server's disk has too little room for the change; nothing was written."""
+
+
+DISK_RESERVE = 64 * 10**6
+"""Bytes kept free on the workspace's filesystem (at most a twentieth of it): DuckDB invalidates a
+database whose write fails for lack of room, so a write that might fill the disk is refused first."""
+
+
+def check_disk(path, needed: int = 0) -> None:
+    """:class:`DiskFull` when the filesystem of workspace file ``path`` has less than ``needed``
+    bytes free beyond the reserve (min(:data:`DISK_RESERVE`, size / 20)). The message names no
+    server path; deleting stays possible (:func:`writes` checks nothing for a delete)."""
+    if not isinstance(path, Path):
+        return                                   # an in-memory workspace
+    try:
+        usage = shutil.disk_usage(path.parent)
+    except OSError:
+        return
+    reserve = min(DISK_RESERVE, usage.total // 20)
+    if usage.free < needed + reserve:
+        raise DiskFull(f"the server's disk is full ({usage.free / 1e6:,.1f} MB free): nothing was stored",
+                       fix="delete runs or collections you no longer need (deleting works), or ask the operator "
+                           "to free space on the server; no restart is needed")
 
 
 @dataclass(frozen=True)
@@ -75,7 +103,9 @@ def writes(method):
     def guarded(self, *args, **kwargs):
         if self.read_only:
             raise ReadOnlyWorkspace("this workspace is open read-only; nothing was changed",
-                                    source=str(self.path), fix="open it with its edit link to change it")
+                                    fix="open it with its edit link to change it")
+        if not method.__name__.startswith(("delete", "remove")):
+            check_disk(self.path)
         result = method(self, *args, **kwargs)
         self._tidy_cache()
         return result

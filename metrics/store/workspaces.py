@@ -35,6 +35,7 @@ than "unknown".
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import hmac
 import os
@@ -149,8 +150,38 @@ def samples_digest(samples: Sequence[Sample]) -> str:
     return digest.hexdigest()
 
 
+_HOMES: dict[str, int] = {}     # home folder -> the open file that holds this process's lock on it
+_HOMES_LOCK = threading.Lock()
+LOCK_NAME = "server.lock"
+
+
+def lock_home(folder: Path) -> None:
+    """Hold ``folder/server.lock`` for this process (a POSIX record lock, released when the process
+    ends, however it ends), or MetricsError when another process holds it: a second shared server
+    on one ``NDCG_LAB_HOME`` would write the same registry and workspaces as the first. The file
+    stays open for the life of the process (closing any descriptor of it drops a POSIX lock), and a
+    second manager in this process shares the lock. The message names no server path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    key = str(folder.resolve())
+    with _HOMES_LOCK:
+        if key in _HOMES:
+            return
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise MetricsError("another nDCG Lab server is serving this workspace folder, so this one serves "
+                               "nothing", fix="use the other server's address; an operator runs each server "
+                                              "with a folder of its own (NDCG_LAB_HOME)") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        _HOMES[key] = fd
+
+
 class Workspaces:
     """Opens the workspaces of a server; one per process, shared by its sessions (threads).
+    In shared mode one process per ``NDCG_LAB_HOME`` (:func:`lock_home`).
 
     Personal mode: :meth:`personal`. Shared mode: :meth:`create` for a new visitor,
     :meth:`open` for a token, :meth:`sweep` for idle workspaces. Either mode:
@@ -177,6 +208,8 @@ class Workspaces:
         self._registry: sqlite3.Connection | None = None
         self._registry_lock = threading.Lock()
         self._last_sweep = self._clock()
+        if self.settings.shared:
+            lock_home(self._root)
 
     @property
     def quota(self) -> Quota:
@@ -377,8 +410,13 @@ class Workspaces:
             if record:
                 self._recorded[workspace_id] = now
         if record:
-            with self._write_registry() as db:
-                db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", [now, workspace_id])
+            try:
+                with self._write_registry() as db:
+                    db.execute("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?",
+                               [now, workspace_id])
+            except sqlite3.OperationalError:     # a full disk: the visit is recorded at a later one
+                with self._lru_lock:
+                    self._recorded.pop(workspace_id, None)
 
     def _flush_access(self) -> None:
         with self._lru_lock:
@@ -386,8 +424,13 @@ class Workspaces:
             for t, i in pending:
                 self._recorded[i] = t
         if pending:
-            with self._write_registry() as db:
-                db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
+            try:
+                with self._write_registry() as db:
+                    db.executemany("UPDATE workspaces SET last_access = max(last_access, ?) WHERE id = ?", pending)
+            except sqlite3.OperationalError:     # a full disk: kept in memory, written at a later flush
+                with self._lru_lock:
+                    for _, i in pending:
+                        self._recorded.pop(i, None)
 
     def _remove(self, workspace_id: str, now: float) -> None:
         """Mark removed, close, delete the files (under the manager lock)."""
@@ -450,10 +493,11 @@ class Workspaces:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")           # may fail too (a full disk): never leave it open
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
 
 def _remove_files(path: Path) -> None:

@@ -32,6 +32,15 @@ def test_personal_defaults(tmp_path):
     assert s.home == tmp_path / ".local" / "share" / "ndcg-lab"
 
 
+def test_line_bound_and_inflate_budget():
+    s = load({})
+    assert s.max_line == 10**6 and s.inflate_total is None and s.inflate_budget == s.inflate_limit
+    s = load({"NDCG_LAB_MAX_LINE": "64KiB", "NDCG_LAB_INFLATE_LIMIT": "1GB", "NDCG_LAB_INFLATE_TOTAL": "3GB"})
+    assert (s.max_line, s.inflate_limit, s.inflate_budget) == (65536, 10**9, 3 * 10**9)
+    with pytest.raises(MetricsError, match="NDCG_LAB_MAX_LINE"):
+        load({"NDCG_LAB_MAX_LINE": "long"})
+
+
 def test_shared_defaults_bound_everything():
     s = load({"NDCG_LAB_MODE": "Shared "})
     assert s.mode == "shared" and s.shared and not s.server_files  # no server files unless configured
@@ -185,6 +194,14 @@ def test_globs_are_checked_by_their_folder(tree):
     _refused(f"{tree}/data/*/../../secret/*", config, "may not hold '..'")
     _refused(f"{tree}/secret/*", config, "outside the folders")
     _refused("/etc/pass*", config, "outside the folders")
+
+
+@pytest.mark.parametrize("pattern", ["data/*/passwd", "data/escape*", "data/**/passwd", "data/*.run",
+                                     "data/escape-dir/*"])
+def test_a_glob_matching_a_file_outside_through_a_symlink_is_refused(tree, pattern):
+    """The folder of ``data/*/passwd`` is the root, but the match data/escape-dir/passwd is the
+    secret: every file a pattern matches is resolved and checked."""
+    _refused(f"{tree}/{pattern}", _allowed(tree), "outside the folders")
 
 
 def test_urls_need_a_listed_scheme(tree):

@@ -8,6 +8,7 @@ import io as stdio
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+import metrics
 from tests.conftest import assert_ok
 from ui import ingest
 
@@ -71,8 +72,6 @@ def _session_script():
     ingest.report("success", "Stored **bm25**")
     ingest.report("warning", "careful")
     ingest.show_reports()
-    results = ingest.parse_with_progress([first, Upload("c.run", b"bad", "id-3")], ingest.run_reader, "run")
-    st.session_state["parsed"] = [(f.name, p is not None, e) for f, p, e in results]
 
 
 def test_session_glue_in_a_script():
@@ -88,10 +87,6 @@ def test_session_glue_in_a_script():
     assert "\\[link\\]" in error.value and "\\<img" in error.value
     assert [s.value for s in at.success] == ["Stored **bm25**"]
     assert [w.value for w in at.warning] == ["careful"]
-    parsed = at.session_state["parsed"]
-    assert parsed[0] == ("a.run", True, None)
-    assert parsed[1][:2] == ("c.run", False) and parsed[1][2].startswith("c.run")
-    assert at.status[0].label == "Read 1 of 2 run file(s)" and at.status[0].state == "error"
 
 
 def _topics_script():
@@ -125,9 +120,30 @@ def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
     assert [s.value for s in at.success] == ["Query text is now the topics' **description** field."]
 
 
-def test_a_stored_upload_collects_garbage_once_before_the_rerun(monkeypatch):
-    calls = []
+def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypatch):
+    calls, saved = [], []
     monkeypatch.setattr(ingest.gc, "collect", lambda: calls.append("collect"))
-    monkeypatch.setattr(ingest.st, "rerun", lambda: calls.append("rerun"))
-    ingest.rerun_after_upload()
-    assert calls == ["collect", "rerun"]
+    monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
+    monkeypatch.setattr(ingest, "report", lambda kind, text: calls.append((kind, text)))
+    big = b"".join(b"3 Q0 d%d %d 1.0 big\n" % (i, i) for i in range(1, 9))
+    files = [Upload("bm25.run", RUN), Upload("broken.run", b"1 Q0 d1\n"), Upload("big.run", big)]
+    settings = metrics.settings.Settings()
+    ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings,
+                         larger_than=len(RUN) * 2)
+    assert saved == ["bm25.run"]
+    assert calls[0][0] == "error" and calls[0][1].startswith("broken.run") and calls[1] == "collect"
+    assert ingest.new_files(files) == [files[2]]       # left for the streaming engine on the page
+    ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings)
+    assert saved == ["bm25.run", "big.run"]
+
+
+def test_an_upload_over_a_bound_is_refused_whole(monkeypatch):
+    reports = []
+    monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
+    monkeypatch.setattr(ingest, "report", lambda kind, text: reports.append((kind, text)))
+    files = [Upload(f"r{i}.run", RUN) for i in range(3)]
+    assert ingest.bounded(files, metrics.settings.Settings(upload_files=2)) == []
+    assert ingest.new_files(files) == []
+    ((kind, text),) = reports
+    assert kind == "error" and text.startswith("Nothing of this upload was stored (3 files, ")
+    assert "more than 2 files" in text

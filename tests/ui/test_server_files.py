@@ -25,6 +25,7 @@ def server_form(open_app, monkeypatch, tmp_path):
     outside = tmp_path / "passwd"
     outside.write_text(SECRET + "\n")
     (root / "escape.run").symlink_to(outside)
+    (root / "etcdir").symlink_to(tmp_path)
     (root / "passwd.run").write_text(SECRET + "\n")
     monkeypatch.setenv("NDCG_LAB_DATA_ROOTS", str(root))
 
@@ -44,6 +45,14 @@ def test_a_path_outside_the_roots_and_an_escaping_symlink_are_refused(server_for
         shown = submit(path)
         assert "outside the folders this server may read" in shown
         assert SECRET not in shown and "root:x" not in shown
+
+
+@pytest.mark.parametrize("pattern", ["*/passwd", "escape*", "**/passwd"])
+def test_a_glob_through_a_symlink_out_of_the_root_is_refused(server_form, pattern):
+    root, _, submit = server_form
+    shown = submit(f"{root}/{pattern}")
+    assert "outside the folders this server may read" in shown
+    assert "line 1" not in shown and "columns" not in shown and "root:x" not in shown
 
 
 def test_an_error_about_a_server_file_names_the_line_without_quoting_it(server_form):

@@ -50,3 +50,13 @@ def test_a_read_only_link_shows_everything_and_refuses_writes(open_app, shared):
     assert at.button(key="sample_legal").disabled
     assert at.file_uploader(key="runs_upload").disabled
     assert len(at.table[0].value) == 4
+
+
+def test_a_read_only_link_cannot_store_a_fused_run(open_app, shared):
+    owner = visit(open_app, shared)
+    token = owner.query_params["ws"]
+    token = token[0] if isinstance(token, list) else token
+    at = visit(open_app, shared, store.view_token_of(token), "views/fusion.py")
+    assert_ok(at)
+    button = next(b for b in at.button if b.label == "Store the fused run in the workspace")
+    assert button.disabled

@@ -12,6 +12,8 @@ import re
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ui.text import WORD_JOINER, md, plain_frame
 
@@ -109,3 +111,48 @@ def test_plain_frame_multiindex_and_empty_columns():
     assert list(shown.index) == [("\\*\\*a\\*\\*", 1), ("b", 2)] and list(shown.index.names) == ["system", "n"]
     empty = plain_frame(pd.DataFrame(index=pd.Index(["<i>"])))
     assert list(empty.index) == ["\\<i\\>"] and empty.shape == (1, 0)
+
+
+def test_visitor_text_hides_the_server_folder_in_shared_mode(tmp_path):
+    from metrics.settings import Settings
+    from ui.text import SERVER_FOLDER, visitor_text
+
+    home = tmp_path / "srv"
+    home.mkdir()
+    (tmp_path / "link").symlink_to(home)
+    message = (f'{home}/shared/workspaces/ab.duckdb: the workspace could not be read or changed (Could not '
+               f'write file "{home}/shared/workspaces/ab.duckdb.wal": No space left on device)')
+    shown = visitor_text(message, Settings(mode="shared", home=tmp_path / "link"))
+    assert str(home) not in shown and str(tmp_path) not in shown
+    assert shown.startswith(f"{SERVER_FOLDER}/shared/workspaces/ab.duckdb: the workspace could not")
+    assert visitor_text(message, Settings(mode="personal", home=home)) == message
+
+
+def _markup(text: str) -> list[str]:
+    """The kinds of markup CommonMark (with GFM tables and strikethrough) makes of ``text``."""
+    found = []
+    for token in RENDER.parse(text):
+        if token.type not in ("paragraph_open", "paragraph_close", "inline", "code_block"):
+            found.append(token.type)
+        for child in token.children or []:
+            if child.type not in ("text", "softbreak", "hardbreak"):
+                found.append(child.type)
+    return found
+
+
+def test_hostile_names_titles_and_topic_text_render_as_plain_text():
+    from tests.hostile_corpus import HOSTILE_TEXT
+
+    assert _markup("[click](http://example.com) **bold**")           # the parser does see markup
+    for text in HOSTILE_TEXT:
+        assert _markup(md(text)) == [], text
+        assert "$" not in md(text).replace("\\$", "")                  # no KaTeX delimiter is left bare
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_hostile_text_renders_as_plain_text(rnd):
+    from tests.hostile_corpus import fuzz_input
+
+    text = fuzz_input("text", rnd).decode("utf-8", errors="replace")
+    assert _markup(md(text)) == [], text

@@ -1,4 +1,5 @@
-"""views/data.py: a large run is streamed and the page says so."""
+"""views/data.py: a large run is streamed and the page says so; an upload is stored whichever page
+the next run shows, and an upload over a bound stores nothing and says so at once."""
 from __future__ import annotations
 
 import metrics
@@ -21,3 +22,41 @@ def test_data_page_streams_a_large_run_and_says_so(monkeypatch, open_app):
                                               ["nDCG(dcg=exp-log2)@10", "AP"]))
     assert shown.loc[0, "nDCG(dcg=exp-log2)@10"] == f"{expected.iloc[0, 0]:.4f}"
     assert shown.loc[0, "AP"] == f"{expected.iloc[0, 1]:.4f}"
+
+
+RUN = b"1 Q0 d1 1 2.5 mine\n1 Q0 d2 2 1.5 mine\n"
+
+
+def test_an_upload_is_stored_even_when_the_same_click_opens_another_page(open_app):
+    """The uploader's value reaches the server with a run of the Leaderboard, not of the Data page:
+    the callback stores it before any page draws."""
+    at = open_app("views/data.py")
+    at.file_uploader(key="runs_upload").upload("mine.run", RUN)
+    at.switch_page("views/leaderboard.py").run()
+    assert_ok(at)
+    assert "mine" in at.sidebar.multiselect(key="systems::legal").options
+    at.switch_page("views/data.py").run()
+    assert any("Added run **mine**" in s.value for s in at.success)
+
+
+def test_an_upload_over_the_file_bound_stores_nothing_and_says_so_at_once(open_app, monkeypatch):
+    monkeypatch.setenv("NDCG_LAB_UPLOAD_FILES", "2")
+    at = open_app("views/data.py")
+    before = at.sidebar.multiselect(key="systems::legal").options
+    files = [(f"r{i}.run", RUN.replace(b"mine", b"r%d" % i), "text/plain") for i in range(3)]
+    at.file_uploader(key="runs_upload").set_value(files).run()
+    assert_ok(at)
+    assert at.sidebar.multiselect(key="systems::legal").options == before      # not two of the three
+    (error,) = at.error
+    assert "Nothing of this upload was stored (3 files, " in error.value
+    assert "more than 2 files in one upload" in error.value
+
+
+def test_an_upload_over_the_byte_bound_says_so_in_the_same_run(open_app, monkeypatch):
+    monkeypatch.setenv("NDCG_LAB_UPLOAD_BYTES", "20")
+    at = open_app("views/data.py")
+    at.file_uploader(key="runs_upload").upload("big.run", RUN).run()
+    assert_ok(at)
+    (error,) = at.error
+    assert "Nothing of this upload was stored" in error.value and "would exceed 20 B" in error.value
+    assert "big" not in at.sidebar.multiselect(key="systems::legal").options

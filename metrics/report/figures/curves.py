@@ -248,7 +248,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
         lines.append(go.Scatter(
-            x=k, y=value, name=system, mode="lines", legendgroup=system,
+            x=k, y=value, name=plain(system), mode="lines", legendgroup=system,
             line={"color": colour, "width": 2}, customdata=customdata,
             hovertemplate=hover + "<extra></extra>",
         ))
@@ -347,7 +347,7 @@ def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
         lines.append(go.Scatter(
-            x=recall, y=part["value"].to_numpy(dtype=np.float64), name=system, mode="lines+markers",
+            x=recall, y=part["value"].to_numpy(dtype=np.float64), name=plain(system), mode="lines+markers",
             legendgroup=system, line={"color": colour, "width": 2}, marker={"size": 5},
             customdata=customdata, hovertemplate=hover + "<extra></extra>"))
     fig.add_traces(lines)

@@ -129,7 +129,7 @@ def ranked_lists(frames: Mapping[str, pd.DataFrame], *, colors: Mapping[str, str
                  + f"<br>{_status_text(g, s)}"
                  for r, d, g, s, t in zip(frame["rank"], frame["docno"].astype(str), grade, status, titles)]
         fig.add_trace(go.Scatter(
-            x=np.full(len(frame), x), y=frame["rank"].to_numpy(), mode="markers+text", name=system,
+            x=np.full(len(frame), x), y=frame["rank"].to_numpy(), mode="markers+text", name=plain(system),
             text=[_grade_text(g, s) for g, s in zip(grade, status)], textposition="middle center",
             textfont={"color": [text_color(g, s) for g, s in zip(grade, status)], "size": 11},
             marker={"size": 24, "color": [grade_color(g, s) for g, s in zip(grade, status)],

@@ -59,7 +59,7 @@ def strategy_ranks(table: pd.DataFrame, *, labels: Mapping[str, str] | None = No
         values = part["value"].to_numpy(dtype=float)
         x = [labels.get(s, s) for s in strategies]
         fig.add_trace(go.Scatter(
-            x=x, y=ranks, name=system, mode="lines+markers", line={"color": palette.get(system, PALETTE[0]),
+            x=x, y=ranks, name=plain(system), mode="lines+markers", line={"color": palette.get(system, PALETTE[0]),
                                                                    "width": 2},
             marker={"size": 10}, customdata=values,
             hovertemplate=f"<b>{plain(system)}</b><br>%{{x}}<br>rank %{{y}}<br>{plain(measure)} = "
@@ -92,7 +92,7 @@ def first_unjudged_box(frame: pd.DataFrame, *, colors: Mapping[str, str] | None 
         values = part["first_unjudged"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
         keep = np.isfinite(values)
         fig.add_trace(go.Box(
-            y=values[keep], name=system, marker_color=palette.get(system, PALETTE[0]), boxpoints="all",
+            y=values[keep], name=plain(system), marker_color=palette.get(system, PALETTE[0]), boxpoints="all",
             jitter=0.4, pointpos=0, text=part["qid"].astype(str).to_numpy()[keep],
             hovertemplate=f"<b>{plain(system)}</b><br>query %{{text}}<br>first unjudged at rank %{{y}}<extra></extra>",
         ))

@@ -3,6 +3,8 @@ MetricsError; any other exception is a bug. Bounded here; bench/bench_fuzz.py ru
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,15 +13,28 @@ from hypothesis import strategies as st
 import metrics
 from metrics.errors import MetricsError
 from metrics.io.topics import read_topics
-from tests.hostile_corpus import fuzz_input
+from tests.hostile_corpus import GOOD_QRELS, fuzz_input
+
+
+def _streaming(data: bytes):
+    """The streaming engine on ``data`` as a run file (pieces, line and inflate checks, buckets)."""
+    with tempfile.TemporaryDirectory(prefix="ndcg-lab-fuzz-") as folder:
+        path = Path(folder) / "fuzz.run"
+        path.write_bytes(data)
+        return metrics.evaluate(GOOD_QRELS_TABLE, {"fuzz": str(path)}, ["nDCG@10"], engine="streaming")
+
+
+GOOD_QRELS_TABLE = metrics.read_qrels(GOOD_QRELS, source="good.qrels")
 
 READERS = {
     "run": lambda data: metrics.read_run(data, source="fuzz.run"),
     "qrels": lambda data: metrics.read_qrels(data, source="fuzz.qrels"),
     "topics": lambda data: read_topics(data, source="fuzz.topics"),
     "titles": lambda data: metrics.io.read_two_columns(data, ("docno", "title"), source="fuzz.tsv"),
+    "streaming": _streaming,
 }
-"""Every reader of user files: runs, qrels, topics, and the doc-title (two-column) table."""
+"""Every reader of user files: runs, qrels, topics, the doc-title (two-column) table, and a run
+file through the streaming engine."""
 
 EXAMPLES = 200
 

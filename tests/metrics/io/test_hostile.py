@@ -19,7 +19,7 @@ import metrics.settings
 from metrics.errors import MetricsError
 from metrics.io.sources import check_upload, expand, sha256_later, upload_refusals
 from metrics.io.topics import read_topics
-from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT
+from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT, STREAMING
 
 ROOT = Path(__file__).resolve().parents[3]
 READERS = {"run": metrics.read_run, "qrels": metrics.read_qrels, "topics": read_topics}
@@ -76,6 +76,39 @@ def test_cli_exits_2_with_one_line(case, tmp_path):
     assert lines[0].startswith("error: ")
     assert "Traceback" not in done.stderr
     _check(lines[0], case, name)
+
+
+@pytest.mark.parametrize("case", STREAMING, ids=lambda c: c.id)
+def test_the_streaming_engine_gives_the_same_one_error(case, tmp_path, monkeypatch):
+    """The streaming engine reads a file in pieces (metrics.engines.parts): the bombs, the long
+    lines and the binary files are refused there too, naming the same file, line and problem."""
+    monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", str(INFLATE_LIMIT))
+    qrels = tmp_path / "good.qrels"
+    qrels.write_bytes(GOOD_QRELS)
+    bad = tmp_path / case.name
+    bad.write_bytes(case.data)
+    with pytest.raises(MetricsError) as caught:
+        metrics.evaluate(qrels, {"bad": str(bad)}, ["nDCG@10"], engine="streaming")
+    _check(str(caught.value), case)
+
+
+def test_inputs_read_at_once_share_one_budget_of_inflated_bytes(monkeypatch):
+    """A bomb read while others hold the process's budget (NDCG_LAB_INFLATE_TOTAL) is refused at
+    its first block: N bombs at once hold at most the budget, not N times the limit."""
+    from metrics.io import sources
+
+    monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", "64MB")
+    monkeypatch.setenv("NDCG_LAB_INFLATE_TOTAL", "40MB")
+    data = BOMBS[0].data                                           # inflates to 4 MiB
+    sources._IN_FLIGHT[0] = 38 * 10**6                             # other visitors' uploads hold 38 MB
+    try:
+        with pytest.raises(MetricsError, match="unpacking other large inputs"):
+            sources.decompress(data, "bomb.run.gz")
+        assert sources.in_flight() == 38 * 10**6                   # this read gave back what it held
+    finally:
+        sources._IN_FLIGHT[0] = 0
+    assert len(sources.decompress(data, "bomb.run.gz")) == 4 * INFLATE_LIMIT + 19 - 4 * INFLATE_LIMIT % 19
+    assert sources.in_flight() == 0
 
 
 # --------------------------------------------------------------------------- server files

@@ -448,3 +448,32 @@ def test_shared_samples_rank_without_a_cache_and_an_expired_workspace_takes_its_
     clock.now += 8 * DAY
     assert m.sweep() == [Path(ws.path).stem]
     assert not folder.exists()
+
+
+def test_a_second_server_process_on_one_home_serves_nothing(tmp_path):
+    """A shared server holds a lock on its NDCG_LAB_HOME: a second process on the same folder is
+    refused (in one line, naming no path) until the first ends, however it ends."""
+    import signal
+    import subprocess
+    import sys
+
+    from metrics.settings import Settings
+    from metrics.store import Workspaces
+
+    home = tmp_path / "home"
+    first = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from metrics.settings import Settings; "
+         "from metrics.store import Workspaces; from pathlib import Path; "
+         "Workspaces(Settings(mode='shared', home=Path(sys.argv[1]))); print('ready', flush=True); time.sleep(120)",
+         str(home)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3])
+    try:
+        assert first.stdout.readline().strip() == "ready"
+        with pytest.raises(MetricsError, match="another nDCG Lab server is serving this workspace folder") as caught:
+            Workspaces(Settings(mode="shared", home=home))
+        assert str(home) not in str(caught.value)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    second = Workspaces(Settings(mode="shared", home=home))        # the lock died with the process
+    assert second.create().token
+    Workspaces(Settings(mode="shared", home=home))                 # a second manager of this process shares it

@@ -66,7 +66,7 @@ def test_strategy_ranks_leave_a_gap_where_a_system_lacks_a_strategy():
     table = STRATEGY_TABLE.iloc[:3].assign(system=["A", "x<y>", "A"])
     fig = figs.strategy_ranks(table, measure="AP")
     a, other = fig.data
-    assert other.name == "x<y>" and "<b>x&lt;y&gt;</b>" in other.hovertemplate
+    assert other.name == "x&lt;y&gt;" and "<b>x&lt;y&gt;</b>" in other.hovertemplate
     assert other.y[0] == 2 and np.isnan(other.y[1])
     assert sorted(n.text for n in fig.layout.annotations) == ["0.3000", "0.4000", "0.5000"]  # none for the gap
     assert (a.line.color, other.line.color) == (PALETTE[0], PALETTE[1])

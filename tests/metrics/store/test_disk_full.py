@@ -1,0 +1,61 @@
+"""A full disk, on a real 20 MB filesystem (tmpfs, mounted when the tests run as root; skipped
+where mounting is not allowed): a write that would fill it is refused with a message that names no
+server path, deleting still works, and the same open workspace stores again once there is room,
+without a restart."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from metrics import io
+from metrics.errors import MetricsError
+from metrics.store import Workspace
+
+QRELS = b"".join(b"q%d 0 d%d 1\n" % (q, d) for q in range(20) for d in range(5))
+
+
+def run_lines(tag: bytes, n: int) -> bytes:
+    return b"".join(b"q%d Q0 doc%d-%s %d %d.5 %s\n" % (i % 20, i, tag, i // 20 + 1, n - i, tag) for i in range(n))
+
+
+@pytest.fixture
+def disk(tmp_path):
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder, leave: int) -> None:
+    """Write a filler file until only ``leave`` bytes are free."""
+    free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+    with open(folder / "filler", "wb") as out:
+        out.write(b"\0" * max(free - leave, 0))
+
+
+def test_a_full_disk_refuses_a_write_keeps_deletes_and_recovers_without_restart(disk):
+    ws = Workspace(disk / "w.duckdb")
+    ws.create_collection("c", io.read_qrels(QRELS, source="q.txt"))
+    ws.add_run("c", io.read_run(run_lines(b"a", 2000), name="a", source="a.run"))
+    fill(disk, 300_000)
+
+    with pytest.raises(MetricsError, match="the server's disk is full") as caught:
+        ws.add_run("c", io.read_run(run_lines(b"b", 20_000), name="b", source="b.run"))
+    assert str(disk) not in str(caught.value) and "no restart is needed" in str(caught.value)
+    assert [r.name for r in ws.runs("c")] == ["a"]                   # the workspace is intact and readable
+    assert ws.load_run("c", "a").table.num_rows == 2000
+
+    ws.delete_run("c", "a")                                          # deleting works on a full disk
+    assert ws.runs("c") == []
+
+    (disk / "filler").unlink()                                       # room again: the same workspace stores
+    ws.add_run("c", io.read_run(run_lines(b"b", 20_000), name="b", source="b.run"))
+    assert [r.name for r in ws.runs("c")] == ["b"]
+    ws.close()
