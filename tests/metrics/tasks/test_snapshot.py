@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from metrics.tasks import snapshot as snapshot_module
-
 from tests.metrics.tasks.conftest import make_task
 
 
