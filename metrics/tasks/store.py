@@ -49,12 +49,22 @@ from . import instructor, submissions
 from .access import TaskAccess
 from .definition import TaskDefinition, public_split
 from .links import PAGE, PARAM, ROLES, TOKEN_BYTES, Links, TaskNotFound, derived_token, token_of
-from .snapshot import Snapshot, cached_snapshot, forget_snapshot, keep_snapshot, read_meta, read_snapshot
+from .snapshot import (
+    SNAPSHOTS_KEPT,
+    Snapshot,
+    cached_snapshot,
+    forget_snapshot,
+    keep_snapshot,
+    read_meta,
+    read_snapshot,
+)
 from .submissions import LABEL_LIMIT, SubmissionRefused, lists_digest, read_bytes
 
 __all__ = ["Tasks", "TaskAccess", "Task", "Snapshot", "TaskNotFound", "SubmissionRefused", "Links", "ROLES",
-           "token_of", "lists_digest", "PAGE", "PARAM", "LABEL_LIMIT"]
+           "token_of", "lists_digest", "PAGE", "PARAM", "LABEL_LIMIT", "SNAPSHOTS_KEPT", "snap_meta_now",
+           "Registry"]
 
+snap_meta_now = read_meta  # the meta table of a transaction, under this module's name too
 SWEEP_EVERY = 3600.0      # create() removes idle tasks at most this often
 LOCK_WAIT = 20.0          # seconds a command waits for a task file another process holds
 SCHEMA_VERSION = 1
