@@ -1,7 +1,8 @@
 """The workspace store: collections, qrels and runs in DuckDB files.
 
 Modules, lowest first: ``connection`` (the DuckDB connection's lifecycle, per-file writer lock,
-one-line open errors), ``tables`` (the schema and the SQL steps run inside one transaction),
+one-line open errors), ``registry`` (a SQLite registry of token hashes that processes share),
+``tables`` (the schema and the SQL steps run inside one transaction),
 ``ranked`` (the columnar cache of ranked runs: Arrow IPC files beside a workspace file, memory-mapped,
 keyed by content digests), ``records`` (what a workspace lists and raises), the parts of a workspace
 (``collections``, ``runs``, ``extras``, ``cached``, ``shared``), ``workspace`` (:class:`Workspace`, their
@@ -9,6 +10,7 @@ facade: one file, every change one transaction), ``workspaces``
 (:class:`Workspaces`: private visitor workspaces behind tokens, shared read-only samples, TTL).
 """
 from .connection import WorkspaceLocked
+from .registry import Registry, token_hash
 from .workspace import (
     FILE_NAME,
     CollectionInfo,
@@ -25,5 +27,5 @@ from .workspace import (
 from .workspaces import Access, Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
 
 __all__ = ["FILE_NAME", "Access", "CollectionInfo", "QrelsInfo", "Quota", "QuotaExceeded", "ReadOnlyWorkspace",
-           "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired", "WorkspaceLocked",
-           "WorkspaceNotFound", "Workspaces", "default_path", "view_token_of"]
+           "Registry", "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired", "WorkspaceLocked",
+           "WorkspaceNotFound", "Workspaces", "default_path", "token_hash", "view_token_of"]
