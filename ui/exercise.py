@@ -1,6 +1,7 @@
 """One exercise on the screen: the question, its list, the answer widgets, the hint, the check,
-the reveal with the worked arithmetic and the usual mistake; and the live check's student and
-projector views. Every value comes from ``metrics.analysis.lessons`` (the library's engine).
+the reveal with the worked arithmetic and the usual mistake; the live check's student and
+projector views; and the sandbox's form that makes an exercise of its list. Every value comes
+from ``metrics.analysis.lessons`` (the library's engine).
 
 Widget keys start with the caller's ``key`` so several exercises can share a page.
 """
@@ -12,6 +13,7 @@ import streamlit as st
 import metrics
 from metrics.analysis import lessons, sandbox
 from metrics.analysis.lessons import Exercise
+from ui import address
 from ui import query as view
 from ui.text import md, plain_frame
 
@@ -201,3 +203,114 @@ def live_checks():
     from ui import state
 
     return _live_checks(str(state.settings().home))
+
+
+def student(live, check, ex: Exercise) -> None:
+    """The student's view of a live check: the question, the answer widgets, one answer sent."""
+    st.header(f"Live check {check.code}")
+    if ss.get(f"learn_live_sent_{check.code}"):
+        st.success("Answer sent. The result is on your teacher's screen.")
+        return
+    if not check.is_open():
+        st.warning("This live check is closed.")
+        return
+    key = f"learn_live_{check.code}"
+    st.markdown(f"**{md(ex.question)}**")
+    show_inputs(ex, key)
+    read = response_widgets(ex, key)
+
+    def send():
+        try:
+            live.answer(check.code, bucket(ex, read()))
+            ss[f"learn_live_sent_{check.code}"] = True
+            ss.pop(f"{key}_error", None)
+        except metrics.MetricsError as exc:
+            ss[f"{key}_error"] = str(exc)
+    st.button("Send my answer", key=f"{key}_send", on_click=send, type="primary")
+    if ss.get(f"{key}_error"):
+        st.error(md(ss[f"{key}_error"]))
+
+
+def projector(live, check, ex: Exercise) -> None:
+    """The teacher's view of a live check: the link for the class, the counts, reveal and close."""
+    st.header(f"Live check · code {check.code}")
+    link = f"{address.page_url()}?live={check.code}"
+    st.markdown(f"Students open **{address.page_url() or '/learn'}** with the code, or this link:")
+    st.code(link, language=None)
+    st.markdown(f"**{md(ex.question)}**")
+    show_inputs(ex, "learn_projector")
+    counts = live.counts(check.code)
+    total = sum(counts.values())
+    left = check.seconds_left()
+    st.caption(f"{total} answers · " + (f"closes in {left // 60} min {left % 60} s" if left else "closed"))
+    revealed = ss.get(f"learn_reveal_{check.code}", False)
+    if counts:
+        right = right_bucket(ex) if revealed else None
+        frame = pd.DataFrame({"answer": list(counts), "answers": list(counts.values())})
+        if revealed:
+            frame["right"] = ["✓" if a == right else "" for a in frame["answer"]]
+        st.bar_chart(frame.set_index("answer")["answers"], horizontal=True)
+        st.table(plain_frame(frame.set_index("answer")))
+    b1, b2, b3 = st.columns(3)
+    b1.button("Refresh", key="learn_live_refresh", width="stretch")
+    b2.button("Reveal the answer", key="learn_live_reveal", width="stretch",
+              on_click=lambda: ss.__setitem__(f"learn_reveal_{check.code}", True))
+    b3.button("Close now", key="learn_live_close", width="stretch", disabled=not left,
+              on_click=lambda: live.close_now(check.code))
+    if revealed:
+        show_reveal(ex)
+
+
+# -- making an exercise of the sandbox's list ---------------------------------------------------------
+def maker(sb: sandbox.Sandbox) -> None:
+    """The form that turns the sandbox's list into an exercise, the set made so far and its link
+    (the link holds the lists and questions, never the answers)."""
+    k = sb.cutoff
+    kinds = {"number": "Predict a number of this list", "reorder": f"Reorder the list to reach a target nDCG@{k}",
+             "higher": "Which is higher, this list or the second system, under each gain"}
+    if not sb.versus:
+        kinds.pop("higher")
+    e1, e2 = st.columns(2)
+    kind = e1.selectbox("Kind of exercise", list(kinds), format_func=kinds.get, key="learn_make_kind")
+    quantity_names = {"ndcg": f"nDCG@{k}", "dcg": f"DCG@{k}", "idcg": f"IDCG@{k}", "ap": "AP", "rr": "RR",
+                      "p": f"P@{k}", "r": f"R@{k}"}
+    spec = {"kind": kind, "grades": ["?" if g is None else g for g in sb.grades], "cutoff": k, "gain": sb.gain,
+            "names": list(sb.names)}
+    if sb.missed:
+        spec["missed"] = list(sb.missed)
+    if kind == "number":
+        quantity = e2.selectbox("Number", list(quantity_names), format_func=quantity_names.get, key="learn_make_q")
+        tolerance = e2.number_input("Tolerance (±)", 0.0, 0.5, 0.005, step=0.001, format="%.3f",
+                                    key="learn_make_tol")
+        default = f"What is {quantity_names[quantity]} of this list ({sandbox.GAIN_NAMES[sb.gain]})?"
+        spec.update(quantity=quantity, tolerance=tolerance)
+    elif kind == "reorder":
+        target = e2.number_input(f"Target nDCG@{k}", 0.05, 1.0, 0.9, step=0.05, key="learn_make_target")
+        default = f"Reorder the list so that nDCG@{k} reaches at least {target:g}."
+        spec.update(target=target)
+    else:
+        spec.update(b=["?" if sb.grade_of(n) is None else sb.grade_of(n) for n in sb.versus])
+        default = f"Which list scores higher on nDCG@{k}, A or B, under exponential gain and under linear gain?"
+    question = st.text_input("Question", value=default, key=f"learn_make_question_{kind}")
+    hint = st.text_input("Hint (optional)", key="learn_make_hint")
+    spec.update(question=question or default)
+    if hint:
+        spec["hint"] = hint
+    try:
+        made = lessons.from_spec(spec)
+        st.markdown(f"The answer the page will compute: **{md(right_text(made))}**")
+        st.button("Add to the set", key="learn_make_add",
+                  on_click=lambda: ss.setdefault("learn_set", []).append(made))
+    except metrics.MetricsError as exc:
+        st.warning(f"This exercise cannot be made: {md(str(exc))}")
+    exercise_set = ss.get("learn_set", [])
+    if exercise_set:
+        st.markdown(f"**Your set: {len(exercise_set)} exercise(s)**")
+        st.table(plain_frame(pd.DataFrame({"question": [e.question for e in exercise_set],
+                                           "answer (computed)": [right_text(e) for e in exercise_set]},
+                                          index=pd.RangeIndex(1, len(exercise_set) + 1, name="#"))))
+        set_link = f"{address.page_url()}?ex={lessons.encode(exercise_set)}"
+        st.markdown("The link for your students (it opens the set; the answers are not in it):")
+        st.code(set_link, language=None, wrap_lines=True)
+        st.link_button("Open the set", f"?ex={lessons.encode(exercise_set)}")
+        st.button("Clear the set", key="learn_make_clear", on_click=lambda: ss.pop("learn_set", None))

@@ -1,9 +1,10 @@
 """Lessons and exercises that teach how nDCG behaves, as data computed by the library's engine.
 
 ``model`` loads and checks the lesson files (``data/*.toml``, one per lesson) and fills their
-prose's placeholders with computed numbers; ``exercises`` computes every exercise's answer,
-checks a student's, works the arithmetic, names the usual mistake, and packs a set of
-exercises into a link that holds no answer.
+prose's placeholders with computed numbers; ``kinds`` computes every exercise's answer,
+``exercises`` checks a student's, ``worked`` works the arithmetic and names the usual mistake,
+``links`` packs a set of exercises into a link that holds no answer, and ``collection`` is the
+lessons' tiny collection of queries.
 """
 from .exercises import (
     KINDS,

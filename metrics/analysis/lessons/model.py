@@ -11,7 +11,7 @@ A lesson file (``data/<id>.toml``; the id is the file name and the address ``?le
     [example]                      # a sandbox preset, a list, or a collection
     preset = "late"                # or grades = [3, 0, "?"], cutoff = 5, gain = "linear", missed = [2]
 
-    [[exercise]]                   # 2-4 of them; see metrics.analysis.lessons.exercises
+    [[exercise]]                   # 2-4 of them; see metrics.analysis.lessons.kinds
     kind = "number"
     question = "What share of its gain does a document lose at rank 5?"
     quantity = "loss"
@@ -36,8 +36,9 @@ import tomllib
 from ...errors import MetricsError
 from .. import sandbox
 from ..sandbox import PRESETS, Sandbox
-from . import exercises as ex_module
-from .exercises import Collection, Exercise
+from . import kinds, links
+from .collection import Collection
+from .kinds import Exercise
 
 DATA = Path(__file__).with_name("data")
 MIN_EXERCISES, MAX_EXERCISES = 2, 4
@@ -107,9 +108,9 @@ def from_data(data: dict, lesson_id: str, *, source: str = "<lesson>") -> Lesson
                 _fail(source, f"unknown preset {preset!r}", f"use one of {', '.join(PRESETS)}")
             example = PRESETS[preset].sandbox
             if set(raw) - {"preset"}:
-                example = ex_module._sandbox_of({k: v for k, v in raw.items() if k != "preset"}, example)
+                example = links.sandbox_of({k: v for k, v in raw.items() if k != "preset"}, example)
         else:
-            example = ex_module._sandbox_of(raw, None)
+            example = links.sandbox_of(raw, None)
             if example is None:
                 _fail(source, "the [example] holds neither a preset, a list nor a collection")
     except MetricsError as exc:
@@ -123,7 +124,7 @@ def from_data(data: dict, lesson_id: str, *, source: str = "<lesson>") -> Lesson
     exercises = []
     for i, spec in enumerate(specs):
         try:
-            exercises.append(ex_module.from_spec(spec, example, collection))
+            exercises.append(links.from_spec(spec, example, collection))
         except MetricsError as exc:
             _fail(source, f"exercise {i + 1}: {exc}")
     lesson = Lesson(id=lesson_id, title=data["title"].strip(), order=data["order"], summary=data["summary"].strip(),
@@ -165,7 +166,7 @@ def placeholder(lesson: Lesson, name: str, arg: str | None = None) -> tuple[floa
         value = float(sandbox.gain_table((int(arg),))["exponential gain" if name == "gain_exp"
                                                        else "linear gain"].iloc[0])
         return value, f"{value:g}"
-    if name in ex_module.LIST_QUANTITIES:
+    if name in kinds.LIST_QUANTITIES:
         sb = lesson.example
         if sb is None:
             raise MetricsError(f"{{{name}}} needs a list example")
@@ -180,7 +181,7 @@ def placeholder(lesson: Lesson, name: str, arg: str | None = None) -> tuple[floa
             raise MetricsError(f"{{{name}:{arg}}}: the argument is a gain (exp, linear), a cutoff (k5) "
                                "or a strategy (zero, condensed, inferred)")
         probe = Exercise(kind="number", question="-", sandbox=sb, quantity=name, strategy=strategy)
-        value = ex_module.quantity_value(probe)
+        value = kinds.quantity_value(probe)
         return value, f"{value:.4f}"
     raise MetricsError(f"unknown placeholder {{{name}}}",
                        fix="use ndcg, dcg, idcg, ap, rr, p, r, discount, loss, gain_exp, gain_linear, mean_a, ...")
