@@ -9,7 +9,6 @@ itself at ``closes``; answers after that are refused.
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 import threading
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import MetricsError
+from .registry import token_hash
 
 __all__ = ["LiveChecks", "Check", "CheckClosed", "CODE_ALPHABET", "DEFAULT_MINUTES", "FILE_NAME"]
 
@@ -55,10 +55,6 @@ class Check:
         return max(0, int(self.closes - (time.time() if now is None else now)))
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
 class LiveChecks:
     """The live checks of one server process, in ``home / live.duckdb``."""
 
@@ -87,7 +83,7 @@ class LiveChecks:
                 if not cur.execute("SELECT 1 FROM live_check WHERE code = ?", [code]).fetchone():
                     break
             cur.execute("INSERT INTO live_check VALUES (?, ?, ?, ?, ?)",
-                        [code, token, _hash(key), now, now + minutes * 60])
+                        [code, token, token_hash(key), now, now + minutes * 60])
         return Check(code, token, now, now + minutes * 60), key
 
     def get(self, code: str) -> Check:
@@ -104,7 +100,7 @@ class LiveChecks:
         with self._lock:
             row = self._con.cursor().execute("SELECT key_hash FROM live_check WHERE code = ?",
                                              [str(code).upper()]).fetchone()
-        return row is not None and secrets.compare_digest(row[0], _hash(str(key)))
+        return row is not None and secrets.compare_digest(row[0], token_hash(str(key)))
 
     def answer(self, code: str, answer: str) -> None:
         """Count one answer, in one transaction; refused once the check has closed."""

@@ -47,16 +47,17 @@ class Registry:
     @contextmanager
     def write(self):
         """One write transaction (BEGIN IMMEDIATE: writers of other processes wait); rolled back
-        if the block raises."""
+        if the block or the COMMIT raises."""
         with self._lock:
             db = self._connect()
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")           # may fail too (a full disk): never leave it open
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:

@@ -47,7 +47,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +54,7 @@ from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..settings import Settings
+from .registry import Registry, token_hash
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
 __all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
@@ -135,10 +135,6 @@ def view_token_of(token: str) -> str:
     return base64.urlsafe_b64encode(mac).decode()
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def samples_digest(samples: Sequence[Sample]) -> str:
     """sha256 over the samples' names, baselines and files (names and bytes)."""
     digest = hashlib.sha256()
@@ -205,8 +201,7 @@ class Workspaces:
         self._recorded: dict[str, float] = {}
         self._personal: dict[str, Workspace] = {}
         self._base: Workspace | None = None
-        self._registry: sqlite3.Connection | None = None
-        self._registry_lock = threading.Lock()
+        self._registry = Registry(self._root / "registry.sqlite3", _REGISTRY)
         self._last_sweep = self._clock()
         if self.settings.shared:
             lock_home(self._root)
@@ -254,8 +249,8 @@ class Workspaces:
                 with self._write_registry() as db:
                     db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
                     db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
-                                   [(_hash(token), workspace_id, "edit"),
-                                    (_hash(view_token_of(token)), workspace_id, "view")])
+                                   [(token_hash(token), workspace_id, "edit"),
+                                    (token_hash(view_token_of(token)), workspace_id, "view")])
             except BaseException:
                 self._handles.pop(workspace_id, None)
                 with self._lru_lock:
@@ -276,7 +271,7 @@ class Workspaces:
             row = None
             if _TOKEN.match(text):
                 row = self._query("SELECT t.workspace, t.access, w.last_access, w.removed FROM tokens t "
-                                  "JOIN workspaces w ON w.id = t.workspace WHERE t.hash = ?", [_hash(text)])
+                                  "JOIN workspaces w ON w.id = t.workspace WHERE t.hash = ?", [token_hash(text)])
             if row is None:
                 raise WorkspaceNotFound("no workspace has this link",
                                         fix="check that the link was copied whole, or start a new workspace")
@@ -357,10 +352,7 @@ class Workspaces:
             with self._lru_lock:
                 self._open.clear()
             self._base = None
-            with self._registry_lock:
-                if self._registry is not None:
-                    self._registry.close()
-                    self._registry = None
+            self._registry.close()
 
     # -- internals -------------------------------------------------------------------------
 
@@ -467,37 +459,16 @@ class Workspaces:
             self._base = Workspace(path, read_only=True)
         return self._base
 
-    def _connect_registry(self) -> sqlite3.Connection:
-        if self._registry is None:
-            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            db = sqlite3.connect(self._root / "registry.sqlite3", timeout=30, isolation_level=None,
-                                 check_same_thread=False)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.executescript(_REGISTRY)
-            self._registry = db
-        return self._registry
-
     def _query(self, sql: str, params) -> tuple | None:
-        rows = self._query_all(sql, params)
+        rows = self._registry.rows(sql, params)
         return rows[0] if rows else None
 
     def _query_all(self, sql: str, params) -> list[tuple]:
-        with self._registry_lock:
-            return self._connect_registry().execute(sql, params).fetchall()
+        return self._registry.rows(sql, params)
 
-    @contextmanager
     def _write_registry(self):
-        """One SQLite write transaction (BEGIN IMMEDIATE: writers of other processes wait)."""
-        with self._registry_lock:
-            db = self._connect_registry()
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-                db.execute("COMMIT")           # may fail too (a full disk): never leave it open
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+        """One SQLite write transaction (:meth:`Registry.write`)."""
+        return self._registry.write()
 
 
 def _remove_files(path: Path) -> None:
