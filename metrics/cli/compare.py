@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 
 import pandas as pd
 
@@ -19,6 +18,7 @@ from .. import __version__, stats
 from ..evaluate import as_runs, evaluate, means
 from ..io import read_qrels
 from ..measures import with_gain
+from ..report.behaviour import json_value
 from ..report.export import to_latex
 from ..report.text import comparison_marks, format_p, markers_note, percent
 
@@ -125,14 +125,7 @@ def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -
 
 
 def _records(table: pd.DataFrame) -> list[dict]:
-    def plain(value):
-        if hasattr(value, "item"):
-            value = value.item()
-        if isinstance(value, float) and not math.isfinite(value):
-            return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
-        return value
-
-    return [{k: plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
+    return [{k: json_value(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
 
 
 def text_table(table: pd.DataFrame, settings: dict) -> str:

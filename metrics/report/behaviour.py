@@ -20,7 +20,8 @@ from .export import neutralised
 FORMATS = ("table", "tsv", "json")
 
 
-def _plain(value):
+def json_value(value):
+    """A numpy or Python scalar as JSON takes it: NaN as null, infinities as "inf" and "-inf"."""
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -31,16 +32,16 @@ def _plain(value):
 def records(frame: pd.DataFrame) -> list[dict]:
     """Rows of a frame as JSON-ready dicts (the index becomes a column when it is named)."""
     shown = frame.reset_index() if frame.index.name is not None else frame
-    return [{str(k): _plain(v) for k, v in row.items()} for row in shown.to_dict(orient="records")]
+    return [{str(k): json_value(v) for k, v in row.items()} for row in shown.to_dict(orient="records")]
 
 
 def render(sections: Mapping[str, pd.DataFrame], settings: Mapping, fmt: str) -> str:
     """``sections`` (name -> frame) and ``settings`` in one of :data:`FORMATS`."""
     if fmt == "json":
-        return json.dumps({"version": __version__, "settings": {k: _plain(v) for k, v in settings.items()},
+        return json.dumps({"version": __version__, "settings": {k: json_value(v) for k, v in settings.items()},
                            "sections": {name: records(frame) for name, frame in sections.items()}}, indent=2)
     if fmt == "tsv":
-        lines = [f"# {key}: {json.dumps(_plain(value))}" for key, value in settings.items()]
+        lines = [f"# {key}: {json.dumps(json_value(value))}" for key, value in settings.items()]
         for name, frame in sections.items():
             lines.append(f"# section: {name}")
             shown = neutralised(frame.reset_index() if frame.index.name is not None else frame)
