@@ -83,6 +83,17 @@ def defer_pandas() -> None:
         sys.meta_path.remove(finder)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
 def main(argv=None, prog: str = "python -m metrics") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser(prog, chosen(argv)).parse_args(argv)

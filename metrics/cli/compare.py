@@ -21,6 +21,7 @@ from ..measures import with_gain
 from ..report.behaviour import json_value
 from ..report.export import to_latex
 from ..report.text import comparison_marks, format_p, markers_note, percent
+from . import positive_int
 
 DEFAULT_MEASURE = "nDCG@10"
 MISSING_NOTE = {"zero": "scored 0 (trec_eval -c)",
@@ -49,10 +50,10 @@ def register(sub) -> None:
                    help="multiple-testing correction across runs x measures (bh = Benjamini-Hochberg)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the markers")
     p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="seed of every random draw")
-    p.add_argument("--permutations", type=_positive, default=stats.DEFAULT_PERMUTATIONS,
+    p.add_argument("--permutations", type=positive_int, default=stats.DEFAULT_PERMUTATIONS,
                    help="random sign flips of the randomisation test (exact enumeration up to "
                         f"{stats.EXACT_MAX} non-zero differences)")
-    p.add_argument("--resamples", type=_positive, default=stats.DEFAULT_RESAMPLES,
+    p.add_argument("--resamples", type=positive_int, default=stats.DEFAULT_RESAMPLES,
                    help="bootstrap resamples (confidence intervals and the bootstrap test)")
     p.add_argument("--tolerance", type=float, default=stats.TIE_TOLERANCE,
                    help="|difference| at or below which a query counts as a tie")
@@ -65,12 +66,6 @@ def register(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="table")
     p.set_defaults(handler=run)
 
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
 
 
 def run(args) -> int:

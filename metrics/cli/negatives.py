@@ -9,7 +9,6 @@ across runs, then by the number of runs (more first), then docno. See
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 from .. import io
@@ -17,16 +16,7 @@ from ..analysis.judgments import training_set
 from ..errors import MetricsError
 from ..evaluate import as_runs
 from ..ranking import rank
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+from . import positive_int
 
 
 def register(subparsers) -> None:
@@ -37,9 +27,9 @@ def register(subparsers) -> None:
                     "triples; JSONL: one line per query with positives and negatives, their grades and ranks.")
     p.add_argument("qrels")
     p.add_argument("runs", nargs="+")
-    p.add_argument("--depth", type=_positive, default=100, help="mine negatives from each run's top N (default 100)")
-    p.add_argument("--per-query", type=_positive, default=10, help="at most N negatives per query (default 10)")
-    p.add_argument("--min-grade", type=_positive, default=1, help="minimum grade of a positive (default 1)")
+    p.add_argument("--depth", type=positive_int, default=100, help="mine negatives from each run's top N (default 100)")
+    p.add_argument("--per-query", type=positive_int, default=10, help="at most N negatives per query (default 10)")
+    p.add_argument("--min-grade", type=positive_int, default=1, help="minimum grade of a positive (default 1)")
     p.add_argument("--include-unjudged", action="store_true",
                    help="also use unjudged documents ranked above every relevant one as negatives (unverified)")
     p.add_argument("--format", choices=("tsv", "jsonl"), default="tsv")
