@@ -10,20 +10,27 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from contextlib import closing
 from pathlib import Path
 
 import pyarrow as pa
 
+from .. import settings as settings_module
 from ..errors import MetricsError
+from . import trec
 from .interchange import unwrap
 from .irds import is_irds, load_qrels
 from .keys import canonical_digest
 from .sources import (
+    DECOMPRESS_ERRORS,
     FIRST_DATA_LINE,
     UTF8_BOM,
+    RawInput,
     check_text,
+    checked_blocks,
     compression_of,
     decompress,
+    decompress_error,
     first_data_line,
     is_parquet,
     line_of_offset,
@@ -97,8 +104,13 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                            Origin(label), canonical_digest, on_duplicate)
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
+        counted = False
         if kind is RUN:
-            run = _from_blocks(path, kind, name or stem(path.name), source or path.name, on_duplicate)
+            try:
+                run, counted = _from_blocks(RawInput(path=path), kind, name or stem(path.name),
+                                            source or path.name, on_duplicate)
+            except OSError:
+                run = None   # the whole-file path below names the problem
             if run is not None:
                 return run
         try:
@@ -112,9 +124,9 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
         except OSError as exc:
             raise MetricsError(f"cannot read {str(path)!r}: {exc.strerror or exc}",
                                source=source or path.name, fix="check the path and permissions") from None
-        return _from_bytes(raw, kind, name or stem(path.name), source or path.name, on_duplicate)
+        return _from_bytes(raw, kind, name or stem(path.name), source or path.name, on_duplicate, counted)
     if isinstance(src, (bytes, bytearray, memoryview)):
-        return _from_bytes(bytes(src), kind, name or kind.what, source or "<bytes>", on_duplicate)
+        return _from_memory(bytes(src), kind, name or kind.what, source or "<bytes>", on_duplicate)
     if hasattr(src, "read"):
         file_name = getattr(src, "name", None)
         file_name = Path(file_name).name if isinstance(file_name, str) and file_name else None
@@ -126,8 +138,8 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
             raw = src.read()
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
-        return _from_bytes(bytes(raw), kind, name or (stem(file_name) if file_name else kind.what),
-                           source or file_name or "<stream>", on_duplicate)
+        return _from_memory(bytes(raw), kind, name or (stem(file_name) if file_name else kind.what),
+                            source or file_name or "<stream>", on_duplicate)
     raise MetricsError(f"cannot read {article(kind.what)} from a {type(src).__name__}",
                        source=source,
                        fix="pass a path, bytes, a file object, a pandas DataFrame or a {qid: {docno: value}} dict")
@@ -173,16 +185,61 @@ def _plain_trec_head(head: bytes) -> bool:
     return first is not None and first.start(1) == 0
 
 
-def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: str) -> Run | None:
-    """A large plain TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), or None.
+def _from_blocks(src: RawInput, kind: Kind, name: str, source: str, on_duplicate: str) -> tuple[Run | None, bool]:
+    """A large TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), plain or
+    inflated as a stream: (the run or None, ``counted``). ``counted``: True when the input was
+    inflated whole within the limit, or its whole inflated text when that is one block (small).
 
-    Bad input is never reported from here: any error sends the file to the whole-file path,
-    which names the line and quotes it.
+    A compressed input is inflated twice, and never held whole: first counted block by block
+    (:func:`metrics.io.sources.count_inflated`), so that a bomb is refused at the inflate limit
+    holding one block, then inflated again straight into the block parser. The digest is the
+    sha256 of the raw bytes (compressed bytes for a compressed input), hashed on a second
+    thread. Bad input is never reported from here, except by the checks of the blocks as they
+    stream (the inflate limit and budget, a line too long, a damaged stream), whose messages
+    are those of the whole-file path: any other problem sends the input to the whole-file path
+    (None), which names the line and quotes it.
     """
-    found = read_trec_blocks(path, kind, source, _plain_trec_head)
+    if src.compression is None:
+        if src.raw is None:
+            found = read_trec_blocks(src.path, kind, source, _plain_trec_head)
+            digest = None if found is None else found[2]
+        else:
+            digest_of = src.digest_later()
+            with src.text() as stream, \
+                    closing(checked_blocks(stream, source, limit=None, size=trec.FILE_BLOCK)) as blocks:
+                found = read_trec_blocks(blocks, kind, source, _plain_trec_head)
+            digest = None if found is None else digest_of()
+        return _finished(found, digest, kind, name, on_duplicate), False
+    limit = settings_module.load().inflate_limit
+    what = f"{src.compression} of {src.size:,} bytes"
+    try:
+        with src.text() as stream, closing(checked_blocks(stream, source, limit=limit, what=what,
+                                                          size=trec.FILE_BLOCK)) as blocks:
+            first = next(blocks, b"")
+            if len(first) < trec.FILE_BLOCK:
+                return None, first   # small: the whole text is this block
+            if not _plain_trec_head(first):
+                return None, False   # not TREC text: read whole
+            del first
+            for _ in blocks:   # count the rest, hold nothing: a bomb is refused here
+                pass
+        digest_of = src.digest_later()
+        with src.text() as stream, closing(checked_blocks(stream, source, limit=limit, what=what,
+                                                          size=trec.FILE_BLOCK)) as blocks:
+            found = read_trec_blocks(blocks, kind, source, _plain_trec_head)
+    except DECOMPRESS_ERRORS as exc:
+        if isinstance(exc, MetricsError):
+            raise
+        raise decompress_error(exc, source) from None
+    return _finished(found, None if found is None else digest_of(), kind, name, on_duplicate), True
+
+
+def _finished(found, digest: str | None, kind: Kind, name: str, on_duplicate: str) -> Run | None:
+    """The run of :func:`read_trec_blocks`' columns, or None when its checks fail (the
+    whole-file path then names the line and quotes it)."""
     if found is None:
         return None
-    table, origin, digest = found
+    table, origin, _ = found
     del found
     try:
         return finish(table, kind, name, origin, lambda: digest, on_duplicate, rank_given=True)
@@ -190,8 +247,18 @@ def _from_blocks(path: Path, kind: Kind, name: str, source: str, on_duplicate: s
         return None
 
 
-def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
-    data = decompress(raw, source)
+def _from_memory(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
+    """A run or qrels from bytes in memory (an upload): a large TREC run in blocks, else whole."""
+    counted = False
+    if kind is RUN and (len(raw) >= trec.FILE_BLOCK or compression_of(raw[:6]) is not None):
+        run, counted = _from_blocks(RawInput(raw=raw), kind, name, source, on_duplicate)
+        if run is not None:
+            return run
+    return _from_bytes(raw, kind, name, source, on_duplicate, counted)
+
+
+def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str, counted=False):
+    data = decompress(raw, source, counted=counted)
     if is_parquet(data):
         digest_of = sha256_later(raw)
         table = _valid_text(read_parquet(data, source), source)

@@ -8,6 +8,7 @@ its encoding), so that every reader and the streaming engine sniff with the same
 from __future__ import annotations
 
 import bz2
+import contextlib
 import glob as globlib
 import gzip
 import hashlib
@@ -44,26 +45,61 @@ def stem(file_name: str) -> str:
     return stem or base
 
 
-def sha256_later(raw: bytes):
-    """sha256 of ``raw`` computed on a second thread (hashlib releases the GIL) while we parse.
+def sha256_later(raw):
+    """sha256 of ``raw`` (bytes, or a path: the file's bytes) computed on a second thread
+    (hashlib releases the GIL) while we parse; call the result for the hex digest.
 
     The thread is not a daemon: when parsing fails, the interpreter may start to exit while the
     hash still runs in C without the GIL. A daemon thread that then asks for the GIL back is
     ended by ``pthread_exit`` in the middle of finalisation, which can abort the process
     (SIGABRT, exit 134); a normal thread is joined before finalisation begins.
     """
-    if len(raw) < (1 << 20):
+    if isinstance(raw, (bytes, bytearray, memoryview)) and len(raw) < (1 << 20):
         digest = hashlib.sha256(raw).hexdigest()
         return lambda: digest
     box: dict = {}
-    worker = threading.Thread(target=lambda: box.setdefault("hex", hashlib.sha256(raw).hexdigest()),
-                              name="ndcg-lab-sha256", daemon=False)
+    worker = threading.Thread(target=lambda: box.setdefault("hex", _sha256(raw)), name="ndcg-lab-sha256",
+                              daemon=False)
     worker.start()
 
     def result() -> str:
         worker.join()
         return box["hex"]
     return result
+
+
+def _sha256(raw) -> str:
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        return hashlib.sha256(raw).hexdigest()
+    with open(raw, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+class RawInput:
+    """The raw bytes of one input, a file or bytes in memory, opened as often as a reader needs:
+    :meth:`text` streams its text (inflated when its magic bytes name a compression)."""
+
+    def __init__(self, *, path=None, raw: bytes | None = None):
+        self.path, self.raw = path, raw
+        if raw is not None:
+            self.compression, self.size = compression_of(raw[:6]), len(raw)
+        else:
+            with open(path, "rb") as f:
+                self.compression, self.size = compression_of(f.read(6)), os.fstat(f.fileno()).st_size
+
+    @contextlib.contextmanager
+    def text(self):
+        """A binary stream of the text: the bytes as they are, or inflated."""
+        with contextlib.ExitStack() as stack:
+            raw = stack.enter_context(open(self.path, "rb")) if self.raw is None else _stdio.BytesIO(self.raw)
+            stream = open_decompressed(raw, self.compression)
+            if stream is not raw:
+                stack.callback(stream.close)
+            yield stream
+
+    def digest_later(self):
+        """:func:`sha256_later` of the raw bytes (compressed bytes for a compressed input)."""
+        return sha256_later(self.path if self.raw is None else self.raw)
 
 
 def read_parquet_table(source, **options) -> pa.Table:
@@ -115,18 +151,22 @@ def compression_of(head: bytes) -> str | None:
 INFLATE_CHUNK = 16 << 20   # bytes inflated at a time, so a bomb is stopped within a chunk of the limit
 
 
-def decompress(raw: bytes, source: str, *, limit: int | None = None) -> bytes:
+def decompress(raw: bytes, source: str, *, limit: int | None = None, counted: bool | bytes = False) -> bytes:
     """``raw`` unpacked when its magic bytes name a compression, else ``raw`` itself.
 
     Inflation is streamed and refused past ``limit`` bytes (default: the operator's
     ``inflate_limit``, :func:`metrics.settings.load`). Containers and encodings that are not
     text (zip, Excel, UTF-16, images, PDF, a second compression) are refused with what they are.
+    ``counted``: True when the caller has already inflated the whole input once within the
+    limit (:func:`count_inflated`), so it is not counted again before it is held; bytes: the
+    whole inflated text, already read with every check.
     """
     compression = compression_of(raw[:6])
     data = raw
     if compression is not None:
         limit = settings_module.load().inflate_limit if limit is None else limit
-        data = inflate(raw, compression, source, limit)
+        data = counted if isinstance(counted, bytes) else inflate(raw, compression, source, limit,
+                                                                  counted=bool(counted))
         if compression_of(data[:6]) is not None:
             raise MetricsError(f"the file is compressed twice ({compression} of {compression_of(data[:6])})",
                                source=source, fix="unpack it once and upload the result")
@@ -136,17 +176,30 @@ def decompress(raw: bytes, source: str, *, limit: int | None = None) -> bytes:
     return data
 
 
-def inflate(raw: bytes, compression: str, source: str, limit: int) -> bytes:
-    """The unpacked bytes of ``raw``, read as a stream (:func:`read_stream`) and refused once they
-    pass ``limit``."""
+def inflate(raw: bytes, compression: str, source: str, limit: int, *, counted: bool = False) -> bytes:
+    """The unpacked bytes of ``raw``, refused once they pass ``limit``.
+
+    An input that inflates to more than one block is inflated twice: first counted block by
+    block and dropped (:func:`count_inflated`), so that a bomb is refused holding one block,
+    then read whole (:func:`read_stream`) only once it is known to fit within the limit.
+    """
+    what = f"{compression} of {len(raw):,} bytes"
     try:
-        stream = open_decompressed(_stdio.BytesIO(raw) if compression != "zstd" else pa.py_buffer(raw),
-                                   compression)
-        return read_stream(stream, source, limit=limit, what=f"{compression} of {len(raw):,} bytes")
+        if not counted:
+            blocks, first = count_inflated(open_decompressed(_raw_stream(raw, compression), compression),
+                                           source, limit=limit, what=what, keep_first=True)
+            if blocks <= 1:
+                return first
+        stream = open_decompressed(_raw_stream(raw, compression), compression)
+        return read_stream(stream, source, limit=limit, what=what)
     except DECOMPRESS_ERRORS as exc:
         if isinstance(exc, MetricsError):
             raise
         raise decompress_error(exc, source) from None
+
+
+def _raw_stream(raw: bytes, compression: str):
+    return _stdio.BytesIO(raw) if compression != "zstd" else pa.py_buffer(raw)
 
 
 def inflate_refusal(limit: int, source: str, what: str = "") -> MetricsError:
@@ -167,29 +220,42 @@ def in_flight() -> int:
 
 
 def read_stream(stream, source: str, *, limit: int | None, what: str = "", settings=None) -> bytes:
-    """Every byte of ``stream``, read in :data:`INFLATE_CHUNK` blocks and refused as soon as it is bad.
+    """Every byte of ``stream``, read in :data:`INFLATE_CHUNK` blocks (:func:`checked_blocks`) and
+    refused as soon as it is bad; all of it is held until the read ends."""
+    chunks = list(checked_blocks(stream, source, limit=limit, what=what, settings=settings, hold=True))
+    if not chunks:
+        return b""
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    - past ``limit`` bytes (the inflate limit of a compressed input; None for a plain file);
-    - when the bytes held by all reads in progress in this process would pass the operator's
-      ``inflate_budget`` (``NDCG_LAB_INFLATE_TOTAL``): N bombs at once hold at most that much;
-    - at a line longer than ``max_line`` (``NDCG_LAB_MAX_LINE``) in text (not JSON or binary),
-      naming the line;
-    - at the first block with a NUL byte in text: reading stops there, and the caller's
-      :func:`check_text` names the byte and its line, as for the whole file.
 
-    So a bomb of zeros stops within a block and a one-line gigabyte within ``max_line``, instead
-    of holding the whole limit. ``limit`` None counts nothing against the budget.
+def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", settings=None, hold: bool = False,
+                   size: int | None = None):
+    """``stream`` in blocks of ``size`` bytes (:data:`INFLATE_CHUNK`), each checked as it is read:
+
+    - refused past ``limit`` bytes (the inflate limit of a compressed input; None for a plain file);
+    - refused when the bytes held by all reads in progress in this process would pass the
+      operator's ``inflate_budget`` (``NDCG_LAB_INFLATE_TOTAL``): N bombs at once hold at most
+      that much. ``hold``: the caller keeps every block, and each stays counted until the last
+      is read; else the caller keeps one at a time, and a block stops counting once the next is
+      asked for. ``limit`` None counts nothing against the budget;
+    - refused at a line longer than ``max_line`` (``NDCG_LAB_MAX_LINE``) in text (not JSON or
+      binary), naming the line;
+    - at the first block with a NUL byte in text, reading stops after that block, and the
+      caller's :func:`check_text` names the byte and its line, as for the whole file.
+
+    So a bomb of zeros stops within a block and a one-line gigabyte within ``max_line``.
+    Every block but the last is ``size`` bytes long.
     """
     settings = settings_module.load() if settings is None else settings
-    chunks: list[bytes] = []
+    size = INFLATE_CHUNK if size is None else size
     total = held = lines = 0
     text = None           # decided from the first block: line checks apply to text only
     open_line = 0         # bytes of the line still open at the end of the blocks read so far
     try:
         while True:
-            chunk = stream.read(INFLATE_CHUNK if limit is None else min(INFLATE_CHUNK, limit + 1 - total))
+            chunk = stream.read(size if limit is None else min(size, limit + 1 - total))
             if not chunk:
-                break
+                return
             if text is None:
                 text = _is_text(chunk)
             nul = text and b"\x00" in chunk   # refused by check_text, at the NUL: nothing after it is read
@@ -199,22 +265,36 @@ def read_stream(stream, source: str, *, limit: int | None, what: str = "", setti
                 if total + len(chunk) > limit and not nul:
                     raise inflate_refusal(limit, source, what)
                 with _LOCK:
+                    if not hold:
+                        _IN_FLIGHT[0] -= held
+                        held = 0
                     if _IN_FLIGHT[0] + len(chunk) > settings.inflate_budget + 1:   # + 1: the byte that finds the limit
                         raise MetricsError("the server is unpacking other large inputs right now and holds as "
                                            "much as it may", source=source,
                                            fix="try again in a minute; the operator sets NDCG_LAB_INFLATE_TOTAL")
                     _IN_FLIGHT[0] += len(chunk)
                     held += len(chunk)
+            yield chunk
             if nul:
-                chunks.append(chunk)
-                break
-            chunks.append(chunk)
+                return
             total += len(chunk)
     finally:
         if held:
             with _LOCK:
                 _IN_FLIGHT[0] -= held
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def count_inflated(stream, source: str, *, limit: int, what: str = "", keep_first: bool = False,
+                   settings=None) -> tuple[int, bytes]:
+    """(blocks, first block or b"") of a stream inflated to its end (or its first NUL block) and
+    dropped block by block, with every check of :func:`checked_blocks`: a bomb is refused
+    holding one block. ``keep_first``: the first block is returned when it is the only one."""
+    blocks, first = 0, b""
+    with contextlib.closing(checked_blocks(stream, source, limit=limit, what=what, settings=settings)) as checked:
+        for block in checked:
+            blocks += 1
+            first = block if blocks == 1 and keep_first else b""
+    return blocks, first
 
 
 def read_path(path, source: str) -> bytes:

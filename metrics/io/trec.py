@@ -8,7 +8,9 @@ lines. A ``#`` inside a field (``msmarco_v2.1_doc_00_1#4_16``) is data.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,6 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
+from .sources import checked_blocks
 from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
@@ -51,24 +54,32 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
     return _diagnose(norm, kind, origin), origin
 
 
-def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Table, Origin, str] | None:
-    """A large single-space TREC file read in blocks: (table, source, sha256 of the bytes), or None.
+def read_trec_blocks(src, kind: Kind, source: str, plain_head, digest=None) -> tuple[pa.Table, Origin, str] | None:
+    """A large single-space TREC text read in blocks: (table, source, sha256 of the blocks or
+    None), or None.
 
-    The whole file is never in memory at once: each block of :data:`FILE_BLOCK` bytes is checked,
-    hashed on a second thread and parsed with the options of the fast path (the field count of
-    the file's first line for every block), and freed. None when the file is smaller than a block,
-    cannot be opened, ``plain_head(first_block)`` is false (compressed, parquet, JSON, a header
-    line, ...) or anything is not plain (NUL, \\r, tabs, non-ASCII, blank or comment lines,
-    empty fields, a line that does not parse): the caller then reads the whole file, whose path
-    names the line and the problem. Rows and lines agree one to one, as on the fast path.
+    ``src``: the path of a plain file (its blocks are hashed: the sha256 of the file), or an
+    iterable of blocks of text (:func:`metrics.io.sources.checked_blocks`; inflated text of a
+    compressed input, bytes in memory), hashed into ``digest`` (a hashlib object) when one is
+    given. The whole text is never in memory at once: each block of :data:`FILE_BLOCK` bytes is
+    checked, hashed on a second thread and parsed with the options of the fast path (the field
+    count of the first line for every block), and freed. None when the text is smaller than a
+    block, the path cannot be opened, ``plain_head(first_block)`` is false (compressed, parquet,
+    JSON, a header line, ...) or anything is not plain (NUL, \\r, tabs, non-ASCII, blank or
+    comment lines, empty fields, a line that does not parse): the caller then reads the whole
+    text, whose path names the line and the problem. Rows and lines agree one to one, as on the
+    fast path. A MetricsError of the blocks' own checks (a line too long) is raised as it is.
     """
-    try:
-        f = open(path, "rb")
-    except OSError:
-        return None
-    with f, ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:
-        digest = hashlib.sha256()
-        block = f.read(FILE_BLOCK)
+    if isinstance(src, (str, os.PathLike)):
+        try:
+            f = open(src, "rb")
+        except OSError:
+            return None
+        with f, contextlib.closing(checked_blocks(f, source, limit=None, size=FILE_BLOCK)) as blocks:
+            return read_trec_blocks(blocks, kind, source, plain_head, hashlib.sha256())
+    blocks = iter(src)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:
+        block = next(blocks, b"")
         if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in (b" ", b"#", b"\n", b"\f", b"\v"):
             return None
         end = re.search(rb"\n", block[:65536])
@@ -77,9 +88,9 @@ def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Tabl
             return None
         tables, pending = [], b""
         while block:
-            hashed = hashing.submit(digest.update, block)
+            hashed = hashing.submit(digest.update, block) if digest is not None else None
             if any(byte in block for byte in _NOT_CLEAN) or not block.isascii():
-                hashed.result()
+                _wait(hashed)
                 return None
             first_end = block.find(b"\n") + 1
             last_end = block.rfind(b"\n") + 1
@@ -94,19 +105,25 @@ def read_trec_blocks(path, kind: Kind, source: str, plain_head) -> tuple[pa.Tabl
                 if len(piece):
                     table = _parsed_block(piece, kind, n_fields)
                     if table is None:
-                        hashed.result()
+                        _wait(hashed)
                         return None
                     tables.append(table)
-            hashed.result()
+            _wait(hashed)
             del pieces, block
-            block = f.read(FILE_BLOCK)
+            block = next(blocks, b"")
         if pending:
             table = _parsed_block(pending, kind, n_fields)
             if table is None:
                 return None
             tables.append(table)
     pa.default_memory_pool().release_unused()   # the parser's scratch memory, back to the system
-    return pa.concat_tables(tables), Origin(source, LineMap(), None, trec=True), digest.hexdigest()
+    return (pa.concat_tables(tables), Origin(source, LineMap(), None, trec=True),
+            None if digest is None else digest.hexdigest())
+
+
+def _wait(hashed) -> None:
+    if hashed is not None:
+        hashed.result()
 
 
 def _parsed_block(piece, kind: Kind, n_fields: int) -> pa.Table | None:
