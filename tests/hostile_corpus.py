@@ -185,6 +185,54 @@ CASES: list[Case] = _cases()
 BOMBS = [c for c in CASES if c.name.startswith("bomb.")]
 
 
+def block_run(n_queries: int = 40, depth: int = 50) -> bytes:
+    """A clean single-space run of ``n_queries`` x ``depth`` lines (50 kB by default): many blocks
+    when the tests set the block size to 4 kB."""
+    lines = [f"q{q} Q0 d{(q * 7 + i * 13) % 997} {i + 1} {(depth - i) // 2} tag"
+             for q in range(n_queries) for i in range(depth)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _deep(change: str, at: int = 1234) -> bytes:
+    """:func:`block_run` with line ``at + 1`` changed, well past the first 4 kB block."""
+    lines = block_run().decode().splitlines(keepends=True)
+    if change == "score":
+        lines[at] = lines[at].replace(" tag", "").rsplit(" ", 1)[0] + " x12 tag\n"
+    elif change == "nul":
+        lines[at] = lines[at].replace(" tag", " t\x00g")
+    elif change == "short":
+        lines[at] = " ".join(lines[at].split(" ")[:4]) + "\n"
+    elif change == "duplicate":
+        lines[at] = lines[at - 1].rsplit(" ", 3)[0] + " " + " ".join(lines[at].rsplit(" ", 3)[1:])
+    elif change == "long":
+        lines[at] = "9" * (MAX_LINE + 1) + lines[at][lines[at].index(" "):]
+    return "".join(lines).encode()
+
+
+def _streamed() -> list[Case]:
+    """Compressed runs larger than many blocks, read as a stream (tests set 4 kB blocks)."""
+    score = "'x12' is not a number"
+    return [
+        Case("deep_score.run.gz", _gzip(_deep("score")), "run", score, 1235),
+        Case("deep_score.run.bz2", bz2.compress(_deep("score")), "run", score, 1235),
+        Case("deep_score.run.xz", lzma.compress(_deep("score")), "run", score, 1235),
+        Case("deep_score.run.zst", _zstd(_deep("score")), "run", score, 1235),
+        Case("deep_nul.run.gz", _gzip(_deep("nul")), "run", "NUL byte", 1235),
+        Case("deep_short.run.gz", _gzip(_deep("short")), "run", "found 4", 1235),
+        Case("deep_duplicate.run.gz", _gzip(_deep("duplicate")), "run", "appears twice", 1235),
+        Case("deep_long_line.run.gz", _gzip(_deep("long")), "run", "line is longer than", 1235),
+        Case("truncated_deep.run.gz", _gzip(block_run())[:len(_gzip(block_run())) // 2], "run",
+             "cannot decompress", None),
+        Case("valid_text_bomb.run.gz", _gzip(_bomb_body("run")), "run", "inflates to more than", None),
+        Case("one_line_gigabyte.run.gz", _gzip(b"7" * (2 * MAX_LINE) + b" Q0 d1 1 1.0 t\n"), "run",
+             "line is longer than", 1),
+    ]
+
+
+STREAMED: list[Case] = _streamed()
+"""Runs that the block reader inflates as a stream, each refused in the words of the whole file."""
+
+
 _WORDED_OTHERWISE = ("blank.run", "utf16_bom.run", "utf16le_no_bom.run", "utf16be_no_bom.run", "nested.gz",
                      "zeros.run.xz")
 STREAMING = [c for c in CASES if c.kind == "run" and c.name.endswith((".run", ".gz", ".bz2", ".xz", ".zst"))

@@ -13,6 +13,7 @@ import pytest
 from metrics import io
 from metrics.errors import MetricsError
 from metrics.io import read, sources, trec, validate
+from tests.hostile_corpus import block_run
 from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
 
 
@@ -181,10 +182,7 @@ def test_errors_quote_the_original_line_whatever_the_line_ends(newline):
     assert sources.line_of_offset(data, data.index(b"x")) == 4
 
 
-def _block_run(n_queries: int = 40, depth: int = 50) -> bytes:
-    lines = [f"q{q} Q0 d{(q * 7 + i * 13) % 997} {i + 1} {(depth - i) // 2} tag"
-             for q in range(n_queries) for i in range(depth)]
-    return ("\n".join(lines) + "\n").encode()
+_block_run = block_run
 
 
 def _read_whole(path, **options):
