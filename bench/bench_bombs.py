@@ -14,14 +14,20 @@ peak resident memory is the kernel's ``ru_maxrss`` from ``wait4``. Inputs are wr
     line.txt    --line-gib GiB of one line, plain       (a one-line gigabyte)
 
 Cases: ``one`` (zeros.gz, default engine), ``lines`` (lines.gz, default engine), ``two`` (zeros.gz
-and lines.gz read at once in two threads of one process), ``streaming`` (zeros.gz with
-``--engine streaming``, stopped after ``--timeout`` s), ``line`` (line.txt). Every case runs with
-``NDCG_LAB_INFLATE_LIMIT=--inflate-limit``. Prints a Markdown table for bench/RESULTS.md.
+and lines.gz read at once in two threads of one process), ``twolines`` (two copies of lines.gz at
+once), ``streaming`` (zeros.gz with ``--engine streaming``, stopped after ``--timeout`` s), ``line``
+(line.txt). Every case runs with ``NDCG_LAB_INFLATE_LIMIT=--inflate-limit``.
+
+With ``--data`` (default bench/data), three more cases measure a real run rather than a bomb:
+``plain`` (``eval`` of dev-qrels.txt and the 7M-line dev-run.txt), ``gzip`` (the same run as
+dev-run.txt.gz) and ``gzip-dc`` (``gzip -dc dev-run.txt.gz > /dev/null``, the floor of inflating it).
+Prints a Markdown table for bench/RESULTS.md.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import os
 import subprocess
 import sys
@@ -73,21 +79,27 @@ def write_inputs(cache: Path, bomb_gib: float, line_gib: float) -> dict[str, Pat
     return paths
 
 
-def run_case(case: str, code: Path, paths: dict[str, Path], env: dict[str, str], timeout: float) -> dict:
+def run_case(case: str, code: Path, paths: dict[str, Path], env: dict[str, str], timeout: float,
+             data: Path = ROOT / "bench" / "data") -> dict:
     eval_ = [sys.executable, "-m", "metrics", "eval", str(QRELS)]
+    dev = [sys.executable, "-m", "metrics", "eval", str(data / "dev-qrels.txt")]
     command = {
         "one": eval_ + [str(paths["zeros"])],
         "lines": eval_ + [str(paths["lines"])],
         "two": [sys.executable, "-c", TWO_READERS, str(paths["zeros"]), str(paths["lines"])],
+        "twolines": [sys.executable, "-c", TWO_READERS, str(paths["lines"]), str(paths["lines"])],
+        "plain": dev + [str(data / "dev-run.txt")],
+        "gzip": dev + [str(data / "dev-run.txt.gz")],
+        "gzip-dc": ["sh", "-c", f"gzip -dc '{data / 'dev-run.txt.gz'}' > /dev/null"],
         "streaming": eval_ + [str(paths["zeros"]), "--engine", "streaming", "--no-progress"],
         "line": eval_ + [str(paths["line"])],
     }[case]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=code, env={**env, "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stopped = False
     try:
-        _, err = process.communicate(timeout=timeout)
+        out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         _, err = process.communicate()
@@ -97,6 +109,8 @@ def run_case(case: str, code: Path, paths: dict[str, Path], env: dict[str, str],
     seconds = time.perf_counter() - started
     last = [line for line in err.splitlines() if line.strip()]
     outcome = f"stopped after {timeout:.0f} s" if stopped else (last[-1][:110] if last else "read")
+    if not stopped and not last and out:
+        outcome += f", output sha256 {hashlib.sha256(out.encode()).hexdigest()[:12]}"
     return {"case": case, "seconds": seconds, "outcome": outcome}
 
 
@@ -109,12 +123,14 @@ def main() -> None:
     parser.add_argument("--line-gib", type=float, default=1.0)
     parser.add_argument("--inflate-limit", default="1GB")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data",
+                        help="folder of dev-qrels.txt, dev-run.txt and dev-run.txt.gz (cases plain, gzip, gzip-dc)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     paths = write_inputs(args.cache, args.bomb_gib, args.line_gib)
     env = {**os.environ, "NDCG_LAB_INFLATE_LIMIT": args.inflate_limit}
     if args.one:
-        result = run_case(args.one, args.code.resolve(), paths, env, args.timeout)
+        result = run_case(args.one, args.code.resolve(), paths, env, args.timeout, args.data.resolve())
         import resource
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"{result['case']}\t{peak:.0f}\t{result['seconds']:.1f}\t{result['outcome']}")
@@ -125,7 +141,7 @@ def main() -> None:
     for case in args.cases:
         wrapper = [sys.executable, __file__, "--one", case, "--code", str(args.code), "--cache", str(args.cache),
                    "--bomb-gib", str(args.bomb_gib), "--line-gib", str(args.line_gib),
-                   "--inflate-limit", args.inflate_limit, "--timeout", str(args.timeout)]
+                   "--inflate-limit", args.inflate_limit, "--timeout", str(args.timeout), "--data", str(args.data)]
         line = subprocess.run(wrapper, capture_output=True, text=True, check=True).stdout.strip().split("\t")
         print(f"| {line[0]} | {int(line[1]):,} | {line[2]} | {line[3].replace('|', '/')} |", flush=True)
 

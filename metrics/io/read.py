@@ -34,6 +34,7 @@ from .sources import (
     first_data_line,
     is_parquet,
     line_of_offset,
+    read_ahead,
     read_path,
     refuse_other_formats,
     sha256_later,
@@ -192,7 +193,9 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str, on_duplicate
 
     A compressed input is inflated twice, and never held whole: first counted block by block
     (:func:`metrics.io.sources.count_inflated`), so that a bomb is refused at the inflate limit
-    holding one block, then inflated again straight into the block parser. The digest is the
+    holding one block, then inflated again straight into the block parser, the next block
+    inflated on a second thread while one is parsed (:func:`metrics.io.sources.read_ahead`),
+    so the second pass costs no more than the longer of inflating and parsing. The digest is the
     sha256 of the raw bytes (compressed bytes for a compressed input), hashed on a second
     thread. Bad input is never reported from here, except by the checks of the blocks as they
     stream (the inflate limit and budget, a line too long, a damaged stream), whose messages
@@ -225,8 +228,9 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str, on_duplicate
                 pass
         digest_of = src.digest_later()
         with src.text() as stream, closing(checked_blocks(stream, source, limit=limit, what=what,
-                                                          size=trec.FILE_BLOCK)) as blocks:
-            found = read_trec_blocks(blocks, kind, source, _plain_trec_head)
+                                                          size=trec.FILE_BLOCK)) as blocks, \
+                closing(read_ahead(blocks)) as ahead:
+            found = read_trec_blocks(ahead, kind, source, _plain_trec_head)
     except DECOMPRESS_ERRORS as exc:
         if isinstance(exc, MetricsError):
             raise
