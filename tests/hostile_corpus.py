@@ -267,6 +267,7 @@ SEEDS: dict[str, list[bytes]] = {
     "text": [t.encode() for t in HOSTILE_TEXT],
 }
 SEEDS["streaming"] = SEEDS["run"]
+SEEDS["streamed"] = [block_run(), _gzip(block_run())]
 """Valid inputs of every reader, which :func:`mutate` damages."""
 
 _INSERTS = (b"\x00", b"\t", b" ", b"  ", b"\r", b"\n", b"\r\n", b"#", b"-", b"e", b".", b",", b'"', b"{", b"}", b"[",

@@ -2,6 +2,8 @@
 MetricsError; any other exception is a bug. Bounded here; bench/bench_fuzz.py runs longer."""
 from __future__ import annotations
 
+import contextlib
+import gzip
 import os
 import tempfile
 from pathlib import Path
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics.errors import MetricsError
+from metrics.io import read, trec
 from metrics.io.topics import read_topics
 from tests.hostile_corpus import GOOD_QRELS, fuzz_input
 
@@ -26,15 +29,48 @@ def _streaming(data: bytes):
 
 GOOD_QRELS_TABLE = metrics.read_qrels(GOOD_QRELS, source="good.qrels")
 
+
+@contextlib.contextmanager
+def _patched(module, name: str, value):
+    before = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, before)
+
+
+def _outcome(data: bytes) -> tuple:
+    try:
+        run = metrics.read_run(data, source="fuzz.run.gz")
+    except MetricsError as exc:
+        return ("refused", str(exc))
+    return ("read", run.table.to_pydict(), run.digest, [(f.kind, f.message, f.examples) for f in run.findings])
+
+
+def _streamed(data: bytes):
+    """A gzipped run read as a stream in 4 kB blocks against the whole-file path: the same run
+    (columns, digest, findings) or the same one-line error, else an AssertionError."""
+    raw = data if data[:2] == b"\x1f\x8b" else gzip.compress(data, 1)
+    with _patched(trec, "FILE_BLOCK", 4096):
+        streamed = _outcome(raw)
+    with _patched(read, "_from_blocks", lambda *a: (None, False)):
+        whole = _outcome(raw)
+    if streamed != whole:
+        raise AssertionError(f"streamed {streamed[:2]!r:.300} != whole {whole[:2]!r:.300}")
+    if streamed[0] == "refused":
+        raise MetricsError(streamed[1])
+
 READERS = {
     "run": lambda data: metrics.read_run(data, source="fuzz.run"),
     "qrels": lambda data: metrics.read_qrels(data, source="fuzz.qrels"),
     "topics": lambda data: read_topics(data, source="fuzz.topics"),
     "titles": lambda data: metrics.io.read_two_columns(data, ("docno", "title"), source="fuzz.tsv"),
     "streaming": _streaming,
+    "streamed": _streamed,
 }
 """Every reader of user files: runs, qrels, topics, the doc-title (two-column) table, and a run
-file through the streaming engine."""
+file through the streaming engine, and a gzipped run read in blocks against the whole-file path."""
 
 EXAMPLES = 200
 
