@@ -12,11 +12,12 @@ peak resident memory is the kernel's ``ru_maxrss`` from ``wait4``. Inputs are wr
     zeros.gz    --bomb-gib GiB of zero bytes, gzip      (a classic bomb: no line end, all NUL)
     lines.gz    --bomb-gib GiB of one valid run line    (text that parses: only the limit stops it)
     line.txt    --line-gib GiB of one line, plain       (a one-line gigabyte)
+    line.gz     the same line, gzip
 
 Cases: ``one`` (zeros.gz, default engine), ``lines`` (lines.gz, default engine), ``two`` (zeros.gz
 and lines.gz read at once in two threads of one process), ``twolines`` (two copies of lines.gz at
 once), ``streaming`` (zeros.gz with ``--engine streaming``, stopped after ``--timeout`` s), ``line``
-(line.txt). Every case runs with ``NDCG_LAB_INFLATE_LIMIT=--inflate-limit``.
+(line.txt), ``linegz`` (line.gz). Every case runs with ``NDCG_LAB_INFLATE_LIMIT=--inflate-limit``.
 
 With ``--data`` (default bench/data), three more cases measure a real run rather than a bomb:
 ``plain`` (``eval`` of dev-qrels.txt and the 7M-line dev-run.txt), ``gzip`` (the same run as
@@ -58,7 +59,7 @@ print(" | ".join(outcomes), file=sys.stderr)
 def write_inputs(cache: Path, bomb_gib: float, line_gib: float) -> dict[str, Path]:
     cache.mkdir(parents=True, exist_ok=True)
     paths = {"zeros": cache / f"zeros-{bomb_gib:g}.gz", "lines": cache / f"lines-{bomb_gib:g}.gz",
-             "line": cache / f"line-{line_gib:g}.txt"}
+             "line": cache / f"line-{line_gib:g}.txt", "linegz": cache / f"line-{line_gib:g}.gz"}
     total = int(bomb_gib * (1 << 30))
     if not paths["zeros"].exists():
         with gzip.open(paths["zeros"], "wb", compresslevel=1) as out:
@@ -76,6 +77,10 @@ def write_inputs(cache: Path, bomb_gib: float, line_gib: float) -> dict[str, Pat
             for start in range(0, size, BLOCK):
                 out.write(b"7" * min(BLOCK, size - start))
             out.write(b" Q0 d1 1 1.0 t\n")
+    if not paths["linegz"].exists():
+        with open(paths["line"], "rb") as f, gzip.open(paths["linegz"], "wb", compresslevel=1) as out:
+            while block := f.read(BLOCK):
+                out.write(block)
     return paths
 
 
@@ -93,6 +98,7 @@ def run_case(case: str, code: Path, paths: dict[str, Path], env: dict[str, str],
         "gzip-dc": ["sh", "-c", f"gzip -dc '{data / 'dev-run.txt.gz'}' > /dev/null"],
         "streaming": eval_ + [str(paths["zeros"]), "--engine", "streaming", "--no-progress"],
         "line": eval_ + [str(paths["line"])],
+        "linegz": eval_ + [str(paths["linegz"])],
     }[case]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=code, env={**env, "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"},
