@@ -187,10 +187,10 @@ def test_sigterm_while_a_bomb_is_inflated_ends_the_command_at_once(tmp_path):
     a hang detector, not a timing."""
     member = gzip.compress(b"q1 Q0 doc-1 1 2.5 bomb\n" * ((16 << 20) // 23), 1)
     bomb = tmp_path / "bomb.gz"
-    bomb.write_bytes(member * 400)   # 6.4 GB of text
+    bomb.write_bytes(member * 800)   # 13 GB of text
     (tmp_path / "qrels").write_bytes(GOOD_QRELS)
     process = subprocess.Popen([sys.executable, "-m", "metrics", "eval", str(tmp_path / "qrels"), str(bomb)],
-                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "NDCG_LAB_INFLATE_LIMIT": "20GB"},
+                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "NDCG_LAB_INFLATE_LIMIT": "40GB"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         time.sleep(3)
