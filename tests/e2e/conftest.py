@@ -2,14 +2,25 @@
 
 Fixtures
     app_server          session: base URL (str) of the app on a fresh workspace (NDCG_LAB_HOME in
-                        a tmp dir); app_server.home is that dir, app_server.server the AppServer
+                        a tmp dir); app_server.home is that dir, app_server.server the AppServer.
+                        Shared by every module, so only for tests that leave the workspace as
+                        they found it: they may change session state and the address (measures
+                        added, systems picked, lesson answers) but upload, store, reload a sample
+                        or set a baseline nowhere. Its toolbar is the viewer's (no "Deploy"
+                        button), as the README's screenshots need.
     module_app_server   module: like app_server, but one server (and one fresh workspace) per test
                         module, for modules that add or change data
+    shared_app_server   session: like app_server, in shared mode (NDCG_LAB_MODE=shared): every
+                        new visitor gets a private workspace of its own, so tests that change
+                        data share it as long as each works in the workspaces it made
     app_server_factory  function: start(home=None, *, env=None, app="app.py") -> AppServer
                         (.url, .home, .port, .stop(), .restart()); all stopped after the test
     browser             session: playwright Browser (Chromium at /usr/bin/chromium)
-    page                function: a new context and page (default timeout 30 s); a screenshot
-                        goes to test-artifacts/e2e/<test name>.png when the test ends
+    page                function: a new context and page (default timeout 30 s); when the test
+                        failed, a screenshot goes to test-artifacts/e2e/<test name>.png
+    visitor             function: visitor(*, timezone=None, downloads=True) -> a new page in a
+                        context of its own (one person each, 1400x1000); all closed after the
+                        test. A module's `pytest.mark.visitor(timezone=...)` sets its default
     wait_for_app        function fixture: wait_for_app(page, timeout=30_000) waits until the app
                         is connected and its script run finished (after a load or any interaction)
     open_app            function fixture: open_app(page, url) = page.goto(url) + wait_for_app(page)
@@ -203,8 +214,19 @@ class ServerURL(str):
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory):
     """Base URL (str, e.g. "http://127.0.0.1:PORT") of the app on a fresh, empty workspace,
-    shared by the whole session; `.home` is its NDCG_LAB_HOME and `.server` its AppServer."""
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-home")).start()
+    shared by the whole session; `.home` is its NDCG_LAB_HOME and `.server` its AppServer.
+    For tests that change no data (see the module's docstring); the viewer's toolbar."""
+    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-home"),
+                       env={"STREAMLIT_CLIENT_TOOLBAR_MODE": "viewer"}).start()
+    yield ServerURL(server)
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_app_server(tmp_path_factory):
+    """Base URL (a ServerURL, like app_server) of one server in shared mode for the session: each
+    visitor arriving without a token gets a workspace of its own."""
+    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-shared"), env={"NDCG_LAB_MODE": "shared"}).start()
     yield ServerURL(server)
     server.stop()
 
@@ -254,19 +276,59 @@ def browser():
         browser.close()
 
 
+_OUTCOMES = pytest.StashKey[dict]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so that a fixture's teardown knows the outcome."""
+    report = yield
+    item.stash.setdefault(_OUTCOMES, {})[report.when] = report
+    return report
+
+
 @pytest.fixture
 def page(browser, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     page = context.new_page()
     yield page
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
     try:
-        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, timeout=10_000)
-    except Exception as error:  # a screenshot must never hide the test's own outcome
-        print(f"e2e: screenshot of {name} failed: {error}", file=sys.stderr)
+        # A full-page screenshot costs a second or more on a busy machine: only a failure's is kept.
+        if any(report.failed for report in request.node.stash.get(_OUTCOMES, {}).values()):
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, timeout=10_000)
+            except Exception as error:  # a screenshot must never hide the test's own outcome
+                print(f"e2e: screenshot of {name} failed: {error}", file=sys.stderr)
     finally:
+        context.close()
+
+
+@pytest.fixture
+def visitor(browser, request):
+    """visitor(*, timezone=None, downloads=True) -> a new page in a context of its own (one visitor
+    each), in the time zone given (an IANA name; None: the machine's); all closed after the test.
+    A module or test marked ``pytest.mark.visitor(timezone=..., downloads=...)`` sets the defaults."""
+    marker = request.node.get_closest_marker("visitor")
+    defaults = {"timezone": None, "downloads": True, **(marker.kwargs if marker else {})}
+    contexts = []
+
+    def new(**options):
+        unknown = set(options) - set(defaults)
+        if unknown:
+            raise TypeError(f"visitor() got unknown options {sorted(unknown)}")
+        chosen = defaults | options
+        extra = {"timezone_id": chosen["timezone"]} if chosen["timezone"] else {}
+        context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                      accept_downloads=chosen["downloads"], **extra)
+        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield new
+    for context in contexts:
         context.close()
 
 

@@ -230,17 +230,16 @@ def test_a_deep_link_as_the_servers_first_request_has_the_sidebar(app_server_fac
     expect(main(page).locator(".js-plotly-plot")).to_be_visible()
 
 
-def test_readme_screenshots(app_server_factory, browser, open_app, wait_for_app):
+def test_readme_screenshots(app_server, browser, open_app, wait_for_app):
     """The README's views at 1400x900 on the sample collection: the leaderboard table and the curves
     plot render. Saved under test-artifacts/readme/; with NDCG_LAB_SCREENSHOTS=1 they replace
     docs/screenshots (a server with the viewer toolbar, so no "Deploy" button; the navigation's
     Material icons come with Streamlit, no emoji font needed)."""
     out = screenshot_dir()
-    server = app_server_factory(env={"STREAMLIT_CLIENT_TOOLBAR_MODE": "viewer"})
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         page = context.new_page()
-        open_app(page, server.url)
+        open_app(page, app_server)
         expect(main(page).locator('[data-testid="stTable"]').first).to_be_visible(timeout=TIMEOUT)
         page.mouse.move(900, 850)
         page.screenshot(path=str(out / "leaderboard.png"))

@@ -45,7 +45,9 @@ def installed(tmp_path_factory):
     [wheel] = dist.glob("*.whl")
     assert len(list(dist.glob("*.tar.gz"))) == 1
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    # No pip of its own (ensurepip is the slow part of making a venv): the machine's pip, seen
+    # through --system-site-packages, installs into the venv it runs in.
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
     bin_dir = venv / "bin"
     subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
                     "--quiet", str(wheel)], check=True, capture_output=True)

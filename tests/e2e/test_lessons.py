@@ -42,24 +42,24 @@ def _type_answer(page, wait_for_app, text):
     wait_for_app(page)
 
 
-def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server, browser, open_app, wait_for_app):
+def test_phone_width_every_lesson_and_a_student_completes_one(app_server, browser, open_app, wait_for_app):
     context = browser.new_context(viewport=PHONE, device_scale_factor=1)
     context.set_default_timeout(30_000)
     page = context.new_page()
     try:
-        open_app(page, f"{module_app_server}/learn")
+        open_app(page, f"{app_server}/learn")
         assert page.evaluate(NO_SIDEWAYS_SCROLL)
         page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
         page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
         for lesson_id in lessons.load_all():
-            open_app(page, f"{module_app_server}/learn?lesson={lesson_id}")
+            open_app(page, f"{app_server}/learn?lesson={lesson_id}")
             _no_exception(page)
             assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
             page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
 
         page.set_viewport_size(PHONE)
         # the discount lesson, from its first exercise to its last, keyboard where a phone has one
-        open_app(page, f"{module_app_server}/learn?lesson=discount")
+        open_app(page, f"{app_server}/learn?lesson=discount")
         _type_answer(page, wait_for_app, "39%")
         _button(page, "Check my answer").focus()
         page.keyboard.press("Enter")
@@ -89,9 +89,9 @@ def test_phone_width_every_lesson_and_a_student_completes_one(module_app_server,
         context.close()
 
 
-def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server, page, browser, open_app,
+def test_a_teacher_makes_an_exercise_and_a_student_answers_it(app_server, page, browser, open_app,
                                                               wait_for_app):
-    open_app(page, f"{module_app_server}/learn?g=0,0,3,2&k=4&gain=linear")
+    open_app(page, f"{app_server}/learn?g=0,0,3,2&k=4&gain=linear")
     _click(page, wait_for_app, "Add to the set")
     link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
     page.get_by_role("heading", name="Make an exercise").scroll_into_view_if_needed()
@@ -114,10 +114,9 @@ def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server,
         student.close()
 
 
-def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_factory, page, browser, open_app,
+def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(shared_app_server, page, browser, open_app,
                                                                     wait_for_app):
-    server = app_server_factory(env={"NDCG_LAB_MODE": "shared"})
-    open_app(page, server.url)
+    open_app(page, shared_app_server)
     token = _param(page, "ws")
     assert token
     page.get_by_role("link", name="Learn NDCG").click()
@@ -136,7 +135,7 @@ def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_f
     try:
         tabs = [phone.new_page() for phone in phones]
         for tab in tabs:
-            open_app(tab, f"{server.url}/learn?live={code}")
+            open_app(tab, f"{shared_app_server}/learn?live={code}")
         for tab, answer in zip(tabs, answers):
             _type_answer(tab, wait_for_app, answer)
             _click(tab, wait_for_app, "Send my answer")

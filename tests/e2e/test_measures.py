@@ -39,9 +39,9 @@ def expected(measures):
     return metrics.means(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), list(measures)))
 
 
-def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(module_app_server, page, open_app,
+def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_server, page, open_app,
                                                                              wait_for_app):
-    open_app(page, module_app_server)
+    open_app(page, app_server)
     box = main(page).locator('[data-testid="stExpander"]').filter(has_text="Add a measure")
     box.locator("summary").click()
     field = box.get_by_label("Measure (ir_measures syntax)", exact=True).and_(box.locator("input"))

@@ -17,9 +17,9 @@ def measure_headings(page) -> list[str]:
     return texts[:texts.index("Query by query")] if "Query by query" in texts else texts
 
 
-def test_typing_ap_and_enter_adds_ap_and_the_box_adds_what_is_typed(module_app_server, page, open_app,
+def test_typing_ap_and_enter_adds_ap_and_the_box_adds_what_is_typed(app_server, page, open_app,
                                                                     wait_for_app):
-    open_app(page, f"{module_app_server}/compare")
+    open_app(page, f"{app_server}/compare")
     expect(main(page).get_by_role("heading", name="Compare systems")).to_be_visible(timeout=TIMEOUT)
     assert measure_headings(page) == ["nDCG(dcg=exp-log2)@10"]
     box = main(page).locator('[data-testid="stMultiSelect"]').filter(has_text="Measures")
@@ -62,9 +62,9 @@ def shown_selection(page) -> dict:
     }
 
 
-def test_a_reload_and_a_link_keep_the_collection_systems_baseline_and_gain(module_app_server, page, open_app,
+def test_a_reload_and_a_link_keep_the_collection_systems_baseline_and_gain(app_server, page, open_app,
                                                                            wait_for_app):
-    open_app(page, module_app_server)
+    open_app(page, app_server)
     bar = sidebar(page)
     box = bar.locator('[data-testid="stSelectbox"]').filter(has_text="Collection")
     box.click()
@@ -85,7 +85,7 @@ def test_a_reload_and_a_link_keep_the_collection_systems_baseline_and_gain(modul
     expect(main(page).get_by_text("gain: Linear (rel, as trec_eval)")).to_be_visible(timeout=TIMEOUT)
 
     # a link made by hand (or by another user) shows what it says, baseline included
-    open_app(page, f"{module_app_server}/?collection=legal&systems=bm25&systems=dense&baseline=dense&gain=exp")
+    open_app(page, f"{app_server}/?collection=legal&systems=bm25&systems=dense&baseline=dense&gain=exp")
     after = shown_selection(page)
     assert after == {"collection": "legal", "systems": ["bm25", "dense"], "baseline": "dense",
                      "gain": "Exponential (2^rel - 1)"}

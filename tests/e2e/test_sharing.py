@@ -11,10 +11,9 @@ import secrets
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
+from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, open_app, wait_for_app
 from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
 from tests.hostile_corpus import CASES
 
@@ -29,29 +28,6 @@ LINK = "[link](http://example.com)"
 # cannot arrive whole; the link as a run name is tested through the rename form.)
 HOSTILE = ["five_columns.run", "score_word.run", "duplicate_doc.run", "nul_byte.run", "crlf_mix.run",
            f"{XSS}.run", "latin1.run", "score_nan.run"]
-
-
-@pytest.fixture(scope="module")
-def shared_server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-shared"), env={"NDCG_LAB_MODE": "shared"}).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def visitor(browser):
-    """visitor() -> a new page in a context of its own (one visitor each); all closed after the test."""
-    contexts = []
-
-    def new():
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield new
-    for context in contexts:
-        context.close()
 
 
 def upload(page, wait_for_app, label: str, paths) -> None:
@@ -87,14 +63,14 @@ def runs_table(page):
     return main(page).locator('[data-testid="stTable"]').first
 
 
-def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_server, visitor, tmp_path):
+def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_app_server, visitor, tmp_path):
     a, b = visitor(), visitor()
-    token_a = arrive(a, shared_server.url)
+    token_a = arrive(a, shared_app_server)
     go_to(a, wait_for_app, "Data")
     upload(a, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "secret_alpha.run")])
     expect(main(a)).to_contain_text("Added run secret_alpha", timeout=DEFAULT_TIMEOUT_MS)
 
-    token_b = arrive(b, shared_server.url)
+    token_b = arrive(b, shared_app_server)
     assert token_b != token_a
     go_to(b, wait_for_app, "Data")
     expect(main(b)).to_contain_text("Runs in legal (4)", timeout=DEFAULT_TIMEOUT_MS)
@@ -108,19 +84,19 @@ def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_server,
 
     flipped = token_a[:-1] + ("A" if token_a[-1] != "A" else "B")
     for guess in (secrets.token_urlsafe(24), flipped, token_a[:-2], token_a.lower(), "../" + token_a):
-        open_app(b, f"{shared_server.url}/?ws={guess}")
+        open_app(b, f"{shared_app_server}/?ws={guess}")
         expect(main(b)).to_contain_text("no workspace has this link", timeout=DEFAULT_TIMEOUT_MS)
         assert "secret_alpha" not in b.content()
         assert not sidebar(b).locator('[data-testid="stSelectbox"]').count()
 
     # A still has it, through its own link
-    open_app(a, f"{shared_server.url}/data?ws={token_a}")
+    open_app(a, f"{shared_app_server}/data?ws={token_a}")
     expect(runs_table(a)).to_contain_text("secret_alpha", timeout=DEFAULT_TIMEOUT_MS)
 
 
-def test_the_read_only_link_shows_everything_and_refuses_writes(shared_server, visitor, tmp_path):
+def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_server, visitor, tmp_path):
     owner, teacher = visitor(), visitor()
-    arrive(owner, shared_server.url)
+    arrive(owner, shared_app_server)
     go_to(owner, wait_for_app, "Data")
     upload(owner, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "lecture.run")])
     box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
@@ -132,7 +108,7 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_server, v
     view_token = TOKEN_IN_URL.search(view_link).group(1)
     assert view_token not in edit_link
 
-    open_app(teacher, f"{shared_server.url}/data?ws={view_token}")
+    open_app(teacher, f"{shared_app_server}/data?ws={view_token}")
     expect(main(teacher)).to_contain_text("read-only link", timeout=DEFAULT_TIMEOUT_MS)
     expect(main(teacher)).to_contain_text("lecture", timeout=DEFAULT_TIMEOUT_MS)
     expect(main(teacher).get_by_role("button", name="Reload the legal sample")).to_be_disabled()
@@ -146,11 +122,11 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_server, v
     expect(main(teacher)).to_contain_text("lecture", timeout=DEFAULT_TIMEOUT_MS)
 
 
-def test_a_script_run_name_fires_no_dialog_on_any_page(shared_server, visitor, tmp_path):
+def test_a_script_run_name_fires_no_dialog_on_any_page(shared_app_server, visitor, tmp_path):
     page = visitor()
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    arrive(page, shared_server.url)
+    arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, f"{XSS}.run")])
     expect(main(page)).to_contain_text(f"Added run {XSS}", timeout=DEFAULT_TIMEOUT_MS)
@@ -182,9 +158,9 @@ def text_of(locator) -> str:
     return locator.inner_text().replace("\u2060", "")
 
 
-def test_a_link_run_name_stays_text_in_the_table_and_the_lint_report(shared_server, visitor):
+def test_a_link_run_name_stays_text_in_the_table_and_the_lint_report(shared_app_server, visitor):
     page = visitor()
-    arrive(page, shared_server.url)
+    arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     rename_first_run(page, LINK)
     assert LINK in text_of(runs_table(page))
@@ -199,9 +175,9 @@ def test_a_link_run_name_stays_text_in_the_table_and_the_lint_report(shared_serv
         assert not where, (title, where)
 
 
-def test_a_formula_run_name_is_neutralised_in_the_csv_export(shared_server, visitor, tmp_path):
+def test_a_formula_run_name_is_neutralised_in_the_csv_export(shared_app_server, visitor, tmp_path):
     page = visitor()
-    arrive(page, shared_server.url)
+    arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     rename_first_run(page, FORMULA)
     go_to(page, wait_for_app, "Leaderboard")
@@ -213,10 +189,10 @@ def test_a_formula_run_name_is_neutralised_in_the_csv_export(shared_server, visi
     assert not any(str(system).startswith(("=", "+", "-", "@")) for system in table.index)
 
 
-def test_malformed_uploads_each_name_the_file_and_line_and_earlier_data_stays(shared_server, visitor, tmp_path):
+def test_malformed_uploads_each_name_the_file_and_line_and_earlier_data_stays(shared_app_server, visitor, tmp_path):
     cases = {c.name: c for c in CASES}
     page = visitor()
-    arrive(page, shared_server.url)
+    arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "kept.run")])
     expect(main(page)).to_contain_text("Runs in legal (5)", timeout=DEFAULT_TIMEOUT_MS)

@@ -125,8 +125,8 @@ def test_titles_run_names_and_a_collection_name_stay_text(server, page, tmp_path
     assert LINK_COLLECTION in shown
 
 
-def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_fused_run(server, visitor_pages):
-    owner, teacher = visitor_pages(), visitor_pages()
+def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_fused_run(server, visitor):
+    owner, teacher = visitor(), visitor()
     arrive(owner, server.url)
     go_to(owner, wait_for_app, "Data")
     large = main(owner).locator('[data-testid="stExpander"]').filter(has_text="Large runs")
@@ -181,19 +181,3 @@ def test_a_bomb_under_the_root_is_refused_and_a_second_server_on_the_home_serves
     open_app(page, second.url)
     page.wait_for_url(re.compile(r"[?&]ws="), timeout=DEFAULT_TIMEOUT_MS)
     expect(main(page)).not_to_contain_text("another nDCG Lab server")
-
-
-@pytest.fixture
-def visitor_pages(browser):
-    """visitor_pages() -> a new page in a context of its own; all closed after the test."""
-    contexts = []
-
-    def new():
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield new
-    for context in contexts:
-        context.close()

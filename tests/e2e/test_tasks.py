@@ -28,6 +28,7 @@ from tests.metrics.tasks.leaks import secrets_of
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
 TIMEOUT = DEFAULT_TIMEOUT_MS
+pytestmark = pytest.mark.visitor(timezone="Europe/Paris")   # visitor(): one person each, in Paris time
 
 
 @pytest.fixture(scope="module")
@@ -37,23 +38,6 @@ def server(tmp_path_factory):
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def visitor(browser):
-    """visitor() -> a page in a context of its own (one person each, in Paris time)."""
-    contexts = []
-
-    def new():
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True,
-                                      timezone_id="Europe/Paris")
-        context.set_default_timeout(TIMEOUT)
-        contexts.append(context)
-        return context.new_page()
-
-    yield new
-    for context in contexts:
-        context.close()
 
 
 def library(server) -> Tasks:

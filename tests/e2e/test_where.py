@@ -26,11 +26,10 @@ def _pick(page, wait_for_app, label: str, option: str) -> None:
     expect(box.get_by_role("combobox")).to_have_value(option, timeout=TIMEOUT)
 
 
-def test_pick_the_pair_and_read_the_headroom_share(app_server_factory, page, open_app, wait_for_app):
+def test_pick_the_pair_and_read_the_headroom_share(app_server, page, open_app, wait_for_app):
     expected = headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run",
                         measure="nDCG(dcg=exp-log2)@10").summary   # the sidebar's default gain
-    server = app_server_factory(env={"STREAMLIT_CLIENT_TOOLBAR_MODE": "viewer"})
-    open_app(page, f"{server.url}/where")
+    open_app(page, f"{app_server}/where")
     expect(main(page).locator("h2").first).to_contain_text("Where it differs", timeout=TIMEOUT)
     _pick(page, wait_for_app, "Re-ranked / other run (B)", "bm25_qe")   # not a re-ranking of bm25
     expect(main(page)).to_contain_text("it is no re-ranking of it", timeout=TIMEOUT)
