@@ -16,31 +16,35 @@ if sel is None or not sel.systems:
     st.stop()
 
 extra = st.session_state.setdefault("extra_measures", [])
-with st.expander("Add a measure", expanded=False):
-    with st.form("add_measure", clear_on_submit=True):
-        c1, c2 = st.columns(2)
-        known = c1.selectbox("Known measures", suggested_measures(sel.gain), index=None, accept_new_options=True,
-                             placeholder="pick or type: Bpref, infAP, IPrec@0.3, ndcg_cut.10, P.5,10 …",
-                             key="add_measure_known")
-        text = c2.text_input("Measure (ir_measures syntax)", placeholder="or type: nDCG@100, P(rel=2)@5, bpref",
-                             help="ir_measures syntax or a trec_eval spelling (ndcg_cut.10, P.5,10, "
-                                  "iprec_at_recall.0.3); one that stands for several adds them all. "
-                                  "nDCG-like columns follow the sidebar's gain.")
-        wanted = (text or "").strip() or (known or "").strip()
-        if st.form_submit_button("Add") and wanted:
-            names, errors = canonical_measures([wanted])
-            for message in errors:
-                st.error(message)
-            try:
-                added = [metrics.with_gain(name, sel.gain) for name in names]
-                if added:
-                    state.means(sel, added)  # refuse what cannot be computed
-                extra.extend(name for name in dict.fromkeys(added) if name not in extra)
-            except metrics.MetricsError as exc:
-                st.error(str(exc))
-    if extra and st.button("Reset to the default columns"):
-        extra.clear()
-        st.rerun()
+# Expanders that rerun when opened draw their contents only while open: the first screen loads
+# none of their widgets' code.
+adder = st.expander("Add a measure", key="add_measure_open", on_change="rerun")
+if adder.open:
+    with adder:
+        with st.form("add_measure", clear_on_submit=True):
+            c1, c2 = st.columns(2)
+            known = c1.selectbox("Known measures", suggested_measures(sel.gain), index=None, accept_new_options=True,
+                                 placeholder="pick or type: Bpref, infAP, IPrec@0.3, ndcg_cut.10, P.5,10 …",
+                                 key="add_measure_known")
+            text = c2.text_input("Measure (ir_measures syntax)", placeholder="or type: nDCG@100, P(rel=2)@5, bpref",
+                                 help="ir_measures syntax or a trec_eval spelling (ndcg_cut.10, P.5,10, "
+                                      "iprec_at_recall.0.3); one that stands for several adds them all. "
+                                      "nDCG-like columns follow the sidebar's gain.")
+            wanted = (text or "").strip() or (known or "").strip()
+            if st.form_submit_button("Add") and wanted:
+                names, errors = canonical_measures([wanted])
+                for message in errors:
+                    st.error(message)
+                try:
+                    added = [metrics.with_gain(name, sel.gain) for name in names]
+                    if added:
+                        state.means(sel, added)  # refuse what cannot be computed
+                    extra.extend(name for name in dict.fromkeys(added) if name not in extra)
+                except metrics.MetricsError as exc:
+                    st.error(str(exc))
+        if extra and st.button("Reset to the default columns"):
+            extra.clear()
+            st.rerun()
 
 measures = [metrics.with_gain(m, sel.gain) for m in (*metrics.DEFAULT_MEASURES, *extra)]
 measures = list(dict.fromkeys(measures))
@@ -69,8 +73,9 @@ st.caption(f"Collection **{md(sel.collection)}** · {n_queries} queries · gain:
 st.table(leaderboard_styler(table, markers, tips))
 
 if markers:
-    with st.expander("Significance details"):
-        st.table(significance_details(tests))
+    details = st.expander("Significance details", key="significance_details_open", on_change="rerun")
+    if details.open:
+        details.table(significance_details(tests))
 
 stamp = state.stamp(sel, measures)
 if markers:

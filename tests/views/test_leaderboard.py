@@ -39,7 +39,17 @@ def shown(at, index: int = 0):
     return table
 
 
+def opened(at, key: str):
+    """Open the expander of ``key`` (its contents are drawn only while it is open) and rerun."""
+    if not (key in at.session_state and at.session_state[key]):
+        at.session_state[key] = True
+        at.run()
+        assert_ok(at)
+    return at
+
+
 def add(at, *, known: str | None = None, text: str | None = None):
+    opened(at, "add_measure_open")
     if known is not None:
         at.selectbox(key="add_measure_known").set_value(known)
     if text is not None:
@@ -55,7 +65,7 @@ def leaderboard(open_app):
 
 
 def test_the_box_suggests_trec_eval_measures_and_adds_bpref_and_infap(leaderboard):
-    at = leaderboard
+    at = opened(leaderboard, "add_measure_open")
     options = at.selectbox(key="add_measure_known").options
     for name in ("Bpref", "infAP", "IPrec@0.3", "11pt_avg", "ndcg_cut.10", "P.5,10", "bpref", "gm_map"):
         assert name in options
@@ -128,7 +138,7 @@ EXP_DEFAULT = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
 
 
 def test_the_significance_details_are_a_table_of_the_paired_tests_and_no_grid(leaderboard):
-    at = leaderboard
+    at = opened(leaderboard, "significance_details_open")
     tests = stats.versus_baseline(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), EXP_DEFAULT), "bm25")
     details = at.table[1].value
     assert list(details.index) == list(tests["system"])
@@ -191,3 +201,17 @@ def test_every_export_says_what_its_markers_mean(open_app, deferred):
     assert body["stamp"]["baseline"] == "bm25" and body["stamp"]["correction"] == "bonferroni"
     marked = {(r.system, r.measure): r.marker for r in tests.itertuples() if r.marker}
     assert {(s, m): v for s, row in body["markers"].items() for m, v in row.items()} == marked
+
+
+def test_the_first_screen_draws_neither_the_measure_form_nor_the_details_until_opened(leaderboard):
+    """A closed expander's contents are not sent: the first screen loads no form, select box or
+    text input code, and one table; opening either expander draws what it holds."""
+    at = leaderboard
+    assert [e.label for e in at.main.expander] == ["Add a measure", "Significance details"]
+    assert len(at.table) == 1
+    assert not at.text_input and not any(s.key == "add_measure_known" for s in at.selectbox)
+    assert not any(b.key == "FormSubmitter:add_measure-Add" for b in at.button)
+    opened(at, "add_measure_open")
+    assert any(s.key == "add_measure_known" for s in at.selectbox) and at.text_input
+    opened(at, "significance_details_open")
+    assert len(at.table) == 2

@@ -163,6 +163,9 @@ def test_linear_gain_changes_headers_and_values(viewer, legal_means):
 
 
 def add_measure(at: AppTest, text: str) -> AppTest:
+    if not ("add_measure_open" in at.session_state and at.session_state["add_measure_open"]):
+        at.session_state["add_measure_open"] = True   # the box's form is drawn only while it is open
+        at.run()
     next(t for t in at.text_input if t.label == "Measure (ir_measures syntax)").input(text)
     at.button(key="FormSubmitter:add_measure-Add").click().run()
     assert_ok(at)
