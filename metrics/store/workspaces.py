@@ -236,30 +236,41 @@ class Workspaces:
     # -- shared mode -----------------------------------------------------------------------
 
     def create(self) -> Access:
-        """A new, empty private workspace (the samples show through) and its two tokens."""
+        """A new, empty private workspace (the samples show through) and its two tokens.
+
+        The file is made outside the manager lock (its id is new and random: no other thread can
+        name it), so visitors arriving together create theirs at once; a file whose registry row
+        was never written (a crash in between) is an orphan that :meth:`sweep` removes."""
         self._require_shared()
         token, workspace_id = secrets.token_urlsafe(TOKEN_BYTES), secrets.token_hex(16)
         now = self._clock()
         if now - self._last_sweep > SWEEP_EVERY:
             self.sweep(now)
         with self._lock:
+            base = self._shared_samples()
             self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            ws = self._workspace(workspace_id, create=True)
-            try:
-                with self._write_registry() as db:
-                    db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
-                    db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
-                                   [(token_hash(token), workspace_id, "edit"),
-                                    (token_hash(view_token_of(token)), workspace_id, "view")])
-            except BaseException:
-                self._handles.pop(workspace_id, None)
-                with self._lru_lock:
-                    self._open.pop(workspace_id, None)
-                ws.close()
-                _remove_files(self._path(workspace_id))
-                raise
+        path = self._path(workspace_id)
+        with self._lru_lock:
+            self._recorded[workspace_id] = now     # the registry row below records this access
+        ws = Workspace(path, base=base, quota=self.quota, memory_limit=self.settings.workspace_memory,
+                       on_use=self._used)
+        try:
+            with self._write_registry() as db:
+                db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
+                db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                               [(token_hash(token), workspace_id, "edit"),
+                                (token_hash(view_token_of(token)), workspace_id, "view")])
+        except BaseException:
             with self._lru_lock:
-                self._touched[workspace_id] = self._recorded[workspace_id] = now
+                self._open.pop(workspace_id, None)
+                self._touched.pop(workspace_id, None)
+                self._recorded.pop(workspace_id, None)
+            ws.close()
+            _remove_files(path)
+            raise
+        with self._lock:
+            self._handles[workspace_id] = ws
+        self._used(ws)      # into the open list now that the manager can suspend it
         return Access(ws, token, view_token_of(token))
 
     def open(self, token: str) -> Access:
@@ -369,13 +380,13 @@ class Workspaces:
     def _path(self, workspace_id: str) -> Path:
         return self._folder / f"{workspace_id}.duckdb"
 
-    def _workspace(self, workspace_id: str, *, create: bool = False) -> Workspace:
+    def _workspace(self, workspace_id: str) -> Workspace:
         """The open Workspace of an id (under the manager lock)."""
         ws = self._handles.get(workspace_id)
         if ws is not None:
             return ws
         path = self._path(workspace_id)
-        if not create and not path.exists():
+        if not path.exists():
             raise self._expired()
         ws = Workspace(path, base=self._shared_samples(), quota=self.quota,
                        memory_limit=self.settings.workspace_memory, on_use=self._used)
