@@ -2,7 +2,9 @@
 
 ``personal`` mode has one workspace, ``$NDCG_LAB_HOME/workspace.duckdb``, holding the
 sample collections like any other. ``shared`` mode gives every visitor a workspace of
-their own, reached by a token, with the samples shared read-only beneath it.
+their own, reached by a token, with the samples shared read-only beneath it. A visitor
+who only reads has none: :class:`Pristine` shows them :meth:`Workspaces.blank` and
+creates their workspace at their first change.
 
 Storage: one DuckDB file per visitor workspace (``shared/workspaces/<id>.duckdb``).
 - Isolation by construction: a session holds a :class:`~metrics.store.Workspace` bound to
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import hashlib
 import hmac
 import os
@@ -57,7 +60,7 @@ from ..settings import Settings
 from .registry import Registry, token_hash
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
-__all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
+__all__ = ["Workspaces", "Access", "Pristine", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 
 TOKEN_BYTES = 24
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
@@ -94,6 +97,49 @@ class Access:
     @property
     def read_only(self) -> bool:
         return self.workspace.read_only
+
+
+class Pristine:
+    """A new visitor's workspace before their first change: it reads as a new workspace reads
+    (:meth:`Workspaces.blank`: the shared samples, nothing of the visitor's own) while nothing of it
+    exists on the server. The first change (a :class:`Workspace` method marked ``changes_workspace``)
+    calls ``create`` (once, however many threads change it at once), then goes to the workspace
+    made, as does every call after it; ``access`` is that workspace's access (None before)."""
+
+    def __init__(self, blank: Workspace, create: Callable[[], Access]) -> None:
+        self._blank = blank
+        self._create = create
+        self._lock = threading.Lock()
+        self.access: Access | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    def created(self) -> Access:
+        """The workspace's access, creating it at the first call."""
+        with self._lock:
+            if self.access is None:
+                self.access = self._create()
+            return self.access
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        access = self.access
+        if access is not None:
+            return getattr(access.workspace, name)
+        method = getattr(type(self._blank), name, None)
+        if not getattr(method, "changes_workspace", False):
+            return getattr(self._blank, name)
+
+        @functools.wraps(method)
+        def change(*args, **kwargs):
+            return getattr(self.created().workspace, name)(*args, **kwargs)
+        return change
+
+    def __repr__(self) -> str:
+        return f"Pristine({self.access.workspace!r})" if self.access is not None else "Pristine()"
 
 
 @dataclass(frozen=True)
@@ -201,6 +247,7 @@ class Workspaces:
         self._recorded: dict[str, float] = {}
         self._personal: dict[str, Workspace] = {}
         self._base: Workspace | None = None
+        self._blank: Workspace | None = None
         self._registry = Registry(self._root / "registry.sqlite3", _REGISTRY)
         self._last_sweep = self._clock()
         if self.settings.shared:
@@ -272,6 +319,17 @@ class Workspaces:
             self._handles[workspace_id] = ws
         self._used(ws)      # into the open list now that the manager can suspend it
         return Access(ws, token, view_token_of(token))
+
+    def blank(self) -> Workspace:
+        """What a new visitor's workspace shows, read-only: nothing of its own over the shared
+        samples. One in-memory database per manager, shared by every :class:`Pristine` session;
+        no file, no registry row."""
+        self._require_shared()
+        with self._lock:
+            if self._blank is None:
+                self._blank = Workspace(":memory:", base=self._shared_samples(), quota=self.quota,
+                                        memory_limit=self.settings.workspace_memory)
+            return self._blank.read_only_view()
 
     def open(self, token: str) -> Access:
         """The workspace of ``token``: WorkspaceNotFound for a token no workspace has,
@@ -355,14 +413,14 @@ class Workspaces:
         """Close every workspace this manager opened and the registry."""
         with self._lock:
             self._flush_access()
-            for ws in [*self._handles.values(), *self._personal.values(), self._base]:
+            for ws in [*self._handles.values(), *self._personal.values(), self._blank, self._base]:
                 if ws is not None:
                     ws.close()
             self._handles.clear()
             self._personal.clear()
             with self._lru_lock:
                 self._open.clear()
-            self._base = None
+            self._base = self._blank = None
             self._registry.close()
 
     # -- internals -------------------------------------------------------------------------
