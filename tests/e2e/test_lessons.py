@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from metrics.analysis import lessons
 from tests.e2e.conftest import screenshot_dir
+from tests.e2e.test_sharing import arrive
 
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS_SCROLL = """() => [document.documentElement, document.querySelector('[data-testid="stMain"]')]
@@ -117,9 +118,7 @@ def test_a_teacher_makes_an_exercise_and_a_student_answers_it(module_app_server,
 def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(app_server_factory, page, browser, open_app,
                                                                     wait_for_app):
     server = app_server_factory(env={"NDCG_LAB_MODE": "shared"})
-    open_app(page, server.url)
-    token = _param(page, "ws")
-    assert token
+    token = arrive(page, server.url)                    # a workspace, made by a first change
     page.get_by_role("link", name="Learn NDCG").click()
     wait_for_app(page)
     assert _param(page, "ws") == token
