@@ -7,24 +7,13 @@ where the server keeps them (files under NDCG_LAB_HOME and rows of its registry)
 from __future__ import annotations
 
 import re
-import sqlite3
-from pathlib import Path
 
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import DEFAULT_TIMEOUT_MS
 from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main
 from tests.e2e.test_sharing import LEGAL, TOKEN_IN_URL, runs_table, upload, variant_run
-
-
-def workspaces_in(home: Path) -> tuple[int, int]:
-    """(workspace files, registry rows) the server keeps in ``home``."""
-    files = len(list((home / "shared" / "workspaces").glob("*.duckdb")))
-    registry = home / "shared" / "registry.sqlite3"
-    if not registry.exists():
-        return files, 0
-    with sqlite3.connect(registry) as db:
-        return files, db.execute("SELECT count(*) FROM workspaces").fetchone()[0]
+from tests.ui.test_shared_mode import made as workspaces_in
 
 
 def test_reading_makes_no_workspace_and_the_first_upload_makes_one(app_server_factory, page, open_app,

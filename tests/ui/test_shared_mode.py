@@ -28,7 +28,7 @@ def token_of(at) -> str | None:
 
 
 def made(home) -> tuple[int, int]:
-    """(workspace files, registry rows) in ``home``."""
+    """(workspace files, registry rows) a shared server keeps in ``home`` (its NDCG_LAB_HOME)."""
     files = len(list((home / "shared" / "workspaces").glob("*.duckdb")))
     registry = home / "shared" / "registry.sqlite3"
     if not registry.exists():
