@@ -97,8 +97,14 @@ def _collection_widget(collections: list[str]) -> str:
     return ss["collection"]
 
 def _workspace_box(where, opened: store.Access | None, selected: dict) -> None:
-    """Shared mode: say whose workspace this is and give its links, which open this selection."""
+    """Shared mode: say whose workspace this is and give its links, which open this selection;
+    before the visitor's first change, that nothing of theirs is stored yet."""
     if opened is None:
+        if session.pristine():
+            with where.expander("Your workspace link", expanded=False):
+                st.caption("Nothing of yours is stored on this server yet. Your private workspace, and the "
+                           "link that returns to it, are made at your first change: an upload, a stored "
+                           "fused run, a new baseline.")
         return
     if opened.read_only:
         where.info("Read-only view of a workspace: you can look at everything; changes are refused.",

@@ -3,7 +3,7 @@
 One :class:`metrics.store.Workspaces` per server process opens the workspaces (``NDCG_LAB_MODE``):
 in ``personal`` mode the one workspace of whoever runs the app; in ``shared`` mode every visitor's
 own, reached by the token in the URL (``?ws=TOKEN``), with the sample collections shared read-only
-beneath it.
+beneath it; a visitor who only reads has none (:func:`pristine`): it is made at their first change.
 """
 from __future__ import annotations
 
@@ -49,16 +49,23 @@ def manager() -> store.Workspaces:
     """The one workspace manager of this process and these settings, shared by every session."""
     return _manager(settings())
 
-def _session_access() -> store.Access | None:
-    """Shared mode: the workspace of this session's token (``?ws=`` in the URL); a first visit
-    makes one. A token no workspace has, or an expired one, gets a page that says so and stops."""
+def _session_access() -> store.Access | store.Pristine:
+    """Shared mode: the workspace of this session's token (``?ws=`` in the URL). A first visit
+    makes none: it reads the blank (:class:`metrics.store.Pristine`) until its first change, which
+    creates the workspace and writes its token into the address. A token no workspace has, or an
+    expired one, gets a page that says so and stops."""
     ss = st.session_state
     token = st.query_params.get(TOKEN_PARAM)
+    pristine = ss.get("_pristine")
+    if pristine is not None and pristine.access is not None and ss.get("_access") is not pristine.access:
+        ss["_access"] = pristine.access      # created by a change in a rerun that did not finish
     access = ss.get("_access")
     if access is not None and token in (None, access.token):
         if token is None:               # a page switch drops the query: put the token back
             st.query_params[TOKEN_PARAM] = access.token
         return access
+    if pristine is not None and pristine.access is None and not token:
+        return pristine
     try:
         workspaces = manager()
     except metrics.MetricsError as exc:      # another server holds this home
@@ -66,13 +73,25 @@ def _session_access() -> store.Access | None:
         st.error(f"{exc.problem}.", icon="🔒")
         st.write(exc.fix[0].upper() + exc.fix[1:] + ".")
         st.stop()
+    ss.pop("_access", None)
+    ss.pop("_pristine", None)
+    ss.pop("collection", None)
+    if not token:
+        ss["_pristine"] = store.Pristine(workspaces.blank(), lambda: _created(workspaces))
+        return ss["_pristine"]
     try:
-        access = workspaces.open(token) if token else workspaces.create()
+        access = workspaces.open(token)
     except store.WorkspaceNotFound as exc:
-        ss.pop("_access", None)
         _no_workspace_page(exc)
     ss["_access"] = access
-    ss.pop("collection", None)
+    st.query_params[TOKEN_PARAM] = access.token
+    return access
+
+def _created(workspaces: store.Workspaces) -> store.Access:
+    """The first change of a pristine session: its workspace, its token in the address and the
+    session state (the session's collection and selection are kept)."""
+    access = workspaces.create()
+    st.session_state["_access"] = access
     st.query_params[TOKEN_PARAM] = access.token
     return access
 
@@ -94,14 +113,22 @@ def link(token: str) -> str:
     return f"{base_url()}?{TOKEN_PARAM}={token}"
 
 def access() -> store.Access | None:
-    """The session's workspace access in shared mode (None in personal mode)."""
-    return _session_access() if settings().shared else None
+    """The session's workspace access in shared mode (None in personal mode, and in shared mode
+    before the visitor's first change: see :func:`pristine`)."""
+    opened = _session_access() if settings().shared else None
+    return opened if isinstance(opened, store.Access) else None
 
-def workspace() -> store.Workspace:
-    """The session's workspace: the visitor's own (shared mode), else the personal one."""
-    opened = access()
-    if opened is not None:
-        return opened.workspace
+def pristine() -> bool:
+    """Shared mode, before the visitor's first change: nothing of theirs is on the server, and the
+    address holds no token yet."""
+    return settings().shared and isinstance(_session_access(), store.Pristine)
+
+def workspace() -> store.Workspace | store.Pristine:
+    """The session's workspace: the visitor's own (shared mode; before their first change a
+    :class:`metrics.store.Pristine` that creates it then), else the personal one."""
+    if settings().shared:
+        opened = _session_access()
+        return opened.workspace if isinstance(opened, store.Access) else opened
     return manager().personal(app_arguments().workspace)
 
 def read_only() -> bool:

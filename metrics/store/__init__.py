@@ -24,8 +24,8 @@ from .workspace import (
     Workspace,
     default_path,
 )
-from .workspaces import Access, Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
+from .workspaces import Access, Pristine, Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
 
-__all__ = ["FILE_NAME", "Access", "CollectionInfo", "QrelsInfo", "Quota", "QuotaExceeded", "ReadOnlyWorkspace",
-           "Registry", "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired", "WorkspaceLocked",
-           "WorkspaceNotFound", "Workspaces", "default_path", "token_hash", "view_token_of"]
+__all__ = ["FILE_NAME", "Access", "CollectionInfo", "Pristine", "QrelsInfo", "Quota", "QuotaExceeded",
+           "ReadOnlyWorkspace", "Registry", "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired",
+           "WorkspaceLocked", "WorkspaceNotFound", "Workspaces", "default_path", "token_hash", "view_token_of"]

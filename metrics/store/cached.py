@@ -33,7 +33,7 @@ class Cached:
             if cid is None:
                 return self._base.load_ranked(collection, name, digest=digest, qrels_digest=qrels_digest,
                                               inferred=inferred, proxy_digest=proxy_digest, judged_only=judged_only)
-            info = tables.infos(cur, role="run", collection_id=cid, name=name)
+            info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
                 raise tables.no_run(collection, name)
             run_digest = info[0][0].digest

@@ -48,7 +48,7 @@ class Collections:
             FROM collections c ORDER BY c.id""").fetchall()
         stored = {}
         for role in ("qrels", "proxy", "run"):
-            for info, cid in tables.infos(cur, role=role):
+            for info, cid in tables.infos(cur, role=role, layout=self._layout):
                 stored.setdefault((cid, role), []).append(info)
         return [CollectionInfo(name=name, qrels=stored[cid, "qrels"][0], proxy=stored.get((cid, "proxy"), [None])[0],
                                n_runs=len(stored.get((cid, "run"), ())), baseline=baseline, created=tables.utc(created),

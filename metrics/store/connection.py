@@ -32,8 +32,11 @@ class Connection:
     several threads run at once; a suspend never closes a connection under one.
     """
 
-    def __init__(self, path, *, read_only: bool, memory_limit: int | None, on_use) -> None:
+    def __init__(self, path, *, read_only: bool, memory_limit: int | None, on_use,
+                 describe: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> None:
         self.path = path
+        self.describe = describe     # called with each new DuckDB connection; its result is ``description``
+        self.description = None
         self.read_only = read_only
         self.db_read_only = False  # whether DuckDB itself refuses writes (the file opened read-only)
         self.memory_limit = memory_limit
@@ -102,6 +105,8 @@ class Connection:
                 self.db_read_only = False
             if self.memory_limit is not None:
                 con.execute(f"SET memory_limit = '{int(self.memory_limit)}B'")
+            if self.describe is not None:
+                self.description = self.describe(con)
         except duckdb.Error as exc:
             raise open_error(exc, path) from None
         self.opened = True

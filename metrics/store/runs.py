@@ -18,7 +18,7 @@ class Runs:
             cid = self._find(cur, collection)
             if cid is None:
                 return self._base.runs(collection)
-            return [info for info, _ in tables.infos(cur, role="run", collection_id=cid)]
+            return [info for info, _ in tables.infos(cur, role="run", collection_id=cid, layout=self._layout)]
 
     @writes
     def add_run(self, collection: str, run, name: str | None = None, *, recipe=None) -> RunInfo:
@@ -61,12 +61,12 @@ class Runs:
             cid = self._find(cur, collection)
             if cid is None:
                 return self._base.load_run(collection, name, digest=digest)
-            info = tables.infos(cur, role="run", collection_id=cid, name=name)
+            info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
                 raise tables.no_run(collection, name)
             if digest is not None and info[0][0].digest != digest:
                 raise run_changed(name, collection)
-            return tables.load_run(cur, cid, name)
+            return tables.load_run(cur, cid, name, self._layout)
 
     @writes
     def rename_run(self, collection: str, old: str, new: str) -> None:

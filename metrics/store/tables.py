@@ -146,6 +146,28 @@ class StoredInfo:
     recipe: dict | None = field(default=None, compare=False)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """The columns a file's schema has, where older files differ: ``objects.recipe`` (schema 3) and
+    ``run_lines`` with codes (schema 4). A file opened for writing is upgraded to :data:`CURRENT`;
+    one opened read-only keeps its own (:func:`layout`, read once per opening, never per listing)."""
+
+    recipe: bool = True
+    coded: bool = True
+
+
+CURRENT = Layout()
+
+
+def layout(cur) -> Layout:
+    """The file's :class:`Layout`, from the catalogue (one query)."""
+    found = set(cur.execute(
+        "SELECT table_name || '.' || column_name FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_name IN ('objects', 'run_lines') "
+        "AND column_name IN ('recipe', 'q')").fetchall())
+    return Layout(recipe=("objects.recipe",) in found, coded=("run_lines.q",) in found)
+
+
 def one(cur, sql: str, params=None) -> tuple | None:
     """The first row of a query, or None; the result is read to the end (DuckDB >= 2 refuses
     other work on a cursor while a result is pending)."""
@@ -251,9 +273,9 @@ def collect_garbage(cur, object_ids) -> None:
         cur.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", orphans)
 
 
-def fetch_lines(cur, kind: str, object_id: int) -> pa.Table:
+def fetch_lines(cur, kind: str, object_id: int, layout: Layout = CURRENT) -> pa.Table:
     lines, schema = LINES[kind]
-    if kind == "run" and coded_runs(cur):
+    if kind == "run" and layout.coded:
         return _fetch_coded_run(cur, object_id)
     rel = cur.sql(f"SELECT {', '.join(schema.names)} FROM {lines} WHERE object_id = $id{order(cur)}",
                   params={"id": object_id})
@@ -262,10 +284,8 @@ def fetch_lines(cur, kind: str, object_id: int) -> pa.Table:
 
 
 def coded_runs(cur) -> bool:
-    """Whether run_lines holds codes (schema 4); False in a file of schema 3 opened read-only."""
-    found = one(cur, "SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() "
-                     "AND table_name = 'run_lines' AND column_name = 'q'")
-    return bool(found[0])
+    """Whether run_lines holds codes (schema 4); False in a file of schema 3."""
+    return layout(cur).coded
 
 
 def _fetch_coded_run(cur, object_id: int) -> pa.Table:
@@ -333,7 +353,7 @@ def load_judgments(cur, cid: int, role: str) -> io.Qrels | None:
     return io.Qrels(fetch_lines(cur, "qrels", object_id), name, source, digest_, findings_from_json(findings))
 
 
-def load_run(cur, cid: int, name: str) -> io.Run | None:
+def load_run(cur, cid: int, name: str, layout: Layout = CURRENT) -> io.Run | None:
     row = one(cur, """
         SELECT l.object_id, l.name, l.source, o.digest, o.findings
         FROM links l JOIN objects o ON o.id = l.object_id
@@ -341,12 +361,13 @@ def load_run(cur, cid: int, name: str) -> io.Run | None:
     if row is None:
         return None
     object_id, name, source, digest_, findings = row
-    return io.Run(fetch_lines(cur, "run", object_id), name, source, digest_, findings_from_json(findings))
+    return io.Run(fetch_lines(cur, "run", object_id, layout), name, source, digest_, findings_from_json(findings))
 
 
-def infos(cur, *, role: str, collection_id: int | None = None,
-          name: str | None = None) -> list[tuple[StoredInfo, int]]:
-    """(info, collection id) of the links in ``role``, optionally of one collection / one name."""
+def infos(cur, *, role: str, collection_id: int | None = None, name: str | None = None,
+          layout: Layout = CURRENT) -> list[tuple[StoredInfo, int]]:
+    """(info, collection id) of the links in ``role``, optionally of one collection / one name
+    (``layout``: the file's, for a read-only file of an older schema)."""
     where, params = ["l.role = ?"], [role]
     if collection_id is not None:
         where.append("l.collection_id = ?")
@@ -356,20 +377,13 @@ def infos(cur, *, role: str, collection_id: int | None = None,
         params.append(name)
     rows = cur.execute(f"""
         SELECT o.id, l.name, l.source, o.digest, l.added, o.n_lines, o.n_queries, o.findings, l.collection_id,
-               {recipe_column(cur)}
+               {"o.recipe" if layout.recipe else "NULL"}
         FROM links l JOIN objects o ON o.id = l.object_id
         WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
     return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=utc(added), n_lines=lines,
                         n_queries=queries, findings=findings_from_json(findings),
                         recipe=None if recipe is None else json.loads(recipe)), cid)
             for oid, n, src, dg, added, lines, queries, findings, cid, recipe in rows]
-
-
-def recipe_column(cur) -> str:
-    """``o.recipe``, or ``NULL`` in a file of schema 2 opened read-only (it cannot be upgraded there)."""
-    found = one(cur, "SELECT count(*) FROM information_schema.columns WHERE table_catalog = current_database() "
-                     "AND table_name = 'objects' AND column_name = 'recipe'")
-    return "o.recipe" if found[0] else "NULL"
 
 
 def linked(cur, cid: int, role: str, kind: str, digest_: str) -> StoredInfo | None:

@@ -109,8 +109,11 @@ class Workspace(Collections, Runs, Extras, Cached, Shared):
         self._owner = True
         self._listing: list[CollectionInfo] | None = None
         self._lock = file_lock(key)
+        # A read-only file keeps the layout of its schema: read it from the catalogue at each opening
+        # of the connection (another process may upgrade the file while it is closed), never per query.
         self._conn = Connection(self.path, read_only=read_only, memory_limit=memory_limit,
-                                 on_use=None if on_use is None else (lambda: on_use(self)))
+                                 on_use=None if on_use is None else (lambda: on_use(self)),
+                                 describe=tables.layout if read_only else None)
         self._cache = None if self.path == ":memory:" else RankedCache(cache_folder(self.path),
                                                                       writable=not read_only)
         try:
@@ -189,6 +192,12 @@ class Workspace(Collections, Runs, Extras, Cached, Shared):
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.path)!r}{', read_only=True' if self.read_only else ''})"
+
+    @property
+    def _layout(self) -> tables.Layout:
+        """The file's columns where schemas differ (:class:`.tables.Layout`): a file opened for
+        writing has the current ones (``_prepare`` upgraded it)."""
+        return self._conn.description or tables.CURRENT
 
     @property
     def _con(self) -> duckdb.DuckDBPyConnection:

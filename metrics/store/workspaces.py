@@ -2,7 +2,9 @@
 
 ``personal`` mode has one workspace, ``$NDCG_LAB_HOME/workspace.duckdb``, holding the
 sample collections like any other. ``shared`` mode gives every visitor a workspace of
-their own, reached by a token, with the samples shared read-only beneath it.
+their own, reached by a token, with the samples shared read-only beneath it. A visitor
+who only reads has none: :class:`Pristine` shows them :meth:`Workspaces.blank` and
+creates their workspace at their first change.
 
 Storage: one DuckDB file per visitor workspace (``shared/workspaces/<id>.duckdb``).
 - Isolation by construction: a session holds a :class:`~metrics.store.Workspace` bound to
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import hashlib
 import hmac
 import os
@@ -57,7 +60,7 @@ from ..settings import Settings
 from .registry import Registry, token_hash
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
-__all__ = ["Workspaces", "Access", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
+__all__ = ["Workspaces", "Access", "Pristine", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 
 TOKEN_BYTES = 24
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
@@ -94,6 +97,49 @@ class Access:
     @property
     def read_only(self) -> bool:
         return self.workspace.read_only
+
+
+class Pristine:
+    """A new visitor's workspace before their first change: it reads as a new workspace reads
+    (:meth:`Workspaces.blank`: the shared samples, nothing of the visitor's own) while nothing of it
+    exists on the server. The first change (a :class:`Workspace` method marked ``changes_workspace``)
+    calls ``create`` (once, however many threads change it at once), then goes to the workspace
+    made, as does every call after it; ``access`` is that workspace's access (None before)."""
+
+    def __init__(self, blank: Workspace, create: Callable[[], Access]) -> None:
+        self._blank = blank
+        self._create = create
+        self._lock = threading.Lock()
+        self.access: Access | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    def created(self) -> Access:
+        """The workspace's access, creating it at the first call."""
+        with self._lock:
+            if self.access is None:
+                self.access = self._create()
+            return self.access
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        access = self.access
+        if access is not None:
+            return getattr(access.workspace, name)
+        method = getattr(type(self._blank), name, None)
+        if not getattr(method, "changes_workspace", False):
+            return getattr(self._blank, name)
+
+        @functools.wraps(method)
+        def change(*args, **kwargs):
+            return getattr(self.created().workspace, name)(*args, **kwargs)
+        return change
+
+    def __repr__(self) -> str:
+        return f"Pristine({self.access.workspace!r})" if self.access is not None else "Pristine()"
 
 
 @dataclass(frozen=True)
@@ -201,6 +247,7 @@ class Workspaces:
         self._recorded: dict[str, float] = {}
         self._personal: dict[str, Workspace] = {}
         self._base: Workspace | None = None
+        self._blank: Workspace | None = None
         self._registry = Registry(self._root / "registry.sqlite3", _REGISTRY)
         self._last_sweep = self._clock()
         if self.settings.shared:
@@ -236,31 +283,53 @@ class Workspaces:
     # -- shared mode -----------------------------------------------------------------------
 
     def create(self) -> Access:
-        """A new, empty private workspace (the samples show through) and its two tokens."""
+        """A new, empty private workspace (the samples show through) and its two tokens.
+
+        The file is made outside the manager lock (its id is new and random: no other thread can
+        name it), so visitors arriving together create theirs at once; a file whose registry row
+        was never written (a crash in between) is an orphan that :meth:`sweep` removes."""
         self._require_shared()
         token, workspace_id = secrets.token_urlsafe(TOKEN_BYTES), secrets.token_hex(16)
         now = self._clock()
         if now - self._last_sweep > SWEEP_EVERY:
             self.sweep(now)
         with self._lock:
+            base = self._shared_samples()
             self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            ws = self._workspace(workspace_id, create=True)
-            try:
-                with self._write_registry() as db:
-                    db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
-                    db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
-                                   [(token_hash(token), workspace_id, "edit"),
-                                    (token_hash(view_token_of(token)), workspace_id, "view")])
-            except BaseException:
-                self._handles.pop(workspace_id, None)
-                with self._lru_lock:
-                    self._open.pop(workspace_id, None)
-                ws.close()
-                _remove_files(self._path(workspace_id))
-                raise
+        path = self._path(workspace_id)
+        with self._lru_lock:
+            self._recorded[workspace_id] = now     # the registry row below records this access
+        ws = Workspace(path, base=base, quota=self.quota, memory_limit=self.settings.workspace_memory,
+                       on_use=self._used)
+        try:
+            with self._write_registry() as db:
+                db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
+                db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                               [(token_hash(token), workspace_id, "edit"),
+                                (token_hash(view_token_of(token)), workspace_id, "view")])
+        except BaseException:
             with self._lru_lock:
-                self._touched[workspace_id] = self._recorded[workspace_id] = now
+                self._open.pop(workspace_id, None)
+                self._touched.pop(workspace_id, None)
+                self._recorded.pop(workspace_id, None)
+            ws.close()
+            _remove_files(path)
+            raise
+        with self._lock:
+            self._handles[workspace_id] = ws
+        self._used(ws)      # into the open list now that the manager can suspend it
         return Access(ws, token, view_token_of(token))
+
+    def blank(self) -> Workspace:
+        """What a new visitor's workspace shows, read-only: nothing of its own over the shared
+        samples. One in-memory database per manager, shared by every :class:`Pristine` session;
+        no file, no registry row."""
+        self._require_shared()
+        with self._lock:
+            if self._blank is None:
+                self._blank = Workspace(":memory:", base=self._shared_samples(), quota=self.quota,
+                                        memory_limit=self.settings.workspace_memory)
+            return self._blank.read_only_view()
 
     def open(self, token: str) -> Access:
         """The workspace of ``token``: WorkspaceNotFound for a token no workspace has,
@@ -344,14 +413,14 @@ class Workspaces:
         """Close every workspace this manager opened and the registry."""
         with self._lock:
             self._flush_access()
-            for ws in [*self._handles.values(), *self._personal.values(), self._base]:
+            for ws in [*self._handles.values(), *self._personal.values(), self._blank, self._base]:
                 if ws is not None:
                     ws.close()
             self._handles.clear()
             self._personal.clear()
             with self._lru_lock:
                 self._open.clear()
-            self._base = None
+            self._base = self._blank = None
             self._registry.close()
 
     # -- internals -------------------------------------------------------------------------
@@ -369,13 +438,13 @@ class Workspaces:
     def _path(self, workspace_id: str) -> Path:
         return self._folder / f"{workspace_id}.duckdb"
 
-    def _workspace(self, workspace_id: str, *, create: bool = False) -> Workspace:
+    def _workspace(self, workspace_id: str) -> Workspace:
         """The open Workspace of an id (under the manager lock)."""
         ws = self._handles.get(workspace_id)
         if ws is not None:
             return ws
         path = self._path(workspace_id)
-        if not create and not path.exists():
+        if not path.exists():
             raise self._expired()
         ws = Workspace(path, base=self._shared_samples(), quota=self.quota,
                        memory_limit=self.settings.workspace_memory, on_use=self._used)

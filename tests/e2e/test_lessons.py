@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from metrics.analysis import lessons
 from tests.e2e.conftest import screenshot_dir
+from tests.e2e.test_sharing import arrive
 
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS_SCROLL = """() => [document.documentElement, document.querySelector('[data-testid="stMain"]')]
@@ -116,9 +117,7 @@ def test_a_teacher_makes_an_exercise_and_a_student_answers_it(app_server, page, 
 
 def test_a_live_check_from_ten_phones_and_the_workspace_token_stays(shared_app_server, page, browser, open_app,
                                                                     wait_for_app):
-    open_app(page, shared_app_server)
-    token = _param(page, "ws")
-    assert token
+    token = arrive(page, shared_app_server)             # a workspace, made by a first change
     page.get_by_role("link", name="Learn NDCG").click()
     wait_for_app(page)
     assert _param(page, "ws") == token

@@ -44,9 +44,15 @@ def upload(page, wait_for_app, label: str, paths) -> None:
 
 
 def arrive(page, url: str) -> str:
-    """Open ``url``, wait for the app, return the workspace token the page put in the URL."""
+    """Open ``url`` as a new visitor, make their workspace by a first change (a reload of the
+    legal sample, which leaves it as it is), go back to the first page; the token in the URL."""
     open_app(page, url)
+    assert not TOKEN_IN_URL.search(page.url)            # a visitor who only reads has no workspace
+    go_to(page, wait_for_app, "Data")
+    main(page).get_by_role("button", name="Reload the legal sample").click()
     page.wait_for_url(TOKEN_IN_URL, timeout=DEFAULT_TIMEOUT_MS)
+    wait_for_app(page)
+    go_to(page, wait_for_app, "Leaderboard")
     return TOKEN_IN_URL.search(page.url).group(1)
 
 

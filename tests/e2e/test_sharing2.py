@@ -178,6 +178,5 @@ def test_a_bomb_under_the_root_is_refused_and_a_second_server_on_the_home_serves
     assert str(home) not in text_of(main(page))
     expect(sidebar(page).locator('[data-testid="stSelectbox"]')).to_have_count(0)
     first.stop()                                        # the lock ends with the first server
-    open_app(page, second.url)
-    page.wait_for_url(re.compile(r"[?&]ws="), timeout=DEFAULT_TIMEOUT_MS)
+    arrive(page, second.url)                            # it serves: a new visitor's first change works
     expect(main(page)).not_to_contain_text("another nDCG Lab server")

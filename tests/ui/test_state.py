@@ -96,11 +96,10 @@ def test_a_second_visitor_of_a_shared_server_shares_the_samples_results_and_neve
     samples = list(a.table[0].value.index)
     assert len(counted["evaluate"]) == 4
     forget(counted)
-    b = open_app(home=home)                            # another visitor: a workspace of their own
+    b = open_app(home=home)                            # another visitor
     assert counted == NOTHING                          # the shared samples' results, computed once
     assert list(b.table[0].value.index) == samples
-    token = a.query_params["ws"]
-    token = token[0] if isinstance(token, list) else token
+    token, b_token = state.manager().create().token, state.manager().create().token  # their first changes
     mine = tmp_path / "mine.run"                       # dense with other scores: a run of its own
     mine.write_text("".join(f"{q} Q0 {d} {r} {float(score) + 0.5} mine\n" for q, _, d, r, score, *_ in
                             (line.split() for line in (LEGAL / "dense.run").read_text().splitlines())))
@@ -110,8 +109,7 @@ def test_a_second_visitor_of_a_shared_server_shares_the_samples_results_and_neve
     assert "mine" in list(a_again.table[0].value.index)
     assert len(counted["evaluate"]) == 5               # A's private copy: results of A's own
     forget(counted)
-    b_token = b.query_params["ws"]
-    b_again = open_app(home=home, query_params={"ws": b_token[0] if isinstance(b_token, list) else b_token})
+    b_again = open_app(home=home, query_params={"ws": b_token})
     assert list(b_again.table[0].value.index) == samples
     assert counted == NOTHING
 

@@ -215,8 +215,10 @@ def shared(monkeypatch, tmp_path):
 
 
 def test_shared_mode_keeps_the_workspace_token_and_runs_a_live_check(open_app, shared):
-    first = open_app(home=shared)
-    token = only(first.query_params["ws"])
+    open_app(home=shared)
+    from ui import state
+
+    token = state.manager().create().token              # a workspace (a first change makes it)
     at = open_app("views/learn.py", home=shared, query_params={"ws": token})
     at.button(key="learn_ideal").click().run()
     assert only(at.query_params["ws"]) == token and only(at.query_params["g"]).startswith("3,3,2")

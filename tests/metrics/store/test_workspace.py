@@ -545,6 +545,86 @@ def test_read_only_opening(tmp_path):
             reader.delete_collection("dl19")
 
 
+@pytest.fixture
+def statements(monkeypatch):
+    """Every SQL statement the workspaces of this test run, in order (a wrapper around each cursor)."""
+    from metrics.store import connection
+
+    seen: list[str] = []
+
+    class Recording:
+        def __init__(self, cur):
+            self._cur = cur
+
+        def execute(self, sql, *args, **kwargs):
+            seen.append(sql)
+            return self._cur.execute(sql, *args, **kwargs)
+
+        def sql(self, sql, *args, **kwargs):
+            seen.append(sql)
+            return self._cur.sql(sql, *args, **kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self._cur, name)
+
+    original = connection.Connection.cursor
+
+    def cursor(self):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def recorded():
+            with original(self) as cur:
+                yield Recording(cur)
+        return recorded()
+
+    monkeypatch.setattr(connection.Connection, "cursor", cursor)
+    return seen
+
+
+def catalogue(sql: list[str]) -> list[str]:
+    return [s for s in sql if "information_schema" in s]
+
+
+def test_a_listing_or_a_load_asks_the_catalogue_nothing(tmp_path, statements):
+    path = tmp_path / "ws.duckdb"
+    with Workspace(path) as ws:
+        ws.create_collection("dl19", make_qrels())
+        ws.add_run("dl19", make_run(), recipe={"method": "rrf"})
+        statements.clear()
+        for _ in range(3):
+            assert ws.collections()[0].runs[0].recipe == {"method": "rrf"}
+            assert [r.name for r in ws.runs("dl19")] == ["bm25"]
+            assert ws.load_run("dl19", "bm25").table.num_rows == 12
+        assert statements and catalogue(statements) == []
+    with Workspace(path, read_only=True) as reader:       # read once, at the opening
+        opening = len(catalogue(statements))
+        for _ in range(3):
+            assert reader.collections()[0].runs[0].recipe == {"method": "rrf"}
+            assert reader.load_run("dl19", "bm25").table.num_rows == 12
+        assert len(catalogue(statements)) == opening
+
+
+def test_a_read_only_file_of_an_old_schema_is_read_in_its_own_layout(tmp_path, statements, monkeypatch):
+    path = schema_1_file(tmp_path)                      # no objects.recipe, run_lines with text qids
+    layouts, read = [], store_tables.layout
+    monkeypatch.setattr(store_tables, "layout", lambda con: layouts.append(read(con)) or layouts[-1])
+    with Workspace(path, read_only=True) as reader:
+        assert layouts == [store_tables.Layout(recipe=False, coded=False)]
+        opening = len(catalogue(statements))
+        for _ in range(2):
+            [info] = reader.runs("old")
+            assert info.name == "bm25" and info.recipe is None
+            run = reader.load_run("old", "bm25")
+            assert run.table.column("qid").to_pylist() == ["q1", "q1"]
+            assert run.table.column("docno").to_pylist() == ["d1", "doc22"]
+        assert len(catalogue(statements)) == opening
+        assert len(layouts) == 1
+        assert reader.suspend()
+        assert [r.name for r in reader.runs("old")] == ["bm25"]   # a new opening reads the layout again
+        assert len(layouts) == 2
+
+
 HOLD = """
 import sys, time
 from metrics.store import Workspace

@@ -477,3 +477,101 @@ def test_a_second_server_process_on_one_home_serves_nothing(tmp_path):
     second = Workspaces(Settings(mode="shared", home=home))        # the lock died with the process
     assert second.create().token
     Workspaces(Settings(mode="shared", home=home))                 # a second manager of this process shares it
+
+
+# -- a new visitor before their first change --------------------------------------------
+
+def workspace_files(tmp_path) -> list[Path]:
+    return sorted((tmp_path / "home" / "shared" / "workspaces").glob("*.duckdb"))
+
+
+def registry_rows(m: Workspaces) -> int:
+    return len(m._query_all("SELECT id FROM workspaces", []))
+
+
+def test_a_pristine_visitor_reads_what_a_new_workspace_shows_and_nothing_is_made(manager, tmp_path):
+    from metrics.store import Pristine
+
+    m = manager()
+    made = []
+    pristine = Pristine(m.blank(), lambda: made.append(m.create()) or made[-1])
+    new = m.create().workspace                                    # a new visitor's workspace, for comparison
+    before = (workspace_files(tmp_path), registry_rows(m))
+    assert pristine.collections() == new.collections() and all(c.shared for c in pristine.collections())
+    assert pristine.runs("legal") == new.runs("legal") and pristine.baseline("legal") == "bm25"
+    assert pristine.load_run("legal", "dense").table.equals(new.load_run("legal", "dense").table)
+    assert pristine.load_topics("legal").equals(new.load_topics("legal"))
+    assert pristine.load_ranked("legal", "bm25").n_queries == new.load_ranked("legal", "bm25").n_queries
+    assert pristine.usage() == new.usage() and pristine.quota == new.quota
+    assert not pristine.read_only and pristine.access is None and made == []
+    assert (workspace_files(tmp_path), registry_rows(m)) == before
+
+
+def test_the_first_change_creates_the_workspace_once_and_lands_there(manager, tmp_path):
+    from metrics.store import Pristine
+
+    m = manager()
+    made = []
+    pristine = Pristine(m.blank(), lambda: made.append(m.create()) or made[-1])
+    run = write_run(tmp_path / "mine.run", "mine")
+    info = pristine.add_run("legal", metrics.read_run(run))
+    assert len(made) == 1 and pristine.access is made[0] and info.name == "mine"
+    assert len(workspace_files(tmp_path)) == 1 and registry_rows(m) == 1
+    assert run_names(m.open(made[0].token).workspace, "legal") == ["bm25", "dense", "mine"]
+    pristine.set_baseline("legal", "mine")                          # later changes go there too
+    assert len(made) == 1 and m.open(made[0].token).workspace.baseline("legal") == "mine"
+    assert run_names(pristine, "legal") == ["bm25", "dense", "mine"]
+    other = Pristine(m.blank(), m.create)                          # the blank is shared: untouched
+    assert run_names(other, "legal") == ["bm25", "dense"] and other.baseline("legal") == "bm25"
+
+
+def test_every_change_of_a_workspace_goes_through_the_first_change(manager):
+    """The methods a Pristine sends to a new workspace are exactly those a read-only one refuses."""
+    from metrics.store import Pristine
+
+    m = manager()
+    changes = {name for name, f in inspect.getmembers(Workspace, inspect.isfunction)
+               if getattr(f, "changes_workspace", False)}
+    assert {"add_run", "create_collection", "set_baseline", "restore_shared", "delete_run", "set_qrels"} <= changes
+    made = []
+
+    def create():
+        made.append(1)
+        raise RuntimeError("a workspace would be made here")
+
+    for name in changes:
+        with pytest.raises(RuntimeError, match="would be made"):
+            getattr(Pristine(m.blank(), create), name)("legal", "x")
+    assert len(made) == len(changes)
+    blank = m.blank()
+    with pytest.raises(ReadOnlyWorkspace):                         # nothing reaches the blank itself
+        blank.create_collection("mine", QRELS.encode())
+
+
+def test_threads_changing_a_pristine_workspace_at_once_create_one(manager, tmp_path):
+    import threading
+
+    from metrics.store import Pristine
+
+    m = manager()
+    made = []
+    gate = threading.Barrier(4, timeout=30)
+
+    def create():
+        made.append(m.create())
+        return made[-1]
+
+    pristine = Pristine(m.blank(), create)
+    runs = [metrics.read_run(write_run(tmp_path / f"r{i}.run", f"r{i}", docs=(f"d{i}",))) for i in range(4)]
+
+    def upload(run):
+        gate.wait()
+        pristine.add_run("legal", run)
+
+    threads = [threading.Thread(target=upload, args=(r,)) for r in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(made) == 1 and len(workspace_files(tmp_path)) == 1 and registry_rows(m) == 1
+    assert sorted(run_names(m.open(made[0].token).workspace, "legal")) == ["bm25", "dense", "r0", "r1", "r2", "r3"]

@@ -189,3 +189,34 @@ def test_visitors_side_by_side_never_see_each_other(tmp_path, samples):
         m = Workspaces(m.settings, samples=samples)
         assert [c.name for c in m.open(token).workspace.collections()] == ["legal", "web", f"private-{i}"]
     m.close()
+
+
+def test_visitors_arriving_together_create_their_workspaces_at_once(tmp_path, samples, monkeypatch):
+    """Two threads are inside the making of a workspace file at the same time (a barrier both must
+    reach): the manager lock is not held while a file is made. Each gets a workspace of its own,
+    registered, open and counted in the bound of open files."""
+    from metrics.store import workspaces as workspaces_module
+
+    m = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home")}),
+                   samples=samples)
+    m.open(m.create().token)          # the shared samples are built (once, under the lock) before the race
+    inside = threading.Barrier(2, timeout=30)
+    made = workspaces_module.Workspace
+
+    def making(path, **options):
+        if Path(path).parent == m._folder:
+            inside.wait()               # BrokenBarrierError unless the other thread is making one too
+        return made(path, **options)
+
+    monkeypatch.setattr(workspaces_module, "Workspace", making)
+    opened = []
+    errors = run_threads([lambda: opened.append(m.create()) for _ in range(2)])
+    assert errors == []
+    assert len({a.token for a in opened}) == 2 and len({a.workspace.path for a in opened}) == 2
+    for access in opened:
+        again = m.open(access.token)
+        assert again.workspace is access.workspace and [c.name for c in again.workspace.collections()] == \
+            ["legal", "web"]
+        assert Path(access.workspace.path).stem in m._open
+    assert len(m._query_all("SELECT id FROM workspaces", [])) == 3
+    m.close()
