@@ -113,6 +113,8 @@ def ndcg10(engine: str, output: str) -> str:
 def run_all(dataset: str, repeats: int) -> tuple[list[str], str]:
     qrels, run = paths(dataset, "txt")
     cmds = commands(qrels, run)
+    # .pyc files written, as an installed package has them (not with PYTHONDONTWRITEBYTECODE set)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "metrics")], check=True)
     times: dict[str, list[float]] = {name: [] for name in cmds}
     peaks: dict[str, list[float]] = {name: [] for name in cmds}
     shown: dict[str, str] = {}

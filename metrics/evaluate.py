@@ -78,29 +78,30 @@ def as_runs(runs, *, on_duplicate: str = "error") -> list:
     One run: a path, bytes, a frame (PyTerrier, trectools), a parsed Run, a ranx ``Run`` or
     trectools ``TrecRun``, or a ``{qid: {docno: score}}`` dict. A mapping whose values are not
     ``{docno: score}`` dicts is ``{name: run}``: ``{name: {qid: {docno: score}}}`` is as many
-    runs as it has names (see :func:`is_ranx_dict`).
+    runs as it has names (see :func:`is_ranx_dict`). Runs of a list that share a name are told
+    apart as ``name#1``, ``name#2``, ...
     """
-    if is_single_run(runs):
-        runs = [runs]
-    if isinstance(runs, Mapping):
-        parsed = []
-        for name, run in runs.items():
-            r = io.read_run(run, name=str(name), on_duplicate=on_duplicate)
-            if r.name != str(name):
-                r = io.Run(r.table, str(name), r.source, r.digest, r.findings)
-            parsed.append(r)
-        return parsed
-    if not isinstance(runs, Sequence):
-        runs = list(runs)
-    parsed = [io.read_run(r, on_duplicate=on_duplicate) for r in runs]
-    names = [r.name for r in parsed]
-    if len(set(names)) != len(names):
-        seen: dict[str, int] = {}
-        for i, r in enumerate(parsed):
-            seen[r.name] = seen.get(r.name, 0) + 1
-            if names.count(r.name) > 1:
-                parsed[i] = io.Run(r.table, f"{r.name}#{seen[r.name]}", r.source, r.digest, r.findings)
-    return parsed
+    parsed = [read_named(name, run, on_duplicate) for name, run in run_specs(runs)]
+    names = unique_names([r.name for r in parsed])
+    return [r if r.name == n else dataclasses.replace(r, name=n) for r, n in zip(parsed, names)]
+
+
+def read_named(name: str | None, run, on_duplicate: str = "error"):
+    """``run`` parsed (:func:`metrics.io.read_run`) and called ``name`` (its own name when None)."""
+    if name is None:
+        return io.read_run(run, on_duplicate=on_duplicate)
+    parsed = io.read_run(run, name=name, on_duplicate=on_duplicate)
+    return parsed if parsed.name == name else dataclasses.replace(parsed, name=name)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """``names`` with every name given more than once numbered: ``x, x, y`` -> ``x#1, x#2, y``."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(f"{name}#{seen[name]}" if names.count(name) > 1 else name)
+    return out
 
 
 def run_specs(runs) -> list[tuple[str | None, object]]:
@@ -191,15 +192,21 @@ def score_runs(qrels, runs, measures=DEFAULT_MEASURES, **options) -> list[Scores
     proxy = io.read_qrels(o.inferred) if o.inferred is not None else None
     parsed_measures = [parse(m) for m in measure_list(measures)]
     out = []
-    parsed_runs = as_runs(runs, on_duplicate=o.on_duplicate)
-    for i, run in enumerate(parsed_runs):
-        ranked = rank(run, qrels, missing=o.missing, ties=o.ties, max_depth=o.max_depth, inferred=proxy)
+    specs = run_specs(runs)
+    for i, (name, _) in enumerate(specs):
+        # Each run is read when its turn comes and handed to rank() as its only holder, which lets
+        # the columns it does not keep go before the ranked arrays are built.
+        ranked = rank(read_named(name, specs[i][1], o.on_duplicate), qrels, missing=o.missing, ties=o.ties,
+                      max_depth=o.max_depth, inferred=proxy)
         if o.judged_only:
             ranked = ranked.condensed()
-        out.append(Scores(run.name, ranked.qids, evaluate_ranked(ranked, parsed_measures, rel_level=o.rel_level)))
+        out.append(Scores(ranked.name, ranked.qids,
+                          evaluate_ranked(ranked, parsed_measures, rel_level=o.rel_level)))
+        del ranked
         if o.progress is not None:
-            o.progress(i + 1, len(parsed_runs), f"evaluated {run.name} in memory")
-    return out
+            o.progress(i + 1, len(specs), f"evaluated {out[-1].system} in memory")
+    names = unique_names([s.system for s in out])
+    return [s if s.system == n else dataclasses.replace(s, system=n) for s, n in zip(out, names)]
 
 
 @takes_options

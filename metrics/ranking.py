@@ -30,6 +30,9 @@ class Ranked:
     ``inferred``, ``score``, ``docno``) in canonical order; query ``i`` owns
     ``offsets[i]:offsets[i+1]``. ``ideal_rel`` holds every labelled grade of
     query ``i`` at ``ideal_offsets[i]:ideal_offsets[i+1]`` (unsorted).
+
+    ``docno`` may be given as :class:`Docnos` (rows of the run's column): the strings are then
+    taken on first access only. No measure reads them, so evaluating never copies them.
     """
 
     name: str
@@ -45,6 +48,22 @@ class Ranked:
     missing: np.ndarray  # per query: True when the run retrieved nothing for it
     judged_only: bool = False  # True for a condensed list (unjudged documents removed, trec_eval -J)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        if isinstance(self.docno, Docnos):
+            self._cache["docnos"] = self.__dict__.pop("docno")
+
+    def __getattr__(self, name: str):
+        # Reached only for an attribute not set: ``docno`` given as Docnos and not yet taken.
+        lazy = self.__dict__.get("_cache", {}).get("docnos") if name == "docno" else None
+        if lazy is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.docno = lazy.array()
+        return self.docno
+
+    def docnos(self) -> Docnos:
+        """The docno column as :class:`Docnos`, without taking strings that were not taken yet."""
+        return Docnos(self.__dict__["docno"]) if "docno" in self.__dict__ else self._cache["docnos"]
 
     @property
     def n_queries(self) -> int:
@@ -75,9 +94,58 @@ class Ranked:
         return Ranked(
             name=self.name, qids=self.qids, offsets=offsets, rel=self.rel[keep],
             judged=self.judged[keep], inferred=self.inferred[keep], score=self.score[keep],
-            docno=self.docno.filter(pa.array(keep)), ideal_offsets=self.ideal_offsets,
+            docno=self.docnos().subset(np.flatnonzero(keep)), ideal_offsets=self.ideal_offsets,
             ideal_rel=self.ideal_rel, missing=self.missing, judged_only=self.judged_only or judged_only,
         )
+
+
+class Docnos:
+    """Docno strings named by row, taken only when asked for: ``source`` (a run's docno column,
+    chunked or not) at ``rows`` (None: every row, in order)."""
+
+    __slots__ = ("source", "rows")
+
+    def __init__(self, source, rows: np.ndarray | None = None):
+        self.source, self.rows = source, rows
+
+    def __len__(self) -> int:
+        return len(self.source) if self.rows is None else len(self.rows)
+
+    def take(self, index: np.ndarray) -> pa.Array:
+        """The strings at positions ``index`` of this column."""
+        return take(self.source, index if self.rows is None else self.rows[index])
+
+    def subset(self, index: np.ndarray) -> Docnos:
+        """The column at positions ``index``, still untaken."""
+        return Docnos(self.source, index if self.rows is None else self.rows[index])
+
+    def array(self) -> pa.Array:
+        return take(self.source, self.rows)
+
+
+def take(values, rows: np.ndarray | None) -> pa.Array:
+    """``values[rows]`` as one array of plain strings or numbers (all of ``values`` when ``rows`` is
+    None).
+
+    Arrow's take from a chunked array concatenates every chunk first (for a 7M-row docno column,
+    a 72 MB copy to fetch a few thousand strings); a few rows are taken chunk by chunk instead.
+    """
+    if isinstance(values, pa.ChunkedArray) and rows is not None and len(rows) * 8 < len(values):
+        sizes = np.array([len(c) for c in values.chunks], dtype=np.int64)
+        starts = offsets_of(sizes)
+        chunk = np.searchsorted(starts, rows, side="right") - 1
+        by_chunk = np.argsort(chunk, kind="stable")
+        cuts = np.searchsorted(chunk[by_chunk], np.arange(len(sizes) + 1))
+        parts = [_as_string(values.chunk(i)).take(pa.array(rows[by_chunk[a:b]] - starts[i]))
+                 for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a]
+        taken = pa.concat_arrays(parts) if parts else pa.array([], _as_string(values.chunk(0)).type)
+        if len(rows) > 1 and np.any(by_chunk[1:] < by_chunk[:-1]):
+            back = np.empty(len(rows), dtype=np.int64)
+            back[by_chunk] = np.arange(len(rows))
+            taken = taken.take(pa.array(back))
+        return taken
+    values = _chunked(values)
+    return values if rows is None else values.take(pa.array(rows))
 
 
 def offsets_of(counts: np.ndarray) -> np.ndarray:
@@ -128,10 +196,10 @@ def canonical_order(qcode: np.ndarray, score: np.ndarray, docno: pa.Array,
     Returns ``None`` when the rows are in canonical order already (the common
     case for files written by retrieval systems), so callers can skip copies.
     """
-    return _canonical(qcode, score, docno, rank, ties)[0]
+    return _canonical(qcode, score, Docnos(docno), rank, ties)[0]
 
 
-def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | None,
+def _canonical(qcode: np.ndarray, score: np.ndarray, docno: Docnos, rank: np.ndarray | None,
                ties: str) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """(order, qcode in that order, primary key in that order): see :func:`canonical_order`.
 
@@ -182,7 +250,7 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | N
     if len(pairs):
         # Two tied rows: swap them when the first docno is the smaller (a stable sort keeps equals).
         first, second = order[pairs], order[pairs + 1]
-        swap = pc.less(docno.take(pa.array(first)), docno.take(pa.array(second)))
+        swap = pc.less(docno.take(first), docno.take(second))
         swap = np.asarray(swap.to_numpy(zero_copy_only=False), dtype=bool)
         order[pairs[swap]], order[pairs[swap] + 1] = second[swap], first[swap]
     larger = sizes > 2
@@ -191,7 +259,7 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno, rank: np.ndarray | N
         tie_rows = np.repeat(group_start - (np.cumsum(group_size) - group_size), group_size)
         tie_rows += np.arange(len(tie_rows))
         group_id = np.repeat(np.arange(len(group_start)), group_size)
-        table = pa.table({"g": group_id, "d": docno.take(pa.array(order[tie_rows]))})
+        table = pa.table({"g": group_id, "d": docno.take(order[tie_rows])})
         inner = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
         order[tie_rows] = order[tie_rows][inner]
     return order, q, p
@@ -209,7 +277,7 @@ def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
     change = pc.not_equal(qid.slice(1), qid.slice(0, n - 1))
     change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
     heads = np.concatenate(([0], np.flatnonzero(change) + 1))
-    codes = _codes(qid.take(pa.array(heads)), qids).astype(np.int32)
+    codes = _codes(take(qid, heads), qids).astype(np.int32)
     return np.repeat(codes, np.diff(np.append(heads, n)))
 
 
@@ -242,22 +310,24 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     q_code = _codes(q_qid, qids)
 
     rt = run.table
-    r_doc = _as_string(rt.column("docno"))   # chunked: the one copy is made in canonical order below
+    name = name or getattr(run, "name", "run")
+    docno = _as_string(rt.column("docno"))   # in file order: strings are taken for tied rows only
     r_qcode = _query_codes(_as_string(rt.column("qid")), qids)
     score = _numpy(rt.column("score"), np.float64)
     rank_col = _numpy(rt.column("rank"), np.int64) if ties == "rank" and "rank" in rt.column_names else None
+    del run, rt   # a caller that passed its last reference frees the run's other columns here,
+    pa.default_memory_pool().release_unused()   # and hands their memory back before the arrays below
+    rows = None   # the file row of every row kept, in the current order (None: all, in file order)
     keep = r_qcode >= 0
     if not keep.all():
-        idx = np.flatnonzero(keep)
-        r_qcode, score, r_doc = r_qcode[idx], score[idx], r_doc.take(pa.array(idx))
-        rank_col = rank_col[idx] if rank_col is not None else None
+        rows = np.flatnonzero(keep)
+        r_qcode, score = r_qcode[rows], score[rows]
+        rank_col = rank_col[rows] if rank_col is not None else None
     del keep
 
-    order, r_qcode, primary = _canonical(r_qcode, score, r_doc, rank_col, ties)
-    if order is None:
-        r_doc = _chunked(r_doc)
-    else:
-        r_doc = _chunked(r_doc.take(pa.array(order)))
+    order, r_qcode, primary = _canonical(r_qcode, score, Docnos(docno, rows), rank_col, ties)
+    if order is not None:
+        rows = order if rows is None else rows[order]
         score = primary if ties == "score" else score[order]
     del order, primary, rank_col
     pa.default_memory_pool().release_unused()   # scratch of the reordering, back to the system
@@ -266,39 +336,42 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     counts = np.bincount(r_qcode, minlength=n_q)
     offsets = offsets_of(counts)
     if max_depth is not None and counts.max(initial=0) > max_depth:
-        cut = positions(offsets) < max_depth
-        r_qcode, score, r_doc = r_qcode[cut], score[cut], r_doc.filter(pa.array(cut))
+        cut = np.flatnonzero(positions(offsets) < max_depth)
+        r_qcode, score = r_qcode[cut], score[cut]
+        rows = cut if rows is None else rows[cut]
         counts = np.minimum(counts, max_depth)
         np.cumsum(counts, out=offsets[1:])
+    docnos = Docnos(docno, rows)
 
-    # Join: look every retrieved docno up among the judged docnos (one hash probe per row),
-    # then match (query, doc) pairs for the few rows whose docno is judged somewhere.
+    # Join: find the rows whose docno is judged for some query (one hash probe per row, in file
+    # order), then match (query, doc) pairs for those rows only.
     judged_docs = pc.unique(q_doc)
-    r_dcode = _codes(r_doc, judged_docs)
+    in_qrels = _numpy(pc.is_in(docno, value_set=judged_docs), bool)
+    candidates = np.flatnonzero(in_qrels if rows is None else in_qrels[rows])
+    del in_qrels
+    r_dcode = _codes(docnos.take(candidates), judged_docs)
     n_d = max(len(judged_docs), 1)
     q_key = q_code * n_d + _codes(q_doc, judged_docs)
     key_order = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[key_order]
-    candidates = np.flatnonzero(r_dcode >= 0)
-    c_key = r_qcode[candidates].astype(np.int64) * n_d + r_dcode[candidates]  # int64: codes x docs passes 2**31
+    c_key = r_qcode[candidates].astype(np.int64) * n_d + r_dcode  # int64: codes x docs passes 2**31
     hit = np.minimum(np.searchsorted(q_key_sorted, c_key), max(len(q_key_sorted) - 1, 0))
     found = q_key_sorted[hit] == c_key if len(q_key_sorted) else np.zeros(len(c_key), dtype=bool)
-    rows, src = candidates[found], key_order[hit[found]]
+    hits, src = candidates[found], key_order[hit[found]]
     judged = np.zeros(len(r_qcode), dtype=bool)
-    judged[rows] = True
+    judged[hits] = True
     rel = np.full(len(r_qcode), UNJUDGED, dtype=np.int64)
-    rel[rows] = q_rel[src]
+    rel[hits] = q_rel[src]
     inferred_flag = np.zeros(len(r_qcode), dtype=bool)
-    inferred_flag[rows] = q_inferred[src]
+    inferred_flag[hits] = q_inferred[src]
 
     ideal_order = np.argsort(q_code, kind="stable")
     ideal_offsets = offsets_of(np.bincount(q_code, minlength=n_q))
     ideal_rel = q_rel[ideal_order]
 
     ranked = Ranked(
-        name=name or getattr(run, "name", "run"),
-        qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
-        judged=judged, inferred=inferred_flag, score=score, docno=r_doc,
+        name=name, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
+        judged=judged, inferred=inferred_flag, score=score, docno=docnos,
         ideal_offsets=ideal_offsets, ideal_rel=ideal_rel, missing=counts == 0,
     )
     if missing == "skip" and ranked.missing.any():
@@ -314,7 +387,7 @@ def _drop_queries(ranked: Ranked, keep_q: np.ndarray) -> Ranked:
     return Ranked(
         name=ranked.name, qids=ranked.qids[keep_q], offsets=offsets_of(ranked.lengths[keep_q]),
         rel=ranked.rel[row_keep], judged=ranked.judged[row_keep], inferred=ranked.inferred[row_keep],
-        score=ranked.score[row_keep], docno=ranked.docno.filter(pa.array(row_keep)),
+        score=ranked.score[row_keep], docno=ranked.docnos().subset(np.flatnonzero(row_keep)),
         ideal_offsets=offsets_of(np.diff(ranked.ideal_offsets)[keep_q]),
         ideal_rel=ranked.ideal_rel[ideal_keep], missing=ranked.missing[keep_q], judged_only=ranked.judged_only,
     )

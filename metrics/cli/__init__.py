@@ -73,12 +73,13 @@ def defer_pandas() -> None:
     """
     if "pandas" in sys.modules:
         return
+    import numpy as np
     import pyarrow as pa
 
     finder = _NoPandas()
     sys.meta_path.insert(0, finder)
     try:
-        pa.array([0]).to_numpy()
+        pa.array(np.zeros(1, dtype=np.int64)).to_numpy()   # from numpy: a list would import dateutil
     finally:
         sys.meta_path.remove(finder)
 

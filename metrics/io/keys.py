@@ -10,6 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..ranking import offsets_of, take
+
 
 def string_hash(arr: pa.Array) -> np.ndarray:
     """64-bit hash of every string of ``arr``: its bytes zero-padded to whole 8-byte
@@ -63,21 +65,30 @@ def _mix(x: np.ndarray, *, inplace: bool = False) -> np.ndarray:
 
 
 def pair_keys(qcode: np.ndarray, docno) -> np.ndarray:
-    if isinstance(docno, pa.ChunkedArray):
-        chunks = [c for c in docno.chunks if len(c)]
-        if len(chunks) > 1:
-            # numpy and pyarrow kernels release the GIL: hash chunks on two threads.
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                h = np.concatenate(list(pool.map(string_hash, chunks)))
-        else:
-            h = string_hash(chunks[0] if chunks else pa.array([], pa.string()))
-    else:
-        h = string_hash(docno)
-    with np.errstate(over="ignore"):
-        np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
-        np.add(h, qcode, out=h, dtype=np.uint64, casting="unsafe")   # in place, in uint64: no temporary
-    return _mix(h, inplace=True)
+    """64-bit key of every (query code, docno) row: the docno's :func:`string_hash` and the code,
+    mixed. Chunks are hashed into one array on two threads (numpy and pyarrow kernels release the
+    GIL), each chunk mixed while it is in cache."""
+    chunks = [c for c in docno.chunks] if isinstance(docno, pa.ChunkedArray) else [docno]
+    starts = offsets_of(np.array([len(c) for c in chunks], dtype=np.int64))
+    out = np.empty(int(starts[-1]), dtype=np.uint64)
+
+    def hash_chunk(i: int) -> None:
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        if hi > lo:
+            h = out[lo:hi]
+            h[:] = string_hash(chunks[i])
+            with np.errstate(over="ignore"):
+                np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
+                np.add(h, qcode[lo:hi], out=h, dtype=np.uint64, casting="unsafe")
+            _mix(h, inplace=True)
+
+    if len(chunks) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(hash_chunk, range(len(chunks))))
+    elif chunks:
+        hash_chunk(0)
+    return out
 
 
 def exact_duplicates(qid: pa.Array, docno: pa.Array, qcode: np.ndarray):
@@ -87,13 +98,15 @@ def exact_duplicates(qid: pa.Array, docno: pa.Array, qcode: np.ndarray):
     hash collides are compared exactly.
     """
     keys = pair_keys(qcode, docno)
-    ordered = np.sort(keys)
-    equal = ordered[1:] == ordered[:-1]
+    keys.sort()   # in place: the keys in row order are needed again only when two are equal
+    equal = keys[1:] == keys[:-1]
     if not equal.any():
         return None
-    candidates = np.flatnonzero(np.isin(keys, np.unique(ordered[1:][equal])))
+    colliding = np.unique(keys[1:][equal])
+    del keys, equal
+    candidates = np.flatnonzero(np.isin(pair_keys(qcode, docno), colliding))
     # Colliding rows compared exactly: group them by (query, docno), first row of each group kept.
-    dcode = as_array(pc.dictionary_encode(docno.take(pa.array(candidates)))).indices.to_numpy()
+    dcode = as_array(pc.dictionary_encode(take(docno, candidates))).indices.to_numpy()
     order = np.lexsort((candidates, dcode, qcode[candidates]))
     q, d = qcode[candidates][order], dcode[order]
     repeat = np.zeros(len(order), dtype=bool)

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..ranking import canonical_order, offsets_of, positions
+from ..ranking import canonical_order, offsets_of, positions, take
 from .keys import exact_duplicates
 from .sources import line_ends, line_text
 
@@ -337,6 +337,9 @@ def finish(table: pa.Table, kind: Kind, name: str, origin: Origin, digest, on_du
     findings: list[Finding] = []
     if kind is RUN:
         score = finite_scores(table, origin)
+        # one chunk on the numpy array just made: readers of the table (rank) use it without a copy
+        if score.dtype == np.float64:
+            table = table.set_column(table.schema.get_field_index("score"), "score", pa.chunked_array([score]))
         keep = _run_duplicates(qid, docno, qcode, kind, origin, on_duplicate, findings)
         if keep is not None:
             table, qcode, score = table.filter(pa.array(keep)), qcode[keep], score[keep]
@@ -427,10 +430,7 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
     change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
     heads = np.flatnonzero(np.concatenate(([True], change)))
     del change
-    head_values = values.take(pa.array(heads))
-    if isinstance(head_values, pa.ChunkedArray):
-        head_values = head_values.combine_chunks()
-    encoded = pc.dictionary_encode(head_values)
+    encoded = pc.dictionary_encode(take(values, heads))
     return np.repeat(encoded.indices.to_numpy(), np.diff(np.append(heads, n))), encoded.dictionary
 
 

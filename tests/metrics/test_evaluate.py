@@ -82,3 +82,31 @@ def test_the_options_are_declared_once_and_shown_in_every_signature():
         assert all(params[n].default == getattr(Options(), n) for n in names), function
     with pytest.raises(TypeError, match="missng"):
         evaluate("q", ["r"], missng="skip")
+
+
+def test_score_runs_reads_each_run_in_turn_and_lets_it_go_before_ordering_it(monkeypatch):
+    # A run read from a file is held by nobody but rank(): its table (qid, rank and tag strings)
+    # is freed before the ranked arrays are built, and the next run is read only after.
+    import sys
+    import weakref
+
+    module, ranking = sys.modules["metrics.evaluate"], sys.modules["metrics.ranking"]
+    runs, events = [], []
+    read, canonical = module.read_named, ranking._canonical
+
+    def reading(*args, **kwargs):
+        run = read(*args, **kwargs)
+        runs.append(weakref.ref(run))
+        events.append(f"read {run.name}")
+        return run
+
+    def ordering(*args, **kwargs):
+        events.append("order, run alive" if runs[-1]() is not None else "order, run gone")
+        return canonical(*args, **kwargs)
+
+    monkeypatch.setattr(module, "read_named", reading)
+    monkeypatch.setattr(ranking, "_canonical", ordering)
+    scores = module.score_runs(QRELS, [io.read_run(RUN, name="x").table, RUN], ["AP"])
+    assert events == ["read run", "order, run gone", "read run", "order, run gone"]
+    assert [s.system for s in scores] == ["run#1", "run#2"]
+    assert scores[0].values["AP"].tolist() == scores[1].values["AP"].tolist()

@@ -74,3 +74,34 @@ def test_offsets_of_counts_start_each_segment_where_the_last_ended():
     assert offsets.tolist() == [0, 2, 2, 5] and offsets.dtype == np.int64
     assert positions(offsets).tolist() == [0, 1, 0, 1, 2]
     assert offsets_of(np.array([], dtype=np.int64)).tolist() == [0]
+
+
+def test_evaluating_never_takes_the_docno_strings():
+    # Measures read grades and offsets only: the docno column stays rows of the run's column
+    # until someone asks for it, and then reads as the eager take did.
+    from metrics.evaluate import evaluate_ranked
+
+    qrels = io.read_qrels(b"q1 0 a 1\nq1 0 b 2\nq2 0 x 1\n")
+    run = io.read_run(b"q2 Q0 x 1 1 t\nq1 Q0 a 1 2 t\nq1 Q0 c 2 2 t\nq1 Q0 b 3 3 t\nq9 Q0 z 1 1 t\n")
+    ranked = rank(run, qrels, max_depth=3)
+    evaluate_ranked(ranked, ["nDCG@10", "AP", "RR", "P@2", "R@10", "nDCG(judged_only=True)@10"])
+    ranked.condensed()
+    assert "docno" not in vars(ranked)
+    # q1: b (3), then the 2-2 tie by docno descending: c, a; q2: x
+    assert ranked.docno.to_pylist() == ["b", "c", "a", "x"]
+    assert ranked.condensed().docno.to_pylist() == ["b", "a", "x"]
+    assert "docno" in vars(ranked)
+
+
+def test_take_from_a_chunked_column_in_any_row_order():
+    from metrics.ranking import take
+
+    column = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"]),
+                               pa.array(["f"] * 40)])
+    flat = column.to_pylist()
+    for rows in ([4, 0, 2], [0], [44, 3, 1, 2], [], list(range(45))):
+        got = take(column, np.array(rows, dtype=np.int64))
+        assert isinstance(got, pa.Array) and got.to_pylist() == [flat[r] for r in rows]
+    assert take(column, None).to_pylist() == flat
+    large = pa.chunked_array([pa.array(["x", "y"], pa.large_string())] * 20)
+    assert take(large, np.array([39, 0])).type == pa.string()
