@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from ..errors import MetricsError
 from ..evaluate import run_specs
-from ..io.sources import compression_of, expand, filesystem
+from ..io.sources import compression_of, expand, filesystem, is_url
 
 HASH = "crc32(utf-8 qid) mod N"
 
@@ -129,12 +129,20 @@ def run_bytes(runs, *, allowed=None) -> int:
                 isinstance(spec, (list, tuple)) and spec and all(isinstance(x, (str, os.PathLike)) for x in spec)):
             continue
         for path in expand(spec, allowed=allowed):
-            fs, inner = filesystem(path)
-            with fs.open_input_file(inner) as f:
-                size = f.size()
-                compressed = compression_of(f.read(6)) is not None
-            total += size * (COMPRESSED_RATIO if compressed else 1)
+            size, head = _size_and_head(path)
+            total += size * (COMPRESSED_RATIO if compression_of(head) is not None else 1)
     return total
+
+
+def _size_and_head(path: str) -> tuple[int, bytes]:
+    """The size and first 6 bytes of a file: a local one with the os module (no pyarrow.fs import on
+    a command's start-up path), a URL through its filesystem."""
+    if not is_url(path):
+        with open(os.path.expanduser(path.removeprefix("file://")), "rb") as f:
+            return os.fstat(f.fileno()).st_size, f.read(6)
+    fs, inner = filesystem(path)
+    with fs.open_input_file(inner) as f:
+        return f.size(), f.read(6)
 
 
 ENGINES: dict[str, str] = {

@@ -1,5 +1,5 @@
 """``python -m metrics eval`` (and ``trec_eval``, ``lint``) imports only what it needs: no pandas,
-dateutil, SciPy, plotly, DuckDB, Dask, Streamlit, matplotlib or numba for plain files printed as trec, tsv
+dateutil, pyarrow.fs, SciPy, plotly, DuckDB, Dask, Streamlit, matplotlib or numba for plain files printed as trec, tsv
 or json (start-up is most of the time of a small evaluation). Each command runs in a fresh interpreter that prints the
 modules it ended with; the printed values are checked against the tidy frame of
 ``metrics.evaluate`` and its pandas means, computed here.
@@ -21,7 +21,8 @@ LEGAL = Path("sample_data") / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 HEAVY = ("pandas", "scipy", "plotly", "duckdb", "dask", "distributed", "streamlit", "matplotlib", "numba",
-         "dateutil")   # pandas' dependency: pyarrow imports it converting a Python list while pandas is deferred
+         "dateutil",   # pandas' dependency: pyarrow imports it converting a Python list while pandas is deferred
+         "pyarrow.fs")  # the S3/GCS/Azure/HDFS bindings and ssl: only a URL or a folder of shards needs them
 
 # Runs the command line as `python -m metrics` does, then prints the names of the modules loaded.
 RUNNER = """
