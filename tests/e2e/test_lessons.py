@@ -1,8 +1,11 @@
 """Lessons in a real browser: every lesson at a phone's width (no horizontal scroll, a screenshot
 each for the README), a student completing a lesson, a teacher's exercise link answered in a
-second browser, and a live check answered from ten browsers with the projector's histogram."""
+second browser, and a live check answered from ten browsers with the projector's histogram.
+README screenshots (docs/screenshots/learn-*.png), taken only with NDCG_LAB_SCREENSHOTS=1 (a full-page
+shot of each lesson costs seconds): ``NDCG_LAB_SCREENSHOTS=1 python -m pytest tests/e2e/test_lessons.py``."""
 from __future__ import annotations
 
+import os
 import re
 from math import log2
 from urllib.parse import parse_qs, urlparse
@@ -48,15 +51,18 @@ def test_phone_width_every_lesson_and_a_student_completes_one(app_server, browse
     context.set_default_timeout(30_000)
     page = context.new_page()
     try:
+        shots = bool(os.environ.get("NDCG_LAB_SCREENSHOTS"))
         open_app(page, f"{app_server}/learn")
         assert page.evaluate(NO_SIDEWAYS_SCROLL)
-        page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
-        page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
+        if shots:
+            page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
+            page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
         for lesson_id in lessons.load_all():
             open_app(page, f"{app_server}/learn?lesson={lesson_id}")
             _no_exception(page)
             assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
-            page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
+            if shots:
+                page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
 
         page.set_viewport_size(PHONE)
         # the discount lesson, from its first exercise to its last, keyboard where a phone has one
