@@ -111,7 +111,12 @@ def _workspace_box(where, opened: store.Access | None, selected: dict) -> None:
                    icon="👁️")
         return
     view = "&" + urlencode(selected, doseq=True) if selected else ""
-    with where.expander("Your workspace link", expanded=False):
+    # Drawn only while open: st.code loads the frontend's 1.5 MB syntax highlighter, which every new
+    # session's first screen would otherwise fetch and run for a closed box.
+    box = where.expander("Your workspace link", key="_workspace_link_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("This workspace is private: only this link opens it (keep it to yourself). "
                    "A reload or a bookmark of this address returns here, to this collection, these "
                    "systems, this baseline and this gain.")

@@ -107,6 +107,7 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_serve
     upload(owner, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "lecture.run")])
     box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
     box.locator("summary").click()
+    expect(box.locator("pre")).to_have_count(2, timeout=DEFAULT_TIMEOUT_MS)   # drawn by the rerun the opening starts
     codes = box.locator("pre").all_inner_texts()
     assert len(codes) == 2
     edit_link, view_link = (c.strip() for c in codes)

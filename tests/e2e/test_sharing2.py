@@ -144,6 +144,7 @@ def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_
 
     box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
     box.locator("summary").click()
+    expect(box.locator("pre")).to_have_count(2, timeout=DEFAULT_TIMEOUT_MS)   # drawn by the rerun the opening starts
     view_link = box.locator("pre").all_inner_texts()[1].strip()
     view_token = re.search(r"[?&]ws=([A-Za-z0-9_-]{32})", view_link).group(1)
     open_app(teacher, f"{server.url}/fusion?ws={view_token}")
