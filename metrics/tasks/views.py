@@ -117,10 +117,25 @@ def _letter(n: int) -> str:
 
 
 def board(snap: Snapshot, *, final: bool, names: dict[int, str] | None = None) -> dict:
-    """The public board (``final=False``) or the final standings, with significance and groups."""
+    """The public board (``final=False``) or the final standings, with significance and groups.
+    Computed once per file generation and names (the snapshot keeps it): every team page and the
+    projector of a process share it; do not change what it returns."""
+    names = _names(snap) if names is None else names
+    key = ("board", final, tuple(sorted(names.items())))
+    found = snap.computed.get(key)
+    if found is None:
+        found = snap.computed[key] = _board(snap, final, names)
+    return found
+
+
+def _marked(data: dict, team: int) -> dict:
+    """A copy of a board with the rows of ``team`` marked ``you``."""
+    return data | {"rows": [e | {"you": e["team"] == team} for e in data["rows"]]}
+
+
+def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> dict:
     d = snap.definition
     qids = sorted(snap.final_qids() if final else snap.public_qids)
-    names = _names(snap) if names is None else names
     live = _live(snap)
     entries = []  # (key, name, kind, submission row, count, last)
     for team_id, subs in live[live["team"].notna()].groupby("team", sort=True):
@@ -283,13 +298,10 @@ def team_view(snap: Snapshot, team: int, link: str) -> dict:
                                                           "link": link},
            "topics": [{"qid": str(q), "text": str(t), "public": bool(p)}
                       for q, t, p in zip(topics["qid"], topics["text"], topics["public"] & topics["judged"])],
-           "allowance": _allowance(snap, team), "submissions": subs, "board": board(snap, final=False)}
-    for entry in out["board"]["rows"]:
-        entry["you"] = entry["team"] == team
+           "allowance": _allowance(snap, team), "submissions": subs,
+           "board": _marked(board(snap, final=False), team)}
     if released:
-        out["final_board"] = board(snap, final=True)
-        for entry in out["final_board"]["rows"]:
-            entry["you"] = entry["team"] == team
+        out["final_board"] = _marked(board(snap, final=True), team)
     out["can_copy"] = with_qrels
     return out
 
