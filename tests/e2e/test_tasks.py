@@ -274,10 +274,12 @@ async def rush(links: list[str], runs: list[Path], bound: int) -> list[dict]:
             await browser.close()
 
 
-def rush_task(tasks: Tasks, teams: int, folder: Path) -> tuple:
-    """A task with a cap of one, ``teams`` teams, and a run of each's own (the dense run retagged)."""
+def rush_task(tasks: Tasks, teams: int, folder: Path, *, baseline: bool = False) -> tuple:
+    """A task with a cap of one (and the bm25 baseline), ``teams`` teams, and a run of each's own
+    (the dense run retagged)."""
     links = tasks.create(TaskDefinition(title="Rush", closes=time.time() + 3600, total=1),
-                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
+                         baselines=[("bm25", LEGAL / "bm25.run")] if baseline else ())
     team_links = [tasks.join(links.join, f"T{i}") for i in range(teams)]
     runs = []
     for i in range(teams):
