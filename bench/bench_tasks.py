@@ -220,6 +220,9 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
     print(f"| {label} | {teams} | {lost} | {over} | {errors} | {statistics.median(first):.2f} | {max(first):.2f} | "
           f"{statistics.median(refused) if refused else float('nan'):.2f} | {wall:.1f} | {cpu:.1f} | "
           f"{rss.peak / 2**20:.0f} |" + (f" {floor:.2f} |" if floor is not None else ""))
+    found = sorted({e for s in sessions for e in s["errors"]})
+    if found:
+        print("\nErrors (distinct): " + "; ".join(e[:200] for e in found[:5]))
     return 0
 
 
