@@ -24,7 +24,8 @@ included (their floor, ``python -m metrics --help``, is measured in the same run
 Lost: a team whose first submission is not stored; over the cap: stored submissions beyond one
 per team (both from the task's instructor view afterwards). Server: peak RSS of the server
 process and its children (sampled every 0.1 s, from before the pages open to the end) and its
-CPU seconds during the minute. Prints a Markdown section for bench/RESULTS.md; asserts nothing.
+CPU seconds from the start of the minute to the last answer. Prints a Markdown section for
+bench/RESULTS.md; asserts nothing.
 Run it alone: `flock /work/team/bench.lock python bench/bench_tasks.py`.
 """
 from __future__ import annotations
@@ -70,6 +71,15 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+SERVER: list[psutil.Process] = []
+
+
+def cpu_of() -> float:
+    """CPU seconds (user + system) of the server process so far."""
+    times = SERVER[0].cpu_times()
+    return times.user + times.system
+
+
 async def browser_class(links: list[str], runs: list[Path], at: list[float], loading: int, tries: int,
                         started: list) -> list[dict]:
     """Every team page opened first (``loading`` at a time); then each team submits at its time."""
@@ -110,7 +120,7 @@ async def browser_class(links: list[str], runs: list[Path], at: list[float], loa
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             pages = await asyncio.gather(*(opened(browser, link) for link in links))
-            started.append((time.perf_counter(), load()))
+            started.append((time.perf_counter(), load(), cpu_of()))
             t0 = time.perf_counter()
             return await asyncio.gather(*(submit(page, run, when, t0)
                                           for (_, page), run, when in zip(pages, runs, at)))
@@ -121,7 +131,7 @@ async def browser_class(links: list[str], runs: list[Path], at: list[float], loa
 async def command_class(links: list[str], runs: list[Path], at: list[float], tries: int, env: dict,
                         started: list) -> list[dict]:
     """Each team runs ``python -m metrics task submit`` at its time (``tries`` times in a row)."""
-    started.append((time.perf_counter(), load()))
+    started.append((time.perf_counter(), load(), cpu_of()))
     t0 = time.perf_counter()
 
     async def team(link: str, run: Path, when: float) -> dict:
@@ -171,18 +181,17 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
                    "PYTHONPATH": str(code)}
             if mode == "command":
                 floor = command_floor(env)
-            process = psutil.Process(server.process.pid)
+            SERVER[:] = [psutil.Process(server.process.pid)]
             if profile is not None:
                 spy = subprocess.Popen(["py-spy", "record", "--format", "raw", "--rate", "100", "--subprocesses",
                                         "--output", str(profile), "--pid", str(server.process.pid)],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             with PeakRSS(server.process.pid) as rss:
-                cpu_before = process.cpu_times()
                 if mode == "browser":
                     sessions = asyncio.run(browser_class(team_links, runs, at, loading, tries, started))
                 else:
                     sessions = asyncio.run(command_class(team_links, runs, at, tries, env, started))
-                cpu_after = process.cpu_times()
+                cpu = cpu_of() - started[0][2]
                 during = load()
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
@@ -200,7 +209,6 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
     errors = sum(len(s["errors"]) for s in sessions) + sum(r == "other" for s in sessions for r in s["results"])
     first = sorted(s["seconds"][0] for s in sessions if s["seconds"])
     refused = sorted(s["seconds"][1] for s in sessions if len(s["seconds"]) > 1)
-    cpu = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
     wall = max(s.get("done", 0.0) for s in sessions)
     what = ("in Chromium, every team page open before the minute" if mode == "browser"
             else "each a `task submit` command, no browser")
