@@ -1,18 +1,31 @@
 """Thirty teams submit to one class task within a minute: lost, over the cap, errors, time from
-upload to score, server memory; and the README's screenshots of the task page.
+upload to score, server CPU and memory; and the README's screenshots of the task page.
 
-    python bench/bench_tasks.py                       # 30 teams, at most 10 browser contexts at once
-    python bench/bench_tasks.py --teams 30 --bound 30
+    python bench/bench_tasks.py                          # 30 teams arriving over 60 s, in Chromium
+    python bench/bench_tasks.py --mode command           # the same, each team a `task submit` command
+    python bench/bench_tasks.py --profile /tmp/server.txt   # py-spy of the server during the minute
+    python bench/bench_tasks.py --code /path/to/other/checkout   # its app and commands, for a before/after
     python bench/bench_tasks.py --screenshots docs/screenshots
 
 Starts `streamlit run app.py` on a fresh NDCG_LAB_HOME (the harness of tests/e2e), creates a task
-of the legal sample with a cap of one submission per team, joins the teams, then drives one
-headless Chromium with a Playwright context per team (tests/e2e/test_tasks.py ``rush``): each
-opens its team link and submits its own run twice (the second is over the cap). "Upload to score"
-is a try's time from choosing the file to the page's answer (the score, or the refusal). Lost: a
-team whose first submission is not stored; over the cap: stored submissions beyond one per team
-(both counted from the task's instructor view). Peak server RSS: the server process and its
-children, sampled every 0.1 s. Prints a Markdown section for bench/RESULTS.md; asserts nothing.
+of the legal sample with a cap of one submission per team and the bm25 baseline, joins the teams,
+and gives each its own run (the dense run retagged). Arrivals: seeded uniform times over
+``--window`` seconds, sorted (a class told "submit now").
+
+``browser`` mode: one headless Chromium, a context per team whose team page is opened before the
+minute starts (at most ``--loading`` pages loading at once, as students opening their links over
+a few minutes would). At its arrival time a team chooses its file and presses Submit, then again
+(the second is over the cap). Upload to score: from choosing the file to the score (or the
+refusal) shown on that team's page. ``command`` mode: no browser; at its arrival time each team
+runs ``python -m metrics task submit TEAM_LINK RUN`` (the same task file the server holds; the
+second run is refused); upload to score is the command's wall time, Python's start and imports
+included (their floor, ``python -m metrics --help``, is measured in the same run).
+
+Lost: a team whose first submission is not stored; over the cap: stored submissions beyond one
+per team (both from the task's instructor view afterwards). Server: peak RSS of the server
+process and its children (sampled every 0.1 s, from before the pages open to the end) and its
+CPU seconds from the start of the minute to the last answer. Prints a Markdown section for
+bench/RESULTS.md; asserts nothing.
 Run it alone: `flock /work/team/bench.lock python bench/bench_tasks.py`.
 """
 from __future__ import annotations
@@ -21,42 +34,165 @@ import argparse
 import asyncio
 import os
 import platform
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import AppServer  # noqa: E402
-from tests.e2e.test_load import PeakRSS  # noqa: E402
-from tests.e2e.test_tasks import LEGAL, library, rush, rush_task  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
+from tests.e2e.test_load import PeakRSS, errors_on, idle  # noqa: E402
+from tests.e2e.test_tasks import LEGAL, library, rush_task, submit_try  # noqa: E402
+
+REFUSED = "used all 1 submissions"
 
 
-def start(home: str) -> AppServer:
-    """The app on ``home``, its links built on its own address."""
-    server = AppServer(home=Path(home))
+def start(home: str, code: Path = ROOT) -> AppServer:
+    """The app (of the checkout ``code``) on ``home``, its links built on its own address."""
+    server = AppServer(home=Path(home), app=str(code / "app.py"))
     server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
     return server.start()
 
 
-def bench(teams: int, bound: int) -> int:
-    before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+def arrivals(teams: int, window: float, seed: int) -> list[float]:
+    """Seconds after the start at which each team submits: seeded, uniform over ``window``, sorted."""
+    return sorted(float(x) for x in np.random.default_rng(seed).uniform(0.0, window, teams))
+
+
+def load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+SERVER: list[psutil.Process] = []
+
+
+def cpu_of() -> float:
+    """CPU seconds (user + system) of the server process so far."""
+    times = SERVER[0].cpu_times()
+    return times.user + times.system
+
+
+async def browser_class(links: list[str], runs: list[Path], at: list[float], loading: int, tries: int,
+                        started: list) -> list[dict]:
+    """Every team page opened first (``loading`` at a time); then each team submits at its time."""
+    from playwright.async_api import async_playwright
+
+    gate = asyncio.Semaphore(loading)
+
+    async def opened(browser, link):
+        context = await browser.new_context(viewport={"width": 1200, "height": 900})
+        context.set_default_timeout(120_000)
+        page = await context.new_page()
+        async with gate:
+            await page.goto(link, wait_until="domcontentloaded")
+            await idle(page)
+        return context, page
+
+    async def submit(page, run: Path, when: float, t0: float) -> dict:
+        out = {"results": [], "seconds": [], "errors": [], "arrival": when}
+        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
+        for _ in range(tries):
+            seconds, result = await submit_try(page, run)
+            out["seconds"].append(seconds)
+            out["results"].append(result)
+            out["done"] = time.perf_counter() - t0
+        out["errors"] = await errors_on(page)
+        return out
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            pages = await asyncio.gather(*(opened(browser, link) for link in links))
+            started.append((time.perf_counter(), load(), cpu_of()))
+            t0 = time.perf_counter()
+            return await asyncio.gather(*(submit(page, run, when, t0)
+                                          for (_, page), run, when in zip(pages, runs, at)))
+        finally:
+            await browser.close()
+
+
+async def command_class(links: list[str], runs: list[Path], at: list[float], tries: int, env: dict,
+                        started: list) -> list[dict]:
+    """Each team runs ``python -m metrics task submit`` at its time (``tries`` times in a row)."""
+    started.append((time.perf_counter(), load(), cpu_of()))
+    t0 = time.perf_counter()
+
+    async def team(link: str, run: Path, when: float) -> dict:
+        out = {"results": [], "seconds": [], "errors": [], "arrival": when}
+        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
+        for _ in range(tries):
+            began = time.perf_counter()
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "metrics", "task", "submit", link, str(run), cwd=env["PYTHONPATH"], env=env,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            stdout, stderr = await process.communicate()
+            out["seconds"].append(time.perf_counter() - began)
+            out["done"] = time.perf_counter() - t0
+            text = stdout.decode() + stderr.decode()
+            out["results"].append("refused" if REFUSED in text else "stored" if process.returncode == 0 else "other")
+            if out["results"][-1] == "other":
+                out["errors"].append(text.strip().splitlines()[-1] if text.strip() else f"exit {process.returncode}")
+        return out
+
+    return await asyncio.gather(*(team(link, run, when) for link, run, when in zip(links, runs, at)))
+
+
+def command_floor(env: dict, times: int = 3) -> float:
+    """Median wall seconds of ``python -m metrics --help``: a command's start and imports."""
+    seconds = []
+    for _ in range(times):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "metrics", "--help"], cwd=env["PYTHONPATH"], env=env, capture_output=True,
+                       check=True)
+        seconds.append(time.perf_counter() - began)
+    return statistics.median(seconds)
+
+
+def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: int, profile: Path | None,
+          code: Path) -> int:
+    before = load()
+    at = arrivals(teams, window, seed)
+    started: list = []
+    floor = None
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-bench-tasks-") as home:
-        server = start(home)
+        server = start(home, code)
+        spy = None
         try:
             tasks = library(server)
-            links, team_links, runs = rush_task(tasks, teams, Path(home))
-            started = time.perf_counter()
+            links, team_links, runs = rush_task(tasks, teams, Path(home), baseline=True)
+            env = {**os.environ, "NDCG_LAB_HOME": home, "NDCG_LAB_PUBLIC_URL": f"{server.url}/",
+                   "PYTHONPATH": str(code)}
+            if mode == "command":
+                floor = command_floor(env)
+            SERVER[:] = [psutil.Process(server.process.pid)]
+            if profile is not None:
+                spy = subprocess.Popen(["py-spy", "record", "--format", "raw", "--rate", "100", "--subprocesses",
+                                        "--output", str(profile), "--pid", str(server.process.pid)],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             with PeakRSS(server.process.pid) as rss:
-                sessions = asyncio.run(rush(team_links, runs, bound))
-            wall = time.perf_counter() - started
+                if mode == "browser":
+                    sessions = asyncio.run(browser_class(team_links, runs, at, loading, tries, started))
+                else:
+                    sessions = asyncio.run(command_class(team_links, runs, at, tries, env, started))
+                cpu = cpu_of() - started[0][2]
+                during = load()
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=60)
             stored = [s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None]
         finally:
+            if spy is not None and spy.poll() is None:
+                spy.kill()
             server.stop()
-    per_team = {}
+    per_team: dict = {}
     for s in stored:
         per_team[s["team_name"]] = per_team.get(s["team_name"], 0) + 1
     lost = teams - len(per_team)
@@ -64,17 +200,28 @@ def bench(teams: int, bound: int) -> int:
     errors = sum(len(s["errors"]) for s in sessions) + sum(r == "other" for s in sessions for r in s["results"])
     first = sorted(s["seconds"][0] for s in sessions if s["seconds"])
     refused = sorted(s["seconds"][1] for s in sessions if len(s["seconds"]) > 1)
-    print(f"## Class task: {teams} teams submit at once (at most {bound} browser contexts)\n")
-    print(f"Command: `python bench/bench_tasks.py --teams {teams} --bound {bound}`.  ")
+    wall = max(s.get("done", 0.0) for s in sessions)
+    what = ("in Chromium, every team page open before the minute" if mode == "browser"
+            else "each a `task submit` command, no browser")
+    print(f"## Class task: {teams} teams arriving over {window:g} s ({what})\n")
+    command = f"python bench/bench_tasks.py --teams {teams} --window {window:g} --seed {seed} --mode {mode}"
+    print(f"Command: `{command}" + (f" --loading {loading}" if mode == "browser" else "")
+          + ("" if code == ROOT else f" --code {code}") + "`.  ")
     print(f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ")
     print(f"Machine: {os.cpu_count()} cores, {platform.platform()}; Python {platform.python_version()}.  ")
-    after = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"Load average (1/5/15 min) before the run: {before}; after: {after}.\n")
-    print("| teams | lost | over the cap | errors | median s upload to score | slowest s | "
-          "median s to the refusal | peak server RSS MiB | all teams done s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {teams} | {lost} | {over} | {errors} | {statistics.median(first):.1f} | {max(first):.1f} | "
-          f"{statistics.median(refused):.1f} | {rss.peak / 2**20:.0f} | {wall:.1f} |")
+    print(f"Load average (1/5/15 min): before {before}; when the minute started {started[0][1]}; at its end "
+          f"{during}; after {load()}.\n")
+    print("| mode | teams | lost | over the cap | errors | median s upload to score | slowest s | "
+          "median s to the refusal | all done s | server CPU s | peak server RSS MiB |"
+          + (" command floor s |" if floor is not None else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if floor is not None else ""))
+    label = mode if code == ROOT else f"{mode} ({code})"
+    print(f"| {label} | {teams} | {lost} | {over} | {errors} | {statistics.median(first):.2f} | {max(first):.2f} | "
+          f"{statistics.median(refused) if refused else float('nan'):.2f} | {wall:.1f} | {cpu:.1f} | "
+          f"{rss.peak / 2**20:.0f} |" + (f" {floor:.2f} |" if floor is not None else ""))
+    found = sorted({e for s in sessions for e in s["errors"]})
+    if found:
+        print("\nErrors (distinct): " + "; ".join(e[:200] for e in found[:5]))
     return 0
 
 
@@ -119,12 +266,19 @@ def screenshots(folder: Path) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--teams", type=int, default=30)
-    parser.add_argument("--bound", type=int, default=10, help="browser contexts open at once")
+    parser.add_argument("--window", type=float, default=60.0, help="seconds over which the teams arrive")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the arrival times")
+    parser.add_argument("--mode", choices=("browser", "command"), default="browser")
+    parser.add_argument("--loading", type=int, default=4, help="team pages loading at once before the minute")
+    parser.add_argument("--tries", type=int, default=2, help="submissions per team (the cap is one)")
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy's raw stacks of the server, here")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose app and commands run")
     parser.add_argument("--screenshots", type=Path, default=None, help="write the README's screenshots here")
     args = parser.parse_args(argv)
     if args.screenshots is not None:
         return screenshots(args.screenshots)
-    return bench(args.teams, args.bound)
+    return bench(args.teams, args.window, args.seed, args.mode, args.loading, args.tries, args.profile,
+                 args.code.resolve())
 
 
 if __name__ == "__main__":

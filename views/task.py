@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.tasks import TaskDefinition, team_qrels
+from metrics.tasks import TaskDefinition, export_board, team_qrels
 from ui import state
 from ui import tasks as ui
 from ui.text import md, plain_frame
@@ -186,7 +186,7 @@ def team_page(access) -> None:
                     st.write(line)
     show_board(view)
     c1, c2 = st.columns(2)
-    c1.download_button("Download the board (CSV)", access.standings("csv"), file_name="board.csv",
+    c1.download_button("Download the board (CSV)", export_board(view, "csv"), file_name="board.csv",
                        mime="text/csv", on_click="ignore")
     judgments = team_qrels(access)
     if judgments is not None:
@@ -251,9 +251,9 @@ def instructor_page(access) -> None:
 
     show_board(view)
     c1, c2, c3 = st.columns(3)
-    c1.download_button("Final standings (CSV)", access.standings("csv"), file_name="standings.csv", mime="text/csv",
-                       on_click="ignore")
-    c2.download_button("Final standings (LaTeX)", access.standings("latex"), file_name="standings.tex",
+    c1.download_button("Final standings (CSV)", export_board(view, "csv"), file_name="standings.csv",
+                       mime="text/csv", on_click="ignore")
+    c2.download_button("Final standings (LaTeX)", export_board(view, "latex"), file_name="standings.tex",
                        mime="text/x-tex", on_click="ignore")
     c3.download_button("Every submission (zip with manifest)", access.archive, file_name="submissions.zip",
                        mime="application/zip", on_click="ignore")

@@ -36,7 +36,8 @@ class Snapshot:
     versions: pd.DataFrame
     audit: pd.DataFrame
     now: float
-    _values: dict | None = field(default=None, repr=False)
+    # what is computed from this generation of the file (values, boards), shared by its copies
+    computed: dict = field(default_factory=dict, repr=False)
 
     @property
     def status(self) -> str:
@@ -65,14 +66,14 @@ class Snapshot:
 
     def values(self) -> dict:
         """{(submission, measure): {qid: value}} of the current qrels version (built once)."""
-        if self._values is None:
+        if "values" not in self.computed:
             s = self.scores
             out: dict = {}
             for sid, measure, qid, value in zip(s["submission"].astype(int), s["measure"].astype(str),
                                                 s["qid"].astype(str), s["value"].astype(float)):
                 out.setdefault((sid, measure), {})[qid] = value
-            self._values = out
-        return self._values
+            self.computed["values"] = out
+        return self.computed["values"]
 
     def final_qids(self) -> list[str]:
         return self.hidden_qids if self.definition.final_topics == "hidden" else self.judged_qids

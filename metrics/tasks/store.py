@@ -10,9 +10,10 @@ run by :meth:`Tasks.create` at most hourly), and the runs a task stores may not 
 ``NDCG_LAB_QUOTA_BYTES`` (a submission past it is refused). One run file may not exceed the
 task's ``max_bytes``, else ``NDCG_LAB_UPLOAD_BYTES``.
 
-Every operation opens the task file, runs one transaction and closes it, so that a command
-(``ndcg-lab task submit``) and a running server share the file: DuckDB lets one process hold
-a file at a time. Transactions take turns: in a process on the per-file lock of
+Every operation is one transaction. DuckDB lets one process hold a file at a time, so a process
+keeps a task file open only between its transactions until it is idle or another process asks
+for it (:mod:`~metrics.tasks.opened`): a command (``ndcg-lab task submit``) and a running server
+share the file. Transactions take turns: in a process on the per-file lock of
 :mod:`metrics.store.connection`, between processes on ``<file>.lock`` (flock), waiting up to
 :data:`LOCK_WAIT` seconds before :class:`~metrics.store.WorkspaceLocked`.
 
@@ -24,7 +25,6 @@ transactions, creation and reads). The parts: :mod:`~metrics.tasks.links` (token
 """
 from __future__ import annotations
 
-import fcntl
 import hmac
 import json
 import secrets
@@ -45,7 +45,7 @@ from ..io.topics import query_text, read_topics
 from ..settings import Settings
 from ..store import Registry, WorkspaceLocked, token_hash
 from ..store.connection import file_lock, open_error
-from . import instructor, submissions
+from . import instructor, opened, submissions
 from .access import TaskAccess
 from .definition import TaskDefinition, public_split
 from .links import PAGE, PARAM, ROLES, TOKEN_BYTES, Links, TaskNotFound, derived_token, token_of
@@ -215,6 +215,8 @@ class Tasks:
         return [r[0] for r in rows]
 
     def close(self) -> None:
+        """Close the registry and this process's open task files."""
+        opened.close_under(self.folder.resolve())
         self.registry.close()
 
     # -- registry ----------------------------------------------------------------------
@@ -230,13 +232,14 @@ class Tasks:
 
 
 class Task:
-    """One task file. Every method opens the file, runs one transaction and closes it."""
+    """One task file. Every method runs one transaction on it (the file kept open between them)."""
 
     def __init__(self, path: Path, tasks: Tasks, *, create: bool = False) -> None:
         self.path = Path(path)
         self.id = self.path.stem
         self.tasks = tasks
-        self._lock = file_lock(str(self.path.resolve()))
+        self._open_as = self.path.resolve()  # one key per file, however the home is spelled
+        self._lock = file_lock(str(self._open_as))
         self._create = create
 
     # -- connection --------------------------------------------------------------------
@@ -259,48 +262,38 @@ class Task:
                 pause = min(pause * 2, 0.1)
 
     @contextmanager
-    def _process_lock(self, deadline: float):
-        """``<file>.lock``, locked with flock: the processes on one task file take turns (DuckDB
-        lets one process hold the file; waiting here costs a poll, not a failed open)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(f"{self.path}.lock", "a+b") as handle:
-            pause = 0.001
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise WorkspaceLocked("the task is busy in another process", source="task",
-                                              fix="try again in a moment") from None
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.02)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-    @contextmanager
     def transaction(self, write: bool = False):
-        """One transaction on a fresh connection, closed after. Every transaction on the file takes
-        this process's per-file lock, then the lock file (other processes): short, and one at a time.
-        A ``write`` transaction marks the file changed (:meth:`_changed`) after its commit. A
-        write-write conflict is raised as duckdb.TransactionException for the caller to retry."""
+        """One transaction on the task file, kept open between transactions (:mod:`.opened`). Every
+        transaction on the file takes this process's per-file lock, then holds the lock file (other
+        processes): short, and one at a time. A ``write`` transaction marks the file changed
+        (:meth:`_changed`) after its commit. A write-write conflict is raised as
+        duckdb.TransactionException for the caller to retry."""
         deadline = time.monotonic() + LOCK_WAIT
-        with self._lock, self._process_lock(deadline):
-            con = self._connect(deadline)
+        with self._lock:
+            held = opened.acquire(self._open_as, self._lock, deadline, self._connect)
+            broken = False
             try:
-                con.execute("BEGIN TRANSACTION")
+                con = held.con.cursor()
                 try:
-                    yield con
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
-                con.execute("COMMIT")
-                if write:
-                    self._changed()
+                    con.execute("BEGIN TRANSACTION")
+                    try:
+                        yield con
+                    except BaseException as exc:
+                        broken = isinstance(exc, duckdb.Error)
+                        con.execute("ROLLBACK")
+                        raise
+                    con.execute("COMMIT")
+                    if write:
+                        self._changed()
+                finally:
+                    con.close()
+            except duckdb.Error:
+                broken = True
+                raise
             finally:
-                con.close()
+                opened.done(held)
+                if broken:  # a connection DuckDB failed on is not reused
+                    opened.close(held.path)
 
     def write(self, action: Callable):
         """Run ``action(con)`` in a write transaction, again on a conflict (a few times)."""
@@ -330,6 +323,8 @@ class Task:
             return None
 
     def remove_files(self) -> None:
+        with self._lock:
+            opened.close(str(self._open_as))
         forget_snapshot(str(self.path))
         for extra in (self.path, Path(f"{self.path}.wal"), Path(f"{self.path}.lock"), Path(f"{self.path}.gen")):
             try:

@@ -10,6 +10,7 @@ scoring and storing, the run is scored again.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ from .snapshot import read_meta
 
 __all__ = ["SubmissionRefused", "LABEL_LIMIT", "read_bytes", "findings_json", "lists_digest",
            "allowance_refusal", "check_topics", "judged_subset", "score_frame", "scoring_context", "submit",
-           "store"]
+           "store", "QRELS_KEPT"]
 
 LABEL_LIMIT = 80
 
@@ -138,13 +139,32 @@ def score_frame(qrels: io.Qrels, run: io.Run, measures) -> pd.DataFrame:
                          if scores.values else np.array([])})
 
 
+QRELS_KEPT = 8  # parsed judgments kept in a process (a task has one current version)
+_JUDGMENTS: dict[tuple, tuple] = {}
+_JUDGMENTS_LOCK = threading.Lock()
+
+
 def scoring_context(con) -> tuple:
-    """What scoring a run needs: the meta, the topics (qid, public) and the current qrels."""
+    """What scoring a run needs: the meta, the topics (qid, public), the current qrels and their
+    public topics' part. Parsed once per version (the version's digest and the public topics are
+    the key) and kept, so a submission reads and parses the stored judgments only after a change."""
     meta = read_meta(con)
     topics = con.execute("SELECT qid, public FROM topics").fetchall()
-    raw_qrels, qrels_name = con.execute("SELECT raw, file_name FROM qrels_versions WHERE version = ?",
-                                        [int(meta["qrels_version"])]).fetchone()
-    return meta, topics, bytes(raw_qrels), qrels_name
+    version = int(meta["qrels_version"])
+    digest, qrels_name = con.execute("SELECT digest, file_name FROM qrels_versions WHERE version = ?",
+                                     [version]).fetchone()
+    key = (digest, qrels_name, tuple(sorted(q for q, p in topics if p)))
+    with _JUDGMENTS_LOCK:
+        judgments = _JUDGMENTS.get(key)
+    if judgments is None:
+        [raw] = con.execute("SELECT raw FROM qrels_versions WHERE version = ?", [version]).fetchone()
+        qrels = io.read_qrels(bytes(raw), source=qrels_name)
+        judgments = (qrels, judged_subset(qrels, set(key[2])))
+        with _JUDGMENTS_LOCK:
+            _JUDGMENTS[key] = judgments
+            while len(_JUDGMENTS) > QRELS_KEPT:
+                _JUDGMENTS.pop(next(iter(_JUDGMENTS)))
+    return meta, topics, *judgments
 
 
 def submit(task, team: int, data, label: str | None = None, file_name: str = "run.txt") -> int:
@@ -185,17 +205,15 @@ def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: f
     if context is None:
         with task.transaction() as con:
             context = scoring_context(con)
-    meta, topics, raw_qrels, qrels_name = context
+    meta, topics, qrels, public_qrels = context
     check_topics(run, {q for q, _ in topics}, file_name, now, refuse=team is not None)
     definition = TaskDefinition.from_json(meta["definition"])
-    qrels = io.read_qrels(raw_qrels, source=qrels_name)
-    public = {q for q, p in topics if p}
     scores = score_frame(qrels, run, definition.measures)
     lint_all = findings_json(lint_run(qrels, run))
     # a team's lint: the run's own findings, and those against the public topics' judgments
     # (shown only while the public judgments are open to teams)
     lint_public = json.dumps({"own": json.loads(findings_json(run.findings)),
-                              "public": json.loads(findings_json(lint_run(judged_subset(qrels, public), run)))})
+                              "public": json.loads(findings_json(lint_run(public_qrels, run)))})
     lists = lists_digest(run)
     version = int(meta["qrels_version"])
 

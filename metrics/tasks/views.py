@@ -117,36 +117,53 @@ def _letter(n: int) -> str:
 
 
 def board(snap: Snapshot, *, final: bool, names: dict[int, str] | None = None) -> dict:
-    """The public board (``final=False``) or the final standings, with significance and groups."""
+    """The public board (``final=False``) or the final standings, with significance and groups.
+    Computed once per file generation and names (the snapshot keeps it): every team page and the
+    projector of a process share it; do not change what it returns."""
+    names = _names(snap) if names is None else names
+    key = ("board", final, tuple(sorted(names.items())))
+    found = snap.computed.get(key)
+    if found is None:
+        found = snap.computed[key] = _board(snap, final, names)
+    return found
+
+
+def _marked(data: dict, team: int) -> dict:
+    """A copy of a board with the rows of ``team`` marked ``you``."""
+    return data | {"rows": [e | {"you": e["team"] == team} for e in data["rows"]]}
+
+
+def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> dict:
     d = snap.definition
     qids = sorted(snap.final_qids() if final else snap.public_qids)
-    names = _names(snap) if names is None else names
-    live = _live(snap)
-    entries = []  # (key, name, kind, submission row, count, last)
-    for team_id, subs in live[live["team"].notna()].groupby("team", sort=True):
-        team_id = int(team_id)
-        count, last = len(subs), float(subs["received"].max())
+    rows = _live(snap).sort_values("id")[["id", "team", "label", "received", "final"]].to_dict("records")
+    by_team: dict[int, list[dict]] = {}
+    for r in rows:
+        if not pd.isna(r["team"]):
+            by_team.setdefault(int(r["team"]), []).append(r)
+    entries = []
+    for team_id, subs in sorted(by_team.items()):
+        latest = max(subs, key=lambda r: (r["received"], r["id"]))
         if final:
-            chosen = subs[subs["final"]] if subs["final"].any() else subs.sort_values("received").tail(1)
+            chosen = [r for r in subs if r["final"]] or [latest]
         else:
-            chosen = subs.sort_values("received").tail(1) if d.board == "latest" else subs
-        scored = [(row, _means(snap, int(row.id), qids)) for row in chosen.itertuples()]
-        if not scored:
-            continue
+            chosen = [latest] if d.board == "latest" else subs
+        scored = [(r, _means(snap, int(r["id"]), qids)) for r in chosen]
         # best on the primary measure; ties go to the earlier submission
-        row, means = max(scored, key=lambda item: (np.nan_to_num(item[1][d.primary], nan=-np.inf), -item[0].received))
-        entries.append({"key": f"s{int(row.id)}", "submission": int(row.id), "team": team_id,
-                        "name": names.get(team_id, f"Team {team_id}"), "kind": "team", "label": row.label,
-                        "means": means, "submissions": count, "last": iso(last)})
-    baselines = live[live["team"].isna()].sort_values("id")
-    for row in baselines.itertuples():
-        entries.append({"key": f"s{int(row.id)}", "submission": int(row.id), "team": None,
-                        "name": f"baseline: {row.label}", "kind": "baseline", "label": row.label,
-                        "means": _means(snap, int(row.id), qids), "submissions": None, "last": None})
+        row, means = max(scored, key=lambda item: (np.nan_to_num(item[1][d.primary], nan=-np.inf),
+                                                   -item[0]["received"]))
+        entries.append({"key": f"s{int(row['id'])}", "submission": int(row["id"]), "team": team_id,
+                        "name": names.get(team_id, f"Team {team_id}"), "kind": "team", "label": row["label"],
+                        "means": means, "submissions": len(subs), "last": iso(float(latest["received"]))})
+    baselines = [r for r in rows if pd.isna(r["team"])]
+    for row in baselines:
+        entries.append({"key": f"s{int(row['id'])}", "submission": int(row["id"]), "team": None,
+                        "name": f"baseline: {row['label']}", "kind": "baseline", "label": row["label"],
+                        "means": _means(snap, int(row["id"]), qids), "submissions": None, "last": None})
     entries.sort(key=lambda e: (-np.nan_to_num(e["means"][d.primary], nan=-np.inf), e["kind"] != "team", e["name"]))
     out = {"final": final, "topics": (d.final_topics if final else "public"), "n_topics": len(qids),
            "measures": list(d.measures), "primary": d.primary, "test": d.test, "correction": d.correction,
-           "alpha": d.alpha, "baseline": baselines.iloc[0]["label"] if len(baselines) else None,
+           "alpha": d.alpha, "baseline": baselines[0]["label"] if baselines else None,
            "qrels_sha256": snap.qrels_digest(), "rows": entries}
     _significance(snap, out, qids)
     for i, e in enumerate(entries):
@@ -283,13 +300,10 @@ def team_view(snap: Snapshot, team: int, link: str) -> dict:
                                                           "link": link},
            "topics": [{"qid": str(q), "text": str(t), "public": bool(p)}
                       for q, t, p in zip(topics["qid"], topics["text"], topics["public"] & topics["judged"])],
-           "allowance": _allowance(snap, team), "submissions": subs, "board": board(snap, final=False)}
-    for entry in out["board"]["rows"]:
-        entry["you"] = entry["team"] == team
+           "allowance": _allowance(snap, team), "submissions": subs,
+           "board": _marked(board(snap, final=False), team)}
     if released:
-        out["final_board"] = board(snap, final=True)
-        for entry in out["final_board"]["rows"]:
-            entry["you"] = entry["team"] == team
+        out["final_board"] = _marked(board(snap, final=True), team)
     out["can_copy"] = with_qrels
     return out
 

@@ -209,6 +209,24 @@ ALERTS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"
     .map(e => e.innerText).join('|')"""
 
 
+async def submit_try(page, run: Path) -> tuple[float, str]:
+    """Choose ``run`` in an open team page and press Submit: the seconds from choosing the file to
+    the page's answer, and "stored", "refused" (over a cap of one) or "other"."""
+    before = await page.evaluate(ALERTS_JS)
+    started = time.perf_counter()
+    form = page.locator('[data-testid="stMain"] [data-testid="stForm"]')
+    await form.locator('input[type="file"]').set_input_files(str(run))
+    await page.locator('[data-testid="stFileChipName"]').first.wait_for()
+    await form.get_by_role("button", name="Submit").click()
+    await page.wait_for_function(f"(before) => {{ const now = ({ALERTS_JS})(); "
+                                 "return now !== '' && now !== before; }", arg=before, polling=50)
+    seconds = time.perf_counter() - started
+    await idle(page)
+    text = await page.locator('[data-testid="stMain"]').inner_text()
+    return seconds, ("stored" if "scored on the public topics" in text else
+                     "refused" if "used all 1 submissions" in text else "other")
+
+
 async def team_session(browser, link: str, run: Path, tries: int = 2) -> dict:
     """One team in a context of its own: open its link, submit ``run`` ``tries`` times (the cap
     is one). Per try: "stored", "refused" or "other", and the seconds from choosing the file to
@@ -221,19 +239,9 @@ async def team_session(browser, link: str, run: Path, tries: int = 2) -> dict:
         await page.goto(link, wait_until="domcontentloaded")
         await idle(page)
         for _ in range(tries):
-            before = await page.evaluate(ALERTS_JS)
-            started = time.perf_counter()
-            form = page.locator('[data-testid="stMain"] [data-testid="stForm"]')
-            await form.locator('input[type="file"]').set_input_files(str(run))
-            await page.locator('[data-testid="stFileChipName"]').first.wait_for()
-            await form.get_by_role("button", name="Submit").click()
-            await page.wait_for_function(f"(before) => {{ const now = ({ALERTS_JS})(); "
-                                         "return now !== '' && now !== before; }", arg=before, polling=50)
-            out["seconds"].append(time.perf_counter() - started)
-            await idle(page)
-            text = await page.locator('[data-testid="stMain"]').inner_text()
-            out["results"].append("stored" if "scored on the public topics" in text else
-                                  "refused" if "used all 1 submissions" in text else "other")
+            seconds, result = await submit_try(page, run)
+            out["seconds"].append(seconds)
+            out["results"].append(result)
         out["errors"] = await errors_on(page)
     finally:
         await context.close()
@@ -258,10 +266,12 @@ async def rush(links: list[str], runs: list[Path], bound: int) -> list[dict]:
             await browser.close()
 
 
-def rush_task(tasks: Tasks, teams: int, folder: Path) -> tuple:
-    """A task with a cap of one, ``teams`` teams, and a run of each's own (the dense run retagged)."""
+def rush_task(tasks: Tasks, teams: int, folder: Path, *, baseline: bool = False) -> tuple:
+    """A task with a cap of one (and the bm25 baseline), ``teams`` teams, and a run of each's own
+    (the dense run retagged)."""
     links = tasks.create(TaskDefinition(title="Rush", closes=time.time() + 3600, total=1),
-                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
+                         baselines=[("bm25", LEGAL / "bm25.run")] if baseline else ())
     team_links = [tasks.join(links.join, f"T{i}") for i in range(teams)]
     runs = []
     for i in range(teams):
