@@ -146,11 +146,14 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     expect(main(alpha).locator('[data-testid="stTable"]').first).to_contain_text("dense", timeout=TIMEOUT)
 
 
-def crawl(page, url: str) -> list[str]:
+def crawl(page, url: str, *, downloads: bool = False) -> list[str]:
     """Every text a visitor of ``url`` can reach: the HTML (text, attributes, hover titles) with
     every expander open and every tooltip hovered, each download's content, and the messages of a
-    malformed and an over-the-cap submission (on a team page)."""
+    malformed and an over-the-cap submission (on a team page). ``downloads``: the page has download
+    buttons (a team page), so the crawl waits for the first one before it reads anything."""
     open_app(page, url)
+    if downloads:   # drawn last: an idle page under load may not have them yet
+        expect(main(page).locator('[data-testid="stDownloadButton"]').first).to_be_visible(timeout=TIMEOUT)
     texts = []
     for summary in main(page).locator("summary").all():
         summary.click()
@@ -188,7 +191,7 @@ def test_no_hidden_judgment_or_score_reaches_a_team_or_the_projector(server, vis
     page.context.tmp = str(tmp_path)
     for phase in ("open", "closed"):
         for url in (team, links.projector):
-            texts = crawl(page, url)
+            texts = crawl(page, url, downloads=url == team)
             secret = secrets_of(tasks.open(links.instructor))  # after the crawl: its own submission included
             assert secret.docnos and secret.numbers
             found = [f for text in texts for f in secret.find(text)]
