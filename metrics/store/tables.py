@@ -18,7 +18,7 @@ collections counts its lines once and each link; so linking one stored qrels int
 a thousand collections is not free either. Names are at most 200 characters,
 without control characters or bidirectional overrides.
 
-One module for all tables (about 600 lines): the schema, its migrations and the steps that
+One module for all tables (about 620 lines): the schema, its migrations and the steps that
 read and write it change together, and a step that fails midway must be testable against
 the same schema text.
 """
