@@ -186,7 +186,8 @@ def _plain_trec_head(head: bytes) -> bool:
     return first is not None and first.start(1) == 0
 
 
-def _from_blocks(src: RawInput, kind: Kind, name: str, source: str, on_duplicate: str) -> tuple[Run | None, bool]:
+def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
+                 on_duplicate: str) -> tuple[Run | None, bool | bytes]:
     """A large TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), plain or
     inflated as a stream: (the run or None, ``counted``). ``counted``: True when the input was
     inflated whole within the limit, or its whole inflated text when that is one block (small).
