@@ -1,6 +1,8 @@
 # nDCG Lab: `make run` opens the app on the sample data, `make test` runs every check and test.
 PYTHON ?= python3
 PYTEST_ARGS ?=
+# Two pytest-xdist workers (tests/conftest.py groups the work); TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 
 export PYTHON
 
@@ -15,7 +17,7 @@ lint: setup-test
 	$(PYTHON) -m ruff check .
 
 test: lint
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 setup-run:
 	bash scripts/setup.sh run

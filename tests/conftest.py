@@ -16,6 +16,18 @@ TREC_EVAL_DATA = ROOT.parent / "shared" / "data" / "trec_eval"
 APP = ROOT / "app.py"
 
 
+@pytest.hookimpl(tryfirst=True)    # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """The units of work of pytest-xdist (`make test` runs two workers, ``--dist loadgroup``): a
+    test file, so that a module's fixtures are made once; and all of tests/e2e, so that the browser
+    tests run one at a time on one worker, as without xdist, while the other worker takes the rest."""
+    e2e = ROOT / "tests" / "e2e"
+    for item in items:
+        path = Path(item.path).resolve()
+        group = "e2e" if e2e in path.parents else str(path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def trec_eval_data() -> Path:
     if not (TREC_EVAL_DATA / "qrels.test").exists():
@@ -58,17 +70,44 @@ def assert_ok(at: AppTest) -> None:
     assert not at.exception, "\n".join(e.value for e in at.exception)
 
 
+@pytest.fixture(scope="session")
+def sample_home(tmp_path_factory) -> Path:
+    """A personal home whose workspace holds the bundled samples, made once per test session."""
+    from metrics import settings, store
+    from ui import session
+
+    home = tmp_path_factory.mktemp("sample-home")
+    manager = store.Workspaces(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())
+    try:
+        manager.personal()
+    finally:
+        manager.close()
+    return home
+
+
+def seeded(home: Path, sample_home: Path) -> Path:
+    """``home``, made a copy of ``sample_home`` if it does not exist yet: the app finds the samples
+    stored, as at a second start, and does not load them again (1.2-1.5 s a test). A test of the
+    first start passes a home of its own to ``open_app``."""
+    import shutil
+
+    if not home.exists():
+        shutil.copytree(sample_home, home)
+    return home
+
+
 @pytest.fixture
-def open_app(monkeypatch, tmp_path):
+def open_app(monkeypatch, tmp_path, sample_home):
     """open_app(page=None, *, home=None, query_params=None, run=True) -> AppTest of app.py.
 
     ``home`` is the NDCG_LAB_HOME (default: a folder of this test's own, so its workspace is
-    private); the app runs from the repository root. With ``run=False`` the AppTest is returned
-    before its first run; otherwise it has run (and switched to ``page``) without an exception.
+    private, which starts holding the samples: :func:`seeded`); the app runs from the repository
+    root. With ``run=False`` the AppTest is returned before its first run; otherwise it has run (and
+    switched to ``page``) without an exception.
     """
     def open_(page: str | None = None, *, home: Path | None = None, query_params: dict | None = None,
               run: bool = True) -> AppTest:
-        monkeypatch.setenv("NDCG_LAB_HOME", str(home or tmp_path / "home"))
+        monkeypatch.setenv("NDCG_LAB_HOME", str(home or seeded(tmp_path / "home", sample_home)))
         monkeypatch.chdir(ROOT)
         at = AppTest.from_file(str(APP), default_timeout=120)
         at.query_params.update(query_params or {})
@@ -84,6 +123,6 @@ def open_app(monkeypatch, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def shared_home(tmp_path_factory) -> Path:
-    """One workspace for the tests of a module that only read it (the samples load once)."""
-    return tmp_path_factory.mktemp("ndcg-lab-shared")
+def shared_home(tmp_path_factory, sample_home) -> Path:
+    """One workspace for the tests of a module that only read it."""
+    return seeded(tmp_path_factory.mktemp("ndcg-lab-shared") / "home", sample_home)
