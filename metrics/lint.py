@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from . import io
 from .errors import MetricsError
-from .evaluate import score_runs
+from .evaluate import evaluate_ranked
 from .io.validate import plural
 from .measures import iprec_curve
 from .ranking import Ranked, rank
@@ -55,8 +55,8 @@ def lint(qrels, run, *, k: int = 10) -> list[io.Finding]:
             "missing queries score 0 by default (trec_eval -c)",
             len(missing), missing[:5]))
     measure = f"Judged@{k}"
-    [scores] = score_runs(qrels, run, [measure])
-    values = scores.values[measure]
+    ours = rank(run, qrels)             # trec_eval's order, once for Judged@k and the parity checks
+    values = evaluate_ranked(ours, [measure])[measure]
     n = len(values)
     if n:
         value = float(values.mean())
@@ -67,11 +67,11 @@ def lint(qrels, run, *, k: int = 10) -> list[io.Finding]:
             + ("" if value == 1 else "; unjudged documents count as non-relevant")
             + ("; a query the run lacks counts 0" if len(missing) else ""),
             n, [], value))
-    findings.extend(parity(qrels, run))
+    findings.extend(parity(qrels, run, ranked=ours))
     return findings
 
 
-def parity(qrels, run, *, examples: int = EXAMPLES) -> list[io.Finding]:
+def parity(qrels, run, *, examples: int = EXAMPLES, ranked: Ranked | None = None) -> list[io.Finding]:
     """Where ranx 0.3 or pytrec_eval (trec_eval 9.0.8) give another number than trec_eval 10, and why.
 
     The relevance measures (nDCG, AP, P, R, RR) depend only on the sequence of positive grades
@@ -91,11 +91,12 @@ def parity(qrels, run, *, examples: int = EXAMPLES) -> list[io.Finding]:
       precision at those two counts differs. Shown on the 11 standard levels.
 
     Each finding counts the queries and names the first ``examples`` of them (``query QID``).
+    ``ranked`` is ``rank(run, qrels)`` when the caller has it.
     """
     qrels = io.read_qrels(qrels)
     run = io.read_run(run)
     table = run.table
-    ours = rank(run, qrels)
+    ours = rank(run, qrels) if ranked is None else ranked
     if not len(ours.rel):
         return []
     findings = []
