@@ -44,6 +44,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     open_app(page, app_server)
     box = main(page).locator('[data-testid="stExpander"]').filter(has_text="Add a measure")
     box.locator("summary").click()
+    wait_for_app(page)         # the opening reruns the page, which draws the form
     field = box.get_by_label("Measure (ir_measures syntax)", exact=True).and_(box.locator("input"))
     field.fill("bpref")
     box.get_by_role("button", name="Add").click()
