@@ -148,7 +148,8 @@ def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_
     view_link = box.locator("pre").all_inner_texts()[1].strip()
     view_token = re.search(r"[?&]ws=([A-Za-z0-9_-]{32})", view_link).group(1)
     open_app(teacher, f"{server.url}/fusion?ws={view_token}")
-    expect(main(teacher).get_by_role("button", name="Store the fused run in the workspace")).to_be_disabled()
+    expect(main(teacher).get_by_role("button", name="Store the fused run in the workspace")).to_be_disabled(
+        timeout=DEFAULT_TIMEOUT_MS)
 
 
 def test_a_bomb_under_the_root_is_refused_and_a_second_server_on_the_home_serves_nothing(
