@@ -186,22 +186,30 @@ def _plain_trec_head(head: bytes) -> bool:
     return first is not None and first.start(1) == 0
 
 
+PLAIN_RATIO = 16
+"""A compressed run is parsed as it is inflated, in one pass, while the text read stays within
+this many times the compressed bytes read. Real runs inflate 3-6 times (gzip, bzip2, xz, zstd on
+the samples and the TREC-DL-like bench run); a bomb inflates hundreds of times, so it is known
+for one at its first block, before anything of it is parsed."""
+
+
 def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
                  on_duplicate: str) -> tuple[Run | None, bool | bytes]:
     """A large TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), plain or
     inflated as a stream: (the run or None, ``counted``). ``counted``: True when the input was
     inflated whole within the limit, or its whole inflated text when that is one block (small).
 
-    A compressed input is inflated twice, and never held whole: first counted block by block
-    (:func:`metrics.io.sources.count_inflated`), so that a bomb is refused at the inflate limit
-    holding one block, then inflated again straight into the block parser, the next block
-    inflated on a second thread while one is parsed (:func:`metrics.io.sources.read_ahead`),
-    so the second pass costs no more than the longer of inflating and parsing. The digest is the
-    sha256 of the raw bytes (compressed bytes for a compressed input), hashed on a second
-    thread. Bad input is never reported from here, except by the checks of the blocks as they
-    stream (the inflate limit and budget, a line too long, a damaged stream), whose messages
-    are those of the whole-file path: any other problem sends the input to the whole-file path
-    (None), which names the line and quotes it.
+    A compressed input is inflated once, straight into the block parser, the next block inflated
+    on a second thread while one is parsed (:func:`metrics.io.sources.read_ahead`), and never held
+    whole. Past :data:`PLAIN_RATIO` times the raw bytes read it may be a bomb: the blocks parsed
+    so far are dropped, the rest is counted block by block and dropped
+    (:func:`metrics.io.sources.checked_blocks`), so that a bomb is refused at the inflate limit
+    holding one block, and only an input within the limit is inflated again into the parser.
+    The digest is the sha256 of the raw bytes (compressed bytes for a compressed input), hashed
+    on a second thread. Bad input is never reported from here, except by the checks of the
+    blocks as they stream (the inflate limit and budget, a line too long, a damaged stream),
+    whose messages are those of the whole-file path: any other problem sends the input to the
+    whole-file path (None), which names the line and quotes it.
     """
     if src.compression is None:
         if src.raw is None:
@@ -209,7 +217,7 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
             digest = None if found is None else found[2]
         else:
             digest_of = src.digest_later()
-            with src.text() as stream, \
+            with src.text() as (stream, _), \
                     closing(checked_blocks(stream, source, limit=None, size=trec.FILE_BLOCK)) as blocks:
                 found = read_trec_blocks(blocks, kind, source, _plain_trec_head)
             digest = None if found is None else digest_of()
@@ -217,26 +225,56 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
     limit = settings_module.load().inflate_limit
     what = f"{src.compression} of {src.size:,} bytes"
     try:
-        with src.text() as stream, closing(checked_blocks(stream, source, limit=limit, what=what,
-                                                          size=trec.FILE_BLOCK)) as blocks:
+        with src.text() as (stream, consumed), closing(checked_blocks(stream, source, limit=limit, what=what,
+                                                                      size=trec.FILE_BLOCK)) as blocks:
             first = next(blocks, b"")
             if len(first) < trec.FILE_BLOCK:
                 return None, first   # small: the whole text is this block
             if not _plain_trec_head(first):
                 return None, False   # not TREC text: read whole
-            del first
-            for _ in blocks:   # count the rest, hold nothing: a bomb is refused here
-                pass
-        digest_of = src.digest_later()
-        with src.text() as stream, closing(checked_blocks(stream, source, limit=limit, what=what,
-                                                          size=trec.FILE_BLOCK)) as blocks, \
-                closing(read_ahead(blocks)) as ahead:
-            found = read_trec_blocks(ahead, kind, source, _plain_trec_head)
+            digest_of = src.digest_later()
+            amplified: list[bool] = []
+            with closing(read_ahead(_within(first, blocks, consumed, amplified))) as ahead:
+                del first
+                found = read_trec_blocks(ahead, kind, source, _plain_trec_head)
+            once = not amplified
+            if amplified:
+                found = None   # what was parsed of it goes
+                for _ in blocks:   # count the rest, hold nothing: a bomb is refused here
+                    pass
+        if not once:
+            with src.text() as (stream, _), closing(checked_blocks(stream, source, limit=limit, what=what,
+                                                                   size=trec.FILE_BLOCK)) as blocks, \
+                    closing(read_ahead(blocks)) as ahead:
+                found = read_trec_blocks(ahead, kind, source, _plain_trec_head)
     except DECOMPRESS_ERRORS as exc:
         if isinstance(exc, MetricsError):
             raise
         raise decompress_error(exc, source) from None
-    return _finished(found, None if found is None else digest_of(), kind, name, on_duplicate), True
+    if found is None:
+        # not plain: the whole-file path reads it again, and counts it first unless it was read to its end
+        return None, not once
+    return _finished(found, digest_of(), kind, name, on_duplicate), True
+
+
+def _within(first: bytes, blocks, consumed, amplified: list):
+    """``first`` then ``blocks``, ending early, with True appended to ``amplified``, at the
+    first block after which the text read passes :data:`PLAIN_RATIO` times the raw bytes read
+    (``consumed()``); ``blocks`` is then left open, at the block after that one. So the text
+    parsed before a bomb is recognised is at most that factor of the raw bytes, plus one block."""
+    total = len(first)
+    if total > PLAIN_RATIO * consumed():
+        amplified.append(True)
+        return
+    yield first
+    del first
+    for block in blocks:
+        total += len(block)
+        if total > PLAIN_RATIO * consumed():
+            amplified.append(True)
+            return
+        yield block
+        del block
 
 
 def _finished(found, digest: str | None, kind: Kind, name: str, on_duplicate: str) -> Run | None:

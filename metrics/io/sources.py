@@ -94,13 +94,14 @@ class RawInput:
 
     @contextlib.contextmanager
     def text(self):
-        """A binary stream of the text: the bytes as they are, or inflated."""
+        """(a binary stream of the text: the bytes as they are, or inflated; a function that
+        answers how many raw bytes have been read so far, read-ahead buffers included)."""
         with contextlib.ExitStack() as stack:
             raw = stack.enter_context(open(self.path, "rb")) if self.raw is None else _stdio.BytesIO(self.raw)
             stream = open_decompressed(raw, self.compression)
             if stream is not raw:
                 stack.callback(stream.close)
-            yield stream
+            yield stream, raw.tell
 
     def digest_later(self):
         """:func:`sha256_later` of the raw bytes (compressed bytes for a compressed input)."""

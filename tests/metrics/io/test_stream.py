@@ -116,6 +116,57 @@ def test_a_bomb_of_valid_text_is_refused_holding_one_block(monkeypatch, small_bl
     assert sources.in_flight() == 0
 
 
+@pytest.fixture
+def opens(monkeypatch):
+    """How often a reader opens an input's text (each opening inflates it from its start)."""
+    count = []
+    text = sources.RawInput.text
+
+    def counted(self):
+        count.append(1)
+        return text(self)
+    monkeypatch.setattr(sources.RawInput, "text", counted)
+    return count
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESS))
+def test_a_compressed_run_is_inflated_once(monkeypatch, small_blocks, opens, suffix):
+    """A run that inflates a few times its size is parsed as it is inflated: its text is opened
+    once (the reader before this one counted every compressed input in a pass of its own)."""
+    raw = COMPRESS[suffix](block_run())
+    run = io.read_run(raw, source=f"big.run.{suffix}")
+    assert small_blocks[-1] is not None and len(opens) == 1
+    _whole(monkeypatch)
+    assert run.table.equals(io.read_run(raw, source=f"big.run.{suffix}").table)
+
+
+def test_a_bomb_after_a_plain_head_is_counted_then_read_again(monkeypatch, small_blocks, opens):
+    """A plain run followed by megabytes of one line: parsing stops where the text passes
+    PLAIN_RATIO times the raw bytes read, the rest is counted, and the input, within the limit,
+    is read again from its start; the run equals the whole-file path's."""
+    parsed = []   # (the opening it belongs to, bytes) of every block parsed
+    block = trec._parsed_block
+    monkeypatch.setattr(trec, "_parsed_block", lambda *a: parsed.append((len(opens), len(a[0]))) or block(*a))
+    raw = gzip.compress(block_run() + b"q9 Q0 dz 1 0 tag\n" * 250_000, 9)
+    run = io.read_run(raw, source="headed.run.gz", on_duplicate="first")
+    assert len(opens) == 2 and small_blocks[-1] is not None
+    first_pass = sum(size for opening, size in parsed if opening == 1)
+    assert len(block_run()) < first_pass <= read.PLAIN_RATIO * len(raw) + 2 * 4096
+    _whole(monkeypatch)
+    assert run.table.equals(io.read_run(raw, source="headed.run.gz", on_duplicate="first").table)
+
+
+def test_a_bomb_is_known_at_its_first_block_and_nothing_of_it_is_parsed(monkeypatch, opens):
+    monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", str(48 << 20))
+    parsed = []
+    monkeypatch.setattr(trec, "_parsed_block", lambda *a: parsed.append(1))
+    bomb = gzip.compress(b"q1 Q0 d1 1 2.5 sys\n" * ((64 << 20) // 19), 1)
+    with pytest.raises(MetricsError, match="inflates to more than 50,331,648 bytes"):
+        io.read_run(bomb, source="bomb.run.gz")
+    assert parsed == [] and len(opens) == 1
+    assert sources.in_flight() == 0
+
+
 # --------------------------------------------------------------------------- real processes
 
 
