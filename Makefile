@@ -1,8 +1,9 @@
 # nDCG Lab: `make run` opens the app on the sample data, `make test` runs every check and test.
 PYTHON ?= python3
 PYTEST_ARGS ?=
-# Two pytest-xdist workers (tests/conftest.py groups the work); TEST_WORKERS=0 runs in one process.
-TEST_WORKERS ?= 2
+# pytest-xdist workers (tests/conftest.py groups the work; the browser tests wait on the server and
+# Chromium, so a third worker fills the two cores); TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 3
 
 export PYTHON
 
@@ -16,8 +17,11 @@ lint: setup-test
 	lint-imports
 	$(PYTHON) -m ruff check .
 
+# The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
+# the tests start compile them again.
 test: lint
-	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PYTHON) -m compileall -q app.py metrics ui views
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 setup-run:
 	bash scripts/setup.sh run
