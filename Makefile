@@ -1,9 +1,8 @@
 # nDCG Lab: `make run` opens the app on the sample data, `make test` runs every check and test.
 PYTHON ?= python3
 PYTEST_ARGS ?=
-# pytest-xdist workers (tests/conftest.py groups the work; the browser tests wait on the server and
-# Chromium, so a third worker fills the two cores); TEST_WORKERS=0 runs in one process.
-TEST_WORKERS ?= 3
+# Two pytest-xdist workers (tests/conftest.py groups the work); TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 
 export PYTHON
 

@@ -16,30 +16,19 @@ TREC_EVAL_DATA = ROOT.parent / "shared" / "data" / "trec_eval"
 APP = ROOT / "app.py"
 
 
-E2E_SECOND = {"test_lessons.py", "test_sharing.py", "test_dashboard.py", "test_pristine.py",
-              "test_measures_and_address.py", "test_query_learn.py", "test_fusion_topics.py", "test_compare.py",
-              "test_measures.py", "test_smoke.py"}
-"""The browser test files of the second e2e unit: about half of the browser tests' time (measured with
-``--durations=0``: the first unit holds test_load, test_tasks, test_sharing2, test_install, ...)."""
-
-
 @pytest.hookimpl(tryfirst=True)    # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """The units of work of pytest-xdist (`make test`: ``--dist loadgroup --no-loadscope-reorder``):
-    a test file, so that a module's fixtures are made once; and tests/e2e in two units of about
-    equal time, each run one test at a time on one worker. The two browser units go first, so that
-    the longest units start first and the short ones fill the workers' ends."""
+    a test file, so that a module's fixtures are made once; and all of tests/e2e, so that the
+    browser tests run one at a time on one worker, as without xdist, while the other worker takes
+    the rest. The browser unit, the longest, goes first."""
     e2e = ROOT / "tests" / "e2e"
-    order = {}
+    first = {}
     for item in items:
         path = Path(item.path).resolve()
-        if e2e in path.parents:
-            group = "e2e-2" if path.name in E2E_SECOND else "e2e-1"
-        else:
-            group = str(path.relative_to(ROOT))
-        order[item] = 0 if group == "e2e-1" else 1 if group == "e2e-2" else 2
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=order.__getitem__)   # stable: the order within each unit stays
+        first[item] = e2e in path.parents
+        item.add_marker(pytest.mark.xdist_group("e2e" if first[item] else str(path.relative_to(ROOT))))
+    items.sort(key=lambda item: not first[item])   # stable: the order within each unit stays
 
 
 @pytest.fixture
@@ -78,6 +67,11 @@ def legal_cli_comparison() -> dict:
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
     (row,) = json.loads(out)["comparisons"]
     return row
+
+
+def systems_box(at):
+    """The sidebar's Systems multiselect of an AppTest (its key changes when the app sets the selection)."""
+    return next(box for box in at.sidebar.multiselect if box.label == "Systems")
 
 
 def assert_ok(at: AppTest) -> None:
