@@ -96,6 +96,30 @@ def _collection_widget(collections: list[str]) -> str:
                          on_change=chosen)
     return ss["collection"]
 
+def _systems_widget(collection: str, names: list[str]) -> list[str]:
+    """The Systems box, drawn from the session's selection (``session_state["systems::<collection>"]``).
+
+    As for the collection (:func:`_collection_widget`), the selection is not the widget's state:
+    the box is drawn with it as its ``default`` under a key that changes whenever the app changes
+    the selection itself (the address, new or removed runs), and the user's own changes reach it
+    through the callback. A widget state set from the server (``session_state[key] = ...``) reaches
+    the browser only with the run that set it: when that run's elements were not drawn (a rerun
+    came first, as on a loaded machine), the box showed its default, no systems, and the next
+    click sent that back as the user's choice (the tests saw the Leaderboard emptied)."""
+    ss = st.session_state
+    chosen_key = f"systems::{collection}"
+    key = f"_systems_select::{collection}::{ss.get('_systems_widget', 0)}"
+    if key in ss and list(ss[key]) != ss[chosen_key]:
+        ss["_systems_widget"] = ss.get("_systems_widget", 0) + 1
+        key = f"_systems_select::{collection}::{ss['_systems_widget']}"
+
+    def picked():
+        ss[chosen_key] = list(ss[key])
+
+    shown = st.sidebar.multiselect("Systems", names, default=ss[chosen_key], key=key, on_change=picked)
+    return [n for n in shown if n in names]
+
+
 def _workspace_box(where, opened: store.Access | None, selected: dict) -> None:
     """Shared mode: say whose workspace this is and give its links, which open this selection;
     before the visitor's first change, that nothing of theirs is stored yet."""
@@ -201,7 +225,7 @@ def _sidebar() -> Selection | None:
     if new:  # runs added since the last rerun are selected at once
         ss[chosen_key] = ss[chosen_key] + new
     ss[f"_known::{collection}"] = names
-    systems = [n for n in st.sidebar.multiselect("Systems", names, key=chosen_key) if n in names]
+    systems = _systems_widget(collection, names)
     baseline = _baseline_widget(ws, collection, names, info.baseline)
     ss.setdefault("gain", "exp")
     gain = st.sidebar.radio("Gain", list(GAINS), format_func=GAINS.get, key="gain",

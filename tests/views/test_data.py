@@ -3,7 +3,7 @@ the next run shows, and an upload over a bound stores nothing and says so at onc
 from __future__ import annotations
 
 import metrics
-from tests.conftest import ROOT, assert_ok
+from tests.conftest import ROOT, assert_ok, systems_box
 
 LEGAL = ROOT / "sample_data" / "legal"
 
@@ -34,7 +34,7 @@ def test_an_upload_is_stored_even_when_the_same_click_opens_another_page(open_ap
     at.file_uploader(key="runs_upload").upload("mine.run", RUN)
     at.switch_page("views/leaderboard.py").run()
     assert_ok(at)
-    assert "mine" in at.sidebar.multiselect(key="systems::legal").options
+    assert "mine" in systems_box(at).options
     at.switch_page("views/data.py").run()
     assert any("Added run **mine**" in s.value for s in at.success)
 
@@ -42,11 +42,11 @@ def test_an_upload_is_stored_even_when_the_same_click_opens_another_page(open_ap
 def test_an_upload_over_the_file_bound_stores_nothing_and_says_so_at_once(open_app, monkeypatch):
     monkeypatch.setenv("NDCG_LAB_UPLOAD_FILES", "2")
     at = open_app("views/data.py")
-    before = at.sidebar.multiselect(key="systems::legal").options
+    before = systems_box(at).options
     files = [(f"r{i}.run", RUN.replace(b"mine", b"r%d" % i), "text/plain") for i in range(3)]
     at.file_uploader(key="runs_upload").set_value(files).run()
     assert_ok(at)
-    assert at.sidebar.multiselect(key="systems::legal").options == before      # not two of the three
+    assert systems_box(at).options == before      # not two of the three
     (error,) = at.error
     assert "Nothing of this upload was stored (3 files, " in error.value
     assert "more than 2 files in one upload" in error.value
@@ -59,4 +59,4 @@ def test_an_upload_over_the_byte_bound_says_so_in_the_same_run(open_app, monkeyp
     assert_ok(at)
     (error,) = at.error
     assert "Nothing of this upload was stored" in error.value and "would exceed 20 B" in error.value
-    assert "big" not in at.sidebar.multiselect(key="systems::legal").options
+    assert "big" not in systems_box(at).options

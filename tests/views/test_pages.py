@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import stats
-from tests.conftest import assert_ok
+from tests.conftest import assert_ok, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -251,7 +251,7 @@ def test_curves_toggles_measure_and_gain(viewer):
 def test_curves_follow_the_sidebars_systems(viewer):
     at = viewer("views/curves.py")
 
-    at.sidebar.multiselect(key="systems::legal").unselect("dense").unselect("bm25_qe").run()
+    systems_box(at).unselect("dense").unselect("bm25_qe").run()
     assert_ok(at)
     assert [t["name"] for t in line_traces(plotly_spec(at))] == ["bm25", "bm25_ce"]
 
@@ -336,7 +336,7 @@ def test_rename_delete_and_baseline(editor):
     at.text_input(key="rename_new").input("bm25 + RM3")
     submit(at, "rename_run", "Rename")
     assert runs_listed(at) == ["bm25", "bm25_ce", "bm25 + RM3", "dense"]
-    assert "bm25 + RM3" in at.sidebar.multiselect(key="systems::legal").value
+    assert "bm25 + RM3" in systems_box(at).value
 
     at.selectbox(key="rename_old").select("dense")
     at.text_input(key="rename_new").input("bm25_ce")
@@ -347,7 +347,7 @@ def test_rename_delete_and_baseline(editor):
     at.selectbox(key="delete_which").select("dense")
     submit(at, "delete_run", "Delete")
     assert runs_listed(at) == ["bm25", "bm25_ce", "bm25 + RM3"]
-    assert "dense" not in at.sidebar.multiselect(key="systems::legal").options
+    assert "dense" not in systems_box(at).options
 
     at.selectbox(key="baseline_pick").select("bm25_ce")
     submit(at, "pick_baseline", "Set baseline")
