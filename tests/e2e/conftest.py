@@ -72,6 +72,18 @@ SERVER_START_TIMEOUT = 60.0
 DEFAULT_TIMEOUT_MS = 30_000
 
 
+def _expect_waits_as_long_as_the_pages() -> None:
+    """Every ``expect(...)`` of these tests retries for DEFAULT_TIMEOUT_MS, as the page's own
+    timeout, not Playwright's 5 s: a check written without a timeout failed twice on a loaded
+    machine while the page was still drawing."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=DEFAULT_TIMEOUT_MS)
+
+
+_expect_waits_as_long_as_the_pages()
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e is an end-to-end test (`-m "not e2e"` skips them)."""
     here = Path(__file__).parent
