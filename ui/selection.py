@@ -103,9 +103,10 @@ def _systems_widget(collection: str, names: list[str]) -> list[str]:
     the box is drawn with it as its ``default`` under a key that changes whenever the app changes
     the selection itself (the address, new or removed runs), and the user's own changes reach it
     through the callback. A widget state set from the server (``session_state[key] = ...``) reaches
-    the browser only with the run that set it: when that run's elements were not drawn (a rerun
-    came first, as on a loaded machine), the box showed its default, no systems, and the next
-    click sent that back as the user's choice (the tests saw the Leaderboard emptied)."""
+    the browser only with the run that set it; a browser that did not draw that run's box shows
+    the widget's default, which was no systems, and its next click sends that back as the user's
+    choice. That is the likely path of the emptied Systems box the browser tests met three times
+    on a loaded machine (never alone); with the selection as the default, any run's box shows it."""
     ss = st.session_state
     chosen_key = f"systems::{collection}"
     key = f"_systems_select::{collection}::{ss.get('_systems_widget', 0)}"
