@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .beside import beside
 from .errors import MetricsError
 
 UNJUDGED = 0  # grade stored for unjudged documents (their ``judged`` flag is False)
@@ -312,6 +313,10 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     rt = run.table
     name = name or getattr(run, "name", "run")
     docno = _as_string(rt.column("docno"))   # in file order: strings are taken for tied rows only
+    # one hash probe per row, in file order, for the docnos judged for some query: on a second
+    # thread while the rows are put in order (the probe does not depend on the order)
+    judged_docs = pc.unique(q_doc)
+    probing = beside(len(docno), pc.is_in, docno, value_set=judged_docs)
     r_qcode = _query_codes(_as_string(rt.column("qid")), qids)
     score = _numpy(rt.column("score"), np.float64)
     rank_col = _numpy(rt.column("rank"), np.int64) if ties == "rank" and "rank" in rt.column_names else None
@@ -343,10 +348,9 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
         np.cumsum(counts, out=offsets[1:])
     docnos = Docnos(docno, rows)
 
-    # Join: find the rows whose docno is judged for some query (one hash probe per row, in file
-    # order), then match (query, doc) pairs for those rows only.
-    judged_docs = pc.unique(q_doc)
-    in_qrels = _numpy(pc.is_in(docno, value_set=judged_docs), bool)
+    # Join: the rows whose docno is judged for some query (probed above), then (query, doc) pairs
+    # matched for those rows only.
+    in_qrels = _numpy(probing.result(), bool)
     candidates = np.flatnonzero(in_qrels if rows is None else in_qrels[rows])
     del in_qrels
     r_dcode = _codes(docnos.take(candidates), judged_docs)

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
-from .sources import checked_blocks
+from .sources import checked_blocks, read_ahead
 from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
@@ -75,7 +75,8 @@ def read_trec_blocks(src, kind: Kind, source: str, plain_head, digest=None) -> t
             f = open(src, "rb")
         except OSError:
             return None
-        with f, contextlib.closing(checked_blocks(f, source, limit=None, size=FILE_BLOCK)) as blocks:
+        # the next block read and checked on a second thread while one is parsed
+        with f, contextlib.closing(read_ahead(checked_blocks(f, source, limit=None, size=FILE_BLOCK))) as blocks:
             return read_trec_blocks(blocks, kind, source, plain_head, hashlib.sha256())
     blocks = iter(src)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:

@@ -1,0 +1,95 @@
+"""Work beside the main thread (metrics.beside): large inputs take the threaded path, small ones the
+inline one; both give the same rankings (the judged-docno probe of metrics.ranking.rank). The threaded
+path is forced here with ``LARGE = 0`` on small generated runs, and counted, so these tests fail if it
+is not taken."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metrics.beside
+from metrics import io
+from metrics.ranking import rank
+
+
+def force_threads(mp: pytest.MonkeyPatch) -> list[str]:
+    """Every beside() call started on a second thread from now on; the list names the work started."""
+    started = []
+
+    class Counting(metrics.beside.ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            started.append(fn.__name__)
+            return super().submit(fn, *args, **kwargs)
+
+    mp.setattr(metrics.beside, "LARGE", 0)
+    mp.setattr(metrics.beside, "ThreadPoolExecutor", Counting)
+    return started
+
+
+@pytest.fixture
+def threaded(monkeypatch):
+    return force_threads(monkeypatch)
+
+
+def run_text(seed: int, *, duplicates: bool = False, misordered: bool = False) -> bytes:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in rng.permutation(40):
+        n = int(rng.integers(1, 30))
+        docs = rng.choice(200, size=n, replace=False)
+        scores = np.round(np.sort(rng.random(n))[::-1] * 8) / 8   # ties
+        for r, (d, s) in enumerate(zip(docs, scores), start=1):
+            lines.append(f"q{q} Q0 d{d} {r} {s} tag")
+        if duplicates and n > 2:
+            lines.append(f"q{q} Q0 d{docs[0]} {n + 1} 0.0 tag")
+    if misordered:   # the rank column against the scores
+        lines += ["q7x Q0 d1 1 0.1 tag", "q7x Q0 d2 2 0.9 tag"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def qrels_text(seed: int) -> bytes:
+    rng = np.random.default_rng(seed + 1)
+    return "".join(f"q{q} 0 d{d} {int(rng.integers(0, 5))}\n"
+                   for q in range(45) for d in rng.choice(200, size=20, replace=False)).encode()
+
+
+def both(fn):
+    """(inline result, threaded result, the work started on threads) of ``fn()``."""
+    inline = fn()
+    with pytest.MonkeyPatch.context() as mp:
+        started = force_threads(mp)
+        return inline, fn(), started
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("duplicates", [False, True])
+@pytest.mark.parametrize("misordered", [False, True])
+def test_rankings_are_the_same_with_the_probe_on_a_second_thread(seed, duplicates, misordered):
+    text, qrels = run_text(seed, duplicates=duplicates, misordered=misordered), io.read_qrels(qrels_text(seed))
+
+    def read_and_rank():
+        run = io.read_run(text, on_duplicate="first")
+        return run, rank(run, qrels)
+
+    (run_a, ranked_a), (run_b, ranked_b), started = both(read_and_rank)
+    assert started == ["is_in"]
+    assert run_a.table.equals(run_b.table)
+    assert run_a.findings == run_b.findings
+    kinds = {f.kind for f in run_a.findings}
+    assert ("duplicates" in kinds) == duplicates and "ties" in kinds
+    assert ("rank_order" in kinds) == misordered
+    for field in ("offsets", "rel", "judged", "score", "ideal_offsets", "ideal_rel", "missing"):
+        np.testing.assert_array_equal(getattr(ranked_a, field), getattr(ranked_b, field))
+    assert ranked_a.docnos().array().equals(ranked_b.docnos().array())
+
+
+def test_beside_gives_the_value_or_the_error_inline_and_threaded(threaded):
+    assert metrics.beside.beside(10**9, sum, [1, 2, 3]).result() == 6
+    with pytest.raises(ZeroDivisionError):
+        metrics.beside.beside(10**9, lambda: 1 / 0).result()
+    assert len(threaded) == 2
+    metrics.beside.LARGE = 1 << 20   # monkeypatch restores 0's original after the test
+    assert metrics.beside.beside(3, sum, [1, 2]).result() == 3
+    with pytest.raises(ZeroDivisionError):
+        metrics.beside.beside(3, lambda: 1 / 0).result()
+    assert len(threaded) == 2
