@@ -74,6 +74,11 @@ def systems_box(at):
     return next(box for box in at.sidebar.multiselect if box.label == "Systems")
 
 
+def baseline_box(at):
+    """The sidebar's Baseline select box of an AppTest (its key changes when the app sets the baseline)."""
+    return next(box for box in at.sidebar.selectbox if box.label == "Baseline")
+
+
 def assert_ok(at: AppTest) -> None:
     assert not at.exception, "\n".join(e.value for e in at.exception)
 

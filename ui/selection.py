@@ -252,40 +252,48 @@ def _sidebar() -> Selection | None:
 def _baseline_widget(ws, collection: str, names: list[str], stored: str | None) -> str | None:
     """The baseline select box. The workspace holds the baseline (``stored``, from the sidebar's
     snapshot); the widget writes it only when the user changes it, so a stale tab never
-    overwrites another tab's choice. Disabled on a read-only link."""
+    overwrites another tab's choice. Disabled on a read-only link.
+
+    As the Systems box (:func:`_systems_widget`), the box is drawn with the baseline shown as its
+    default, under a key that changes whenever the app changes what it shows (the workspace's
+    baseline set elsewhere, the address's). A value set from the server would reach only a
+    browser that drew that run; one that missed it would send its old value back with the next
+    click on any widget, as the user's change, and the callback would store it."""
     if not names:
         return None
-    key = _baseline_key(collection)
+    ss = st.session_state
     if stored not in names:
         stored = names[0]
     shown = stored
-    linked = st.session_state.get(_address_baseline_key(collection))
+    linked = ss.get(_address_baseline_key(collection))
     if linked is not None:
         if linked[0] in names and linked[1] == stored:
             shown = linked[0]  # the address's baseline, while the stored one is the one it was read against
         else:
-            st.session_state.pop(_address_baseline_key(collection), None)
-    if st.session_state.get(key) != shown:
-        st.session_state[key] = shown  # follow the workspace (set on the Data page or in another tab)
+            ss.pop(_address_baseline_key(collection), None)
+    key = _baseline_key(collection)
+    if key in ss and ss[key] != shown:  # follow the workspace (set on the Data page or in another tab)
+        ss["_baseline_widget"] = ss.get("_baseline_widget", 0) + 1
+        key = _baseline_key(collection)
 
     def save():
-        st.session_state.pop(_address_baseline_key(collection), None)
+        ss.pop(_address_baseline_key(collection), None)
         try:
-            ws.set_baseline(collection, st.session_state[key])
+            ws.set_baseline(collection, ss[key])
         except metrics.MetricsError as exc:
             ingest.report("error", str(exc))
 
-    return st.sidebar.selectbox("Baseline", names, key=key, on_change=save, disabled=ws.read_only)
+    return st.sidebar.selectbox("Baseline", names, index=names.index(shown), key=key, on_change=save,
+                                disabled=ws.read_only)
 
 
 def forget_baseline(collection: str) -> None:
-    """Drop the sidebar's baseline widget value of ``collection``, so that its next rerun shows the
-    baseline the workspace holds (after a page set it)."""
-    st.session_state.pop(_baseline_key(collection), None)
+    """Make the sidebar's next rerun show the baseline the workspace holds (after a page set it)."""
+    st.session_state["_baseline_widget"] = st.session_state.get("_baseline_widget", 0) + 1
 
 
 def _baseline_key(collection: str) -> str:
-    return f"baseline::{collection}"
+    return f"_baseline_select::{collection}::{st.session_state.get('_baseline_widget', 0)}"
 
 
 def _address_baseline_key(collection: str) -> str:

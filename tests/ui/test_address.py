@@ -4,14 +4,14 @@ the sidebar; a linked baseline never writes the workspace and gives way when the
 from __future__ import annotations
 
 from metrics import store
-from tests.conftest import assert_ok, systems_box
+from tests.conftest import assert_ok, baseline_box, systems_box
 
 
 def test_a_link_selects_what_it_names_and_ignores_what_the_workspace_lacks(open_app):
     at = open_app(query_params={"collection": "legal", "systems": ["dense", "nope", "bm25"], "baseline": "dense",
                                 "gain": "linear"})
     assert systems_box(at).value == ["dense", "bm25"]
-    assert at.sidebar.selectbox(key="baseline::legal").value == "dense"
+    assert baseline_box(at).value == "dense"
     assert at.sidebar.radio(key="gain").value == "linear"
     assert store.Workspace(store.default_path()).baseline("legal") == "bm25"      # the workspace is not written
     assert at.query_params["systems"] == ["dense", "bm25"] and at.query_params["gain"] in ("linear", ["linear"])
@@ -20,14 +20,14 @@ def test_a_link_selects_what_it_names_and_ignores_what_the_workspace_lacks(open_
         ws.set_baseline("legal", "bm25_qe")
     at.run()
     assert_ok(at)
-    assert at.sidebar.selectbox(key="baseline::legal").value == "bm25_qe"
+    assert baseline_box(at).value == "bm25_qe"
     assert at.query_params["baseline"] in ("bm25_qe", ["bm25_qe"])
 
 
 def test_unknown_values_fall_back_to_the_defaults(open_app):
     at = open_app(query_params={"collection": "nowhere", "gain": "cubic", "baseline": "nope"})
     assert at.sidebar.radio(key="gain").value == "exp"
-    assert at.sidebar.selectbox(key="baseline::legal").value == "bm25"
+    assert baseline_box(at).value == "bm25"
     assert at.query_params["collection"] in ("legal", ["legal"])
 
 
@@ -47,3 +47,25 @@ def test_the_systems_box_carries_the_selection_in_every_run(open_app):
     systems_box(at).unselect("dense").run()                    # the user's own change
     assert_ok(at)
     assert drawn(at) == ["bm25"] == systems_box(at).value
+
+
+def test_the_baseline_box_carries_the_shown_baseline_in_every_run(open_app):
+    """As the Systems box: the baseline shown is the box's default in every run, so a browser that
+    missed the run that changed it (another tab set the stored baseline) shows it, and never sends
+    its old value back with its next click as the user's choice, which the box would store."""
+    def drawn(at) -> str:
+        box = baseline_box(at)
+        return box.options[box.proto.default]
+
+    at = open_app(query_params={"collection": "legal", "baseline": "dense"})
+    assert drawn(at) == "dense" == baseline_box(at).value                          # the address's
+    at.sidebar.radio(key="gain").set_value("linear").run()                          # a run that sets nothing
+    assert drawn(at) == "dense"
+    with store.Workspace(store.default_path()) as ws:                               # another tab
+        ws.set_baseline("legal", "bm25_qe")
+    at.run()
+    assert drawn(at) == "bm25_qe" == baseline_box(at).value
+    baseline_box(at).set_value("bm25_ce").run()                                     # the user's own change
+    assert_ok(at)
+    assert drawn(at) == "bm25_ce" == baseline_box(at).value
+    assert store.Workspace(store.default_path()).baseline("legal") == "bm25_ce"

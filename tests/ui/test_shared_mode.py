@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from metrics import store
-from tests.conftest import assert_ok
+from tests.conftest import assert_ok, baseline_box
 from ui import state
 
 
@@ -58,7 +58,7 @@ def test_a_visitor_who_only_reads_makes_no_workspace(open_app, shared):
 
 def test_the_first_change_makes_the_workspace_and_the_token_returns_to_it(open_app, shared):
     at = visit(open_app, shared, page="views/data.py")
-    at.selectbox(key="baseline::legal").set_value("dense").run()  # a change: the stored baseline
+    baseline_box(at).set_value("dense").run()  # a change: the stored baseline
     assert_ok(at)
     token = token_of(at)
     assert token and len(token) == 32                          # 192 bits, url-safe base64

@@ -10,6 +10,7 @@ import streamlit as st
 
 import metrics
 from metrics import store
+from tests.conftest import baseline_box
 from ui import caches, state
 
 LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
@@ -31,7 +32,7 @@ def test_test_correction_and_baseline_changes_evaluate_nothing(open_app, monkeyp
     assert first >= 4                                  # the four legal runs
     at.radio(key="sig_test").set_value("wilcoxon").run()
     at.radio(key="sig_correction").set_value("bonferroni").run()
-    at.selectbox(key="baseline::legal").set_value("dense").run()
+    baseline_box(at).set_value("dense").run()
     assert not at.exception
     assert len(evaluated) == first
     at.radio(key="gain").set_value("linear").run()     # the measure strings change: a new evaluation

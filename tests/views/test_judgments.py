@@ -11,6 +11,7 @@ import metrics
 from metrics import store
 from metrics.analysis import judgments as J
 from metrics.ranking import rank
+from tests.conftest import baseline_box
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -157,6 +158,6 @@ def test_the_data_page_marks_the_baseline_when_none_was_stored(open_app, tmp_pat
             ws.add_run("mine", metrics.read_run(LEGAL / f"{name}.run"), name=name)
         assert ws.baseline("mine") is None
     at = open_app("views/data.py", home=home)
-    assert at.sidebar.selectbox(key="baseline::mine").value == "dense"
+    assert baseline_box(at).value == "dense"
     runs = next(t.value for t in at.table if "sha256" in t.value.columns)
     assert list(runs["name"]) == ["dense (baseline)", "bm25"]

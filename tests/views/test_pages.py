@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import stats
-from tests.conftest import assert_ok, systems_box
+from tests.conftest import assert_ok, baseline_box, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -352,7 +352,7 @@ def test_rename_delete_and_baseline(editor):
     at.selectbox(key="baseline_pick").select("bm25_ce")
     submit(at, "pick_baseline", "Set baseline")
     assert baseline_listed(at) == "bm25_ce"
-    assert at.sidebar.selectbox(key="baseline::legal").value == "bm25_ce"
+    assert baseline_box(at).value == "bm25_ce"
 
     at.switch_page("views/leaderboard.py").run()
     assert_ok(at)
