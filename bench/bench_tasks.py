@@ -2,6 +2,7 @@
 upload to score, server CPU and memory; and the README's screenshots of the task page.
 
     python bench/bench_tasks.py                          # 30 teams arriving over 60 s, in Chromium
+    python bench/bench_tasks.py --mode socket            # the same, each team a websocket client, no browser
     python bench/bench_tasks.py --mode command           # the same, each team a `task submit` command
     python bench/bench_tasks.py --profile /tmp/server.txt   # py-spy of the server during the minute
     python bench/bench_tasks.py --code /path/to/other/checkout   # its app and commands, for a before/after
@@ -16,17 +17,26 @@ and gives each its own run (the dense run retagged). Arrivals: seeded uniform ti
 minute starts (at most ``--loading`` pages loading at once, as students opening their links over
 a few minutes would). At its arrival time a team chooses its file and presses Submit, then again
 (the second is over the cap). Upload to score: from choosing the file to the score (or the
-refusal) shown on that team's page. ``command`` mode: no browser; at its arrival time each team
-runs ``python -m metrics task submit TEAM_LINK RUN`` (the same task file the server holds; the
-second run is refused); upload to score is the command's wall time, Python's start and imports
-included (their floor, ``python -m metrics --help``, is measured in the same run).
+refusal) shown on that team's page. ``socket`` mode: each team is a session of Streamlit's own
+protocol (bench/stclient.py) in this one asyncio process, its team page opened as in browser mode
+(the link's path and query string; ``--loading`` at a time); at its arrival time it uploads its run
+through the file_uploader's endpoint and sends the script run that presses Submit with the file in
+the form. Upload to score: from asking for the upload URL to the arrival of the delta holding the
+score (or the refusal); nothing is rendered, so this is the server's latency plus the client's
+parsing of the messages, not what a student sees.
+
+``command`` mode: no browser; at its arrival time each team runs ``python -m metrics task submit
+TEAM_LINK RUN`` (the same task file the server holds; the second run is refused); upload to score
+is the command's wall time, Python's start and imports included (their floor, ``python -m metrics
+--help``, is measured in the same run).
 
 Lost: a team whose first submission is not stored; over the cap: stored submissions beyond one
 per team (both from the task's instructor view afterwards). Server: peak RSS of the server
 process and its children (sampled every 0.1 s, from before the pages open to the end) and its
-CPU seconds from the start of the minute to the last answer. Prints a Markdown section for
-bench/RESULTS.md; asserts nothing.
-Run it alone: `flock /work/team/bench.lock python bench/bench_tasks.py`.
+CPU seconds from the start of the minute to the last answer; the CPU of this process (in socket
+mode, all the clients) over the same span. Prints a Markdown section for bench/RESULTS.md;
+asserts nothing.
+Run it alone: `flock /tmp/bench.lock python bench/bench_tasks.py` (the lock the machine's benches share).
 """
 from __future__ import annotations
 
