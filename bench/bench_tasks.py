@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -170,11 +171,14 @@ async def socket_class(links: list[str], runs: list[Path], at: list[float], load
         async def once():
             since = session.mark()
             began = time.perf_counter()
-            upload = await session.upload(run.name, data)
-            await session.rerun([file_state(session.widget_id("file_uploader", RUN_LABEL), [upload]),
-                                 pressed(session.widget_id("button", "Submit"))])
-            answer = await session.until_shown(since)
-            await session.idle()
+            try:
+                upload = await session.upload(run.name, data)
+                await session.rerun([file_state(session.widget_id("file_uploader", RUN_LABEL), [upload]),
+                                     pressed(session.widget_id("button", "Submit"))])
+                answer = await session.until_shown(since, kinds=("alert", "exception"))
+                await session.idle()
+            except (OSError, asyncio.TimeoutError, requests.RequestException) as exc:  # a lost session
+                return time.perf_counter() - began, "other", f"{type(exc).__name__}: {exc}"
             return answer.at - began, outcome(answer.text), answer.text
         return once
 

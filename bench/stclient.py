@@ -40,6 +40,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.RootContainer_pb2 import RootContainer
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 XSRF_COOKIE = "_streamlit_xsrf"
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
@@ -85,6 +86,7 @@ class AppSession:
         self._socket = None
         self._reader: asyncio.Task | None = None
         self._file_urls: dict[str, asyncio.Future] = {}
+        self.gone = False   # the server closed the websocket (or it broke)
 
     async def open(self) -> AppSession:
         """Connect as a browser opening the link does, and wait for the first script run to end."""
@@ -109,10 +111,31 @@ class AppSession:
         self.http.close()
 
     async def _read(self) -> None:
-        async for frame in self._socket:
-            msg = ForwardMsg()
-            msg.ParseFromString(frame)
-            self._dispatch(msg)
+        try:
+            async for frame in self._socket:
+                msg = ForwardMsg()
+                msg.ParseFromString(frame)
+                self._dispatch(msg)
+        except ConnectionClosed:   # the iteration ends quietly on a normal close only
+            pass
+        finally:   # wake every waiter: they raise instead of waiting for their timeout
+            self.gone = True
+            self._shown.set()
+            self.finished.set()
+            for future in self._file_urls.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the websocket closed"))
+
+    def _alive(self) -> None:
+        if self.gone:
+            raise ConnectionError("the websocket closed")
+
+    async def _send(self, msg: BackMsg) -> None:
+        self._alive()
+        try:
+            await self._socket.send(msg.SerializeToString())
+        except ConnectionClosed as exc:
+            raise ConnectionError(f"the websocket closed: {exc}") from exc
 
     def _dispatch(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
@@ -148,11 +171,12 @@ class AppSession:
         state.page_name = "" if self.page_script_hash else self.page_name
         state.widget_states.widgets.extend(widget_states)
         self.finished.clear()
-        await self._socket.send(msg.SerializeToString())
+        await self._send(msg)
 
     async def idle(self) -> None:
         """Until the current script run has finished (a run that ends in a rerun does not count)."""
         await asyncio.wait_for(self.finished.wait(), self.timeout)
+        self._alive()
 
     def mark(self) -> int:
         """A point in the session's stream of shown elements, for :meth:`until_shown`."""
@@ -164,6 +188,7 @@ class AppSession:
             fresh = [s for s in self.shown[since:] if s.kind in kinds]
             if fresh:
                 return fresh[0]
+            self._alive()
             since = len(self.shown)
             self._shown.clear()
             await asyncio.wait_for(self._shown.wait(), self.timeout)
@@ -176,7 +201,7 @@ class AppSession:
         msg.file_urls_request.file_names.append(name)
         msg.file_urls_request.session_id = self.session_id
         self._file_urls[request_id] = asyncio.get_running_loop().create_future()
-        await self._socket.send(msg.SerializeToString())
+        await self._send(msg)
         answer = await asyncio.wait_for(self._file_urls[request_id], self.timeout)
         if answer.error_msg:
             raise RuntimeError(f"file URLs refused: {answer.error_msg}")
