@@ -7,22 +7,28 @@ frontend does:
   ``/_stcore/stream`` opened with the subprotocols ``streamlit`` and that token, the cookie and
   the page's origin;
 - ``BackMsg.rerun_script`` with a ``ClientState``: the page's URL path as ``page_name`` (then the
-  ``page_script_hash`` of the server's ``NewSession``), the query string (updated from
-  ``page_info_changed``, as the browser's address is), and widget states;
+  page's ``page_script_hash``), the query string (updated from ``page_info_changed``, as the
+  browser's address is), the address as ``context_info.url``, and widget states;
 - ``ForwardMsg``: ``new_session`` (the session id and the page's hash), ``navigation`` (the
   page's hash in an ``st.navigation`` app), ``page_info_changed``, ``delta`` elements
   (widget ids, alerts, exceptions), ``script_finished``;
 - a file_uploader's upload: ``BackMsg.file_urls_request``, its ``file_urls_response``, a
   multipart ``PUT`` to the upload URL with the XSRF header, and the widget state
   ``FileUploaderState`` holding an ``UploadedFileInfo`` (name, size, file id, URLs);
-- a button press: the button's widget state with ``trigger_value`` true (a form's submit
-  button carries the form's other widget states with it).
+- a button press: the button's widget state with ``trigger_value`` true; a form's Submit is
+  sent with the states of the form's widgets that were set (here only the file_uploader's).
+
+Read from Streamlit's own server code: ``web/server/starlette/starlette_websocket.py`` (the
+stream and its subprotocols), ``starlette_routes.py`` (``create_upload_routes``: the PUT and its
+XSRF check; older releases had ``upload_file_request_handler.py``), ``runtime/app_session.py``
+(``file_urls_request``) and ``elements/widgets/file_uploader.py`` (how the state is read).
 
 What it does not do: render anything (no layout, no Arrow tables decoded, no scripts or styles
-fetched), send the states of widgets it does not set (the server takes their defaults, as on a
-fresh page), cache messages (``cached_message_hashes`` is empty, so every message arrives whole),
-send heartbeats, or reconnect. Built on ``websockets`` (a dependency of Streamlit 1.67's server)
-and ``requests`` (one of Streamlit's).
+fetched); send the states of widgets it does not set (the server takes their defaults, as on a
+fresh page); say a time zone or locale (``st.context.timezone`` is None); cache messages
+(``cached_message_hashes`` is empty, so every message arrives whole); send heartbeats; reconnect.
+Built on ``websockets`` (13 or later; Streamlit 1.67's server depends on it) and ``requests``
+(a dependency of Streamlit).
 """
 from __future__ import annotations
 
@@ -72,6 +78,7 @@ class AppSession:
     def __init__(self, link: str, timeout: float = 300.0) -> None:
         parts = urlsplit(link)
         self.base = f"{parts.scheme}://{parts.netloc}"
+        self.path = parts.path or "/"
         self.page_name = parts.path.strip("/")
         self.query_string = parts.query
         self.timeout = timeout
@@ -116,7 +123,7 @@ class AppSession:
                 msg = ForwardMsg()
                 msg.ParseFromString(frame)
                 self._dispatch(msg)
-        except ConnectionClosed:   # the iteration ends quietly on a normal close only
+        except ConnectionClosed:   # an abnormal close (the server stopped) ends it as a normal one does
             pass
         finally:   # wake every waiter: they raise instead of waiting for their timeout
             self.gone = True
@@ -170,6 +177,7 @@ class AppSession:
         state.page_script_hash = self.page_script_hash
         state.page_name = "" if self.page_script_hash else self.page_name
         state.widget_states.widgets.extend(widget_states)
+        state.context_info.url = self.base + self.path + (f"?{self.query_string}" if self.query_string else "")
         self.finished.clear()
         await self._send(msg)
 
