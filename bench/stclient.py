@@ -83,6 +83,9 @@ class AppSession:
         self.query_string = parts.query
         self.timeout = timeout
         self.http = requests.Session()
+        # A connection per request: a kept-alive one that the server closes after its idle timeout
+        # (uvicorn's 5 s) can be reset under the next request, which a browser retries unseen.
+        self.http.headers["Connection"] = "close"
         self.xsrf = ""
         self.session_id = ""
         self.page_script_hash = ""
