@@ -100,21 +100,30 @@ def cpu_of() -> float:
     return times.user + times.system
 
 
-async def at_arrival(when: float, t0: float, tries: int, attempt, finish=None) -> dict:
-    """One team: waits for its arrival time, then ``tries`` attempts in a row. ``attempt()`` gives
-    (seconds, "stored" | "refused" | "other", the answer's text if known); ``finish()`` the errors
-    found afterwards (exception boxes)."""
-    out = {"results": [], "seconds": [], "answers": [], "errors": [], "arrival": when}
-    await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
-    for _ in range(tries):
-        seconds, result, answer = await attempt()
-        out["seconds"].append(seconds)
-        out["results"].append(result)
-        out["answers"].append(answer)
-        out["done"] = time.perf_counter() - t0
-    if finish is not None:
-        out["errors"] += await finish()
-    return out
+async def the_minute(teams: list, runs: list[Path], at: list[float], tries: int, started: list, attempt,
+                     finish=None) -> list[dict]:
+    """The minute: its start recorded in ``started``, then each team (a page, a session, a link)
+    waits for its arrival time and makes ``tries`` attempts in a row. ``attempt(team, run)()`` gives
+    (seconds, "stored" | "refused" | "other", the answer's text if known); ``finish(team)`` the
+    errors found afterwards (exception boxes)."""
+    started.append((time.perf_counter(), load(), cpu_of(), time.process_time()))
+    t0 = time.perf_counter()
+
+    async def team_tries(team, run: Path, when: float) -> dict:
+        out = {"results": [], "seconds": [], "answers": [], "errors": [], "arrival": when}
+        once = attempt(team, run)
+        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
+        for _ in range(tries):
+            seconds, result, answer = await once()
+            out["seconds"].append(seconds)
+            out["results"].append(result)
+            out["answers"].append(answer)
+            out["done"] = time.perf_counter() - t0
+        if finish is not None:
+            out["errors"] += await finish(team)
+        return out
+
+    return await asyncio.gather(*(team_tries(team, run, when) for team, run, when in zip(teams, runs, at)))
 
 
 async def opened_first(links: list[str], loading: int, open_one) -> list:
@@ -151,11 +160,7 @@ async def browser_class(links: list[str], runs: list[Path], at: list[float], loa
 
         try:
             pages = await opened_first(links, loading, opened)
-            started.append((time.perf_counter(), load(), cpu_of(), time.process_time()))
-            t0 = time.perf_counter()
-            return await asyncio.gather(*(at_arrival(when, t0, tries, attempt(page, run),
-                                                     lambda page=page: errors_on(page))
-                                          for page, run, when in zip(pages, runs, at)))
+            return await the_minute(pages, runs, at, tries, started, attempt, errors_on)
         finally:
             await browser.close()
 
@@ -187,11 +192,7 @@ async def socket_class(links: list[str], runs: list[Path], at: list[float], load
 
     sessions = await opened_first(links, loading, lambda link: AppSession(link, timeout=300).open())
     try:
-        started.append((time.perf_counter(), load(), cpu_of(), time.process_time()))
-        t0 = time.perf_counter()
-        return await asyncio.gather(*(at_arrival(when, t0, tries, attempt(session, run),
-                                                 lambda session=session: exceptions(session))
-                                      for session, run, when in zip(sessions, runs, at)))
+        return await the_minute(sessions, runs, at, tries, started, attempt, exceptions)
     finally:
         await asyncio.gather(*(session.close() for session in sessions))
 
@@ -199,8 +200,6 @@ async def socket_class(links: list[str], runs: list[Path], at: list[float], load
 async def command_class(links: list[str], runs: list[Path], at: list[float], tries: int, env: dict,
                         started: list) -> list[dict]:
     """Each team runs ``python -m metrics task submit`` at its time (``tries`` times in a row)."""
-    started.append((time.perf_counter(), load(), cpu_of(), time.process_time()))
-    t0 = time.perf_counter()
 
     def attempt(link: str, run: Path):
         async def once():
@@ -215,8 +214,7 @@ async def command_class(links: list[str], runs: list[Path], at: list[float], tri
             return seconds, result, text.strip().splitlines()[-1] if text.strip() else f"exit {process.returncode}"
         return once
 
-    return await asyncio.gather(*(at_arrival(when, t0, tries, attempt(link, run))
-                                  for link, run, when in zip(links, runs, at)))
+    return await the_minute(links, runs, at, tries, started, attempt)
 
 
 def command_floor(env: dict, times: int = 3) -> float:
