@@ -2,6 +2,7 @@
 upload to score, server CPU and memory; and the README's screenshots of the task page.
 
     python bench/bench_tasks.py                          # 30 teams arriving over 60 s, in Chromium
+    python bench/bench_tasks.py --mode socket            # the same, each team a websocket client, no browser
     python bench/bench_tasks.py --mode command           # the same, each team a `task submit` command
     python bench/bench_tasks.py --profile /tmp/server.txt   # py-spy of the server during the minute
     python bench/bench_tasks.py --code /path/to/other/checkout   # its app and commands, for a before/after
@@ -16,17 +17,26 @@ and gives each its own run (the dense run retagged). Arrivals: seeded uniform ti
 minute starts (at most ``--loading`` pages loading at once, as students opening their links over
 a few minutes would). At its arrival time a team chooses its file and presses Submit, then again
 (the second is over the cap). Upload to score: from choosing the file to the score (or the
-refusal) shown on that team's page. ``command`` mode: no browser; at its arrival time each team
-runs ``python -m metrics task submit TEAM_LINK RUN`` (the same task file the server holds; the
-second run is refused); upload to score is the command's wall time, Python's start and imports
-included (their floor, ``python -m metrics --help``, is measured in the same run).
+refusal) shown on that team's page. ``socket`` mode: each team is a session of Streamlit's own
+protocol (bench/stclient.py) in this one asyncio process, its team page opened as in browser mode
+(the link's path and query string; ``--loading`` at a time); at its arrival time it uploads its run
+through the file_uploader's endpoint and sends the script run that presses Submit with the file in
+the form. Upload to score: from asking for the upload URL to the arrival of the delta holding the
+score (or the refusal); nothing is rendered, so this is the server's latency plus the client's
+parsing of the messages, not what a student sees.
+
+``command`` mode: no browser; at its arrival time each team runs ``python -m metrics task submit
+TEAM_LINK RUN`` (the same task file the server holds; the second run is refused); upload to score
+is the command's wall time, Python's start and imports included (their floor, ``python -m metrics
+--help``, is measured in the same run).
 
 Lost: a team whose first submission is not stored; over the cap: stored submissions beyond one
 per team (both from the task's instructor view afterwards). Server: peak RSS of the server
 process and its children (sampled every 0.1 s, from before the pages open to the end) and its
-CPU seconds from the start of the minute to the last answer. Prints a Markdown section for
-bench/RESULTS.md; asserts nothing.
-Run it alone: `flock /work/team/bench.lock python bench/bench_tasks.py`.
+CPU seconds from the start of the minute to the last answer; the CPU of this process (in socket
+mode, all the clients) over the same span. Prints a Markdown section for bench/RESULTS.md;
+asserts nothing.
+Run it alone: `flock /tmp/bench.lock python bench/bench_tasks.py` (the lock the machine's benches share).
 """
 from __future__ import annotations
 
@@ -44,15 +54,25 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from stclient import AppSession, file_state, pressed  # noqa: E402  (bench/, beside this file)
 
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 from tests.e2e.test_load import PeakRSS, errors_on, idle  # noqa: E402
 from tests.e2e.test_tasks import LEGAL, library, rush_task, submit_try  # noqa: E402
 
 REFUSED = "used all 1 submissions"
+STORED = "scored on the public topics"
+RUN_LABEL = "Run file (TREC format)"
+
+
+def outcome(answer: str) -> str:
+    """What the team page's answer says: "stored", "refused" (over a cap of one) or "other"."""
+    return "stored" if STORED in answer else "refused" if REFUSED in answer else "other"
 
 
 def start(home: str, code: Path = ROOT) -> AppServer:
@@ -80,69 +100,121 @@ def cpu_of() -> float:
     return times.user + times.system
 
 
+async def the_minute(teams: list, runs: list[Path], at: list[float], tries: int, started: list, attempt,
+                     finish=None) -> list[dict]:
+    """The minute: its start recorded in ``started``, then each team (a page, a session, a link)
+    waits for its arrival time and makes ``tries`` attempts in a row. ``attempt(team, run)()`` gives
+    (seconds, "stored" | "refused" | "other", the answer's text if known); ``finish(team)`` the
+    errors found afterwards (exception boxes)."""
+    started.append((time.perf_counter(), load(), cpu_of(), time.process_time()))
+    t0 = time.perf_counter()
+
+    async def team_tries(team, run: Path, when: float) -> dict:
+        out = {"results": [], "seconds": [], "answers": [], "errors": [], "arrival": when}
+        once = attempt(team, run)
+        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
+        for _ in range(tries):
+            seconds, result, answer = await once()
+            out["seconds"].append(seconds)
+            out["results"].append(result)
+            out["answers"].append(answer)
+            out["done"] = time.perf_counter() - t0
+        if finish is not None:
+            out["errors"] += await finish(team)
+        return out
+
+    return await asyncio.gather(*(team_tries(team, run, when) for team, run, when in zip(teams, runs, at)))
+
+
+async def opened_first(links: list[str], loading: int, open_one) -> list:
+    """Every team page opened before the minute, ``loading`` at a time (``open_one(link)``)."""
+    gate = asyncio.Semaphore(loading)
+
+    async def gated(link):
+        async with gate:
+            return await open_one(link)
+
+    return await asyncio.gather(*(gated(link) for link in links))
+
+
 async def browser_class(links: list[str], runs: list[Path], at: list[float], loading: int, tries: int,
                         started: list) -> list[dict]:
     """Every team page opened first (``loading`` at a time); then each team submits at its time."""
     from playwright.async_api import async_playwright
 
-    gate = asyncio.Semaphore(loading)
-
-    async def opened(browser, link):
-        context = await browser.new_context(viewport={"width": 1200, "height": 900})
-        context.set_default_timeout(120_000)
-        page = await context.new_page()
-        async with gate:
-            await page.goto(link, wait_until="domcontentloaded")
-            await idle(page)
-        return context, page
-
-    async def submit(page, run: Path, when: float, t0: float) -> dict:
-        out = {"results": [], "seconds": [], "errors": [], "arrival": when}
-        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
-        for _ in range(tries):
-            seconds, result = await submit_try(page, run)
-            out["seconds"].append(seconds)
-            out["results"].append(result)
-            out["done"] = time.perf_counter() - t0
-        out["errors"] = await errors_on(page)
-        return out
-
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+        async def opened(link):
+            context = await browser.new_context(viewport={"width": 1200, "height": 900})
+            context.set_default_timeout(120_000)
+            page = await context.new_page()
+            await page.goto(link, wait_until="domcontentloaded")
+            await idle(page)
+            return page
+
+        def attempt(page, run):
+            async def once():
+                return (*await submit_try(page, run), "")
+            return once
+
         try:
-            pages = await asyncio.gather(*(opened(browser, link) for link in links))
-            started.append((time.perf_counter(), load(), cpu_of()))
-            t0 = time.perf_counter()
-            return await asyncio.gather(*(submit(page, run, when, t0)
-                                          for (_, page), run, when in zip(pages, runs, at)))
+            pages = await opened_first(links, loading, opened)
+            return await the_minute(pages, runs, at, tries, started, attempt, errors_on)
         finally:
             await browser.close()
+
+
+async def socket_class(links: list[str], runs: list[Path], at: list[float], loading: int, tries: int,
+                       started: list) -> list[dict]:
+    """As ``browser_class``, each team a websocket session of Streamlit's protocol (bench/stclient.py):
+    at its time it uploads its run through the file_uploader's endpoint and sends the Submit press."""
+
+    def attempt(session: AppSession, run: Path):
+        data = run.read_bytes()
+
+        async def once():
+            since = session.mark()
+            began = time.perf_counter()
+            try:
+                upload = await session.upload(run.name, data)
+                await session.rerun([file_state(session.widget_id("file_uploader", RUN_LABEL), [upload]),
+                                     pressed(session.widget_id("button", "Submit"))])
+                answer = await session.until_shown(since, kinds=("alert", "exception"))
+                await session.idle()
+            except (OSError, asyncio.TimeoutError, requests.RequestException) as exc:  # a lost session
+                return time.perf_counter() - began, "other", f"{type(exc).__name__}: {exc}"
+            return answer.at - began, outcome(answer.text), answer.text
+        return once
+
+    async def exceptions(session: AppSession) -> list[str]:
+        return [s.text for s in session.shown if s.kind == "exception"]
+
+    sessions = await opened_first(links, loading, lambda link: AppSession(link, timeout=300).open())
+    try:
+        return await the_minute(sessions, runs, at, tries, started, attempt, exceptions)
+    finally:
+        await asyncio.gather(*(session.close() for session in sessions))
 
 
 async def command_class(links: list[str], runs: list[Path], at: list[float], tries: int, env: dict,
                         started: list) -> list[dict]:
     """Each team runs ``python -m metrics task submit`` at its time (``tries`` times in a row)."""
-    started.append((time.perf_counter(), load(), cpu_of()))
-    t0 = time.perf_counter()
 
-    async def team(link: str, run: Path, when: float) -> dict:
-        out = {"results": [], "seconds": [], "errors": [], "arrival": when}
-        await asyncio.sleep(max(0.0, t0 + when - time.perf_counter()))
-        for _ in range(tries):
+    def attempt(link: str, run: Path):
+        async def once():
             began = time.perf_counter()
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "metrics", "task", "submit", link, str(run), cwd=env["PYTHONPATH"], env=env,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             stdout, stderr = await process.communicate()
-            out["seconds"].append(time.perf_counter() - began)
-            out["done"] = time.perf_counter() - t0
+            seconds = time.perf_counter() - began
             text = stdout.decode() + stderr.decode()
-            out["results"].append("refused" if REFUSED in text else "stored" if process.returncode == 0 else "other")
-            if out["results"][-1] == "other":
-                out["errors"].append(text.strip().splitlines()[-1] if text.strip() else f"exit {process.returncode}")
-        return out
+            result = "refused" if REFUSED in text else "stored" if process.returncode == 0 else "other"
+            return seconds, result, text.strip().splitlines()[-1] if text.strip() else f"exit {process.returncode}"
+        return once
 
-    return await asyncio.gather(*(team(link, run, when) for link, run, when in zip(links, runs, at)))
+    return await the_minute(links, runs, at, tries, started, attempt)
 
 
 def command_floor(env: dict, times: int = 3) -> float:
@@ -180,9 +252,12 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
             with PeakRSS(server.process.pid) as rss:
                 if mode == "browser":
                     sessions = asyncio.run(browser_class(team_links, runs, at, loading, tries, started))
+                elif mode == "socket":
+                    sessions = asyncio.run(socket_class(team_links, runs, at, loading, tries, started))
                 else:
                     sessions = asyncio.run(command_class(team_links, runs, at, tries, env, started))
                 cpu = cpu_of() - started[0][2]
+                client_cpu = time.process_time() - started[0][3]
                 during = load()
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
@@ -201,16 +276,19 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
     first = sorted(s["seconds"][0] for s in sessions if s["seconds"])
     refused = sorted(s["seconds"][1] for s in sessions if len(s["seconds"]) > 1)
     wall = max(s.get("done", 0.0) for s in sessions)
-    what = ("in Chromium, every team page open before the minute" if mode == "browser"
-            else "each a `task submit` command, no browser")
+    what = {"browser": "in Chromium, every team page open before the minute",
+            "socket": "each a websocket session of Streamlit's protocol, no browser, every page open before the minute",
+            "command": "each a `task submit` command, no browser"}[mode]
     print(f"## Class task: {teams} teams arriving over {window:g} s ({what})\n")
     command = f"python bench/bench_tasks.py --teams {teams} --window {window:g} --seed {seed} --mode {mode}"
-    print(f"Command: `{command}" + (f" --loading {loading}" if mode == "browser" else "")
+    print(f"Command: `{command}" + (f" --loading {loading}" if mode != "command" else "")
           + ("" if code == ROOT else f" --code {code}") + "`.  ")
     print(f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ")
     print(f"Machine: {os.cpu_count()} cores, {platform.platform()}; Python {platform.python_version()}.  ")
     print(f"Load average (1/5/15 min): before {before}; when the minute started {started[0][1]}; at its end "
-          f"{during}; after {load()}.\n")
+          f"{during}; after {load()}.  ")
+    print(f"This process's CPU in the minute (the bench{', its clients' if mode == 'socket' else ''}): "
+          f"{client_cpu:.1f} s.\n")
     print("| mode | teams | lost | over the cap | errors | median s upload to score | slowest s | "
           "median s to the refusal | all done s | server CPU s | peak server RSS MiB |"
           + (" command floor s |" if floor is not None else ""))
@@ -219,7 +297,8 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
     print(f"| {label} | {teams} | {lost} | {over} | {errors} | {statistics.median(first):.2f} | {max(first):.2f} | "
           f"{statistics.median(refused) if refused else float('nan'):.2f} | {wall:.1f} | {cpu:.1f} | "
           f"{rss.peak / 2**20:.0f} |" + (f" {floor:.2f} |" if floor is not None else ""))
-    found = sorted({e for s in sessions for e in s["errors"]})
+    found = sorted({e for s in sessions for e in s["errors"]}
+                   | {a for s in sessions for r, a in zip(s["results"], s["answers"]) if r == "other" and a})
     if found:
         print("\nErrors (distinct): " + "; ".join(e[:200] for e in found[:5]))
     return 0
@@ -268,7 +347,7 @@ def main(argv=None) -> int:
     parser.add_argument("--teams", type=int, default=30)
     parser.add_argument("--window", type=float, default=60.0, help="seconds over which the teams arrive")
     parser.add_argument("--seed", type=int, default=1, help="seed of the arrival times")
-    parser.add_argument("--mode", choices=("browser", "command"), default="browser")
+    parser.add_argument("--mode", choices=("browser", "socket", "command"), default="browser")
     parser.add_argument("--loading", type=int, default=4, help="team pages loading at once before the minute")
     parser.add_argument("--tries", type=int, default=2, help="submissions per team (the cap is one)")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy's raw stacks of the server, here")
