@@ -17,7 +17,7 @@ TABLE_CSS = (f"table.{TABLE_CLASS} {{border-collapse: collapse; font-size: 0.875
              f"table.{TABLE_CLASS} th, table.{TABLE_CLASS} td {{padding: 0.25rem 0.375rem; text-align: right; "
              "border-bottom: 1px solid rgba(128, 128, 128, 0.25); font-variant-numeric: tabular-nums} "
              f"table.{TABLE_CLASS} th {{font-weight: 400; opacity: 0.8}} "
-             f"table.{TABLE_CLASS} th.row_heading {{text-align: left}} "
+             f"table.{TABLE_CLASS} th.row_heading, table.{TABLE_CLASS} th.index_name {{text-align: left}} "
              f"table.{TABLE_CLASS} td.best {{{BEST_STYLE}}}")
 
 
