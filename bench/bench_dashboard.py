@@ -27,14 +27,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, AppServer, wait_for_app  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, LEADERBOARD, TABLE_SHOWN_JS, AppServer, wait_for_app  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 TIMEOUT = 600_000
 
 
 def leaderboard_visible(page, text: str) -> None:
-    expect(page.locator('[data-testid="stTable"]').first).to_contain_text(text, timeout=TIMEOUT)
+    expect(page.locator(LEADERBOARD).first).to_contain_text(text, timeout=TIMEOUT)
 
 
 def shown_at(page, text: str) -> float:

@@ -3,8 +3,10 @@ and ui tests (``open_app``)."""
 from __future__ import annotations
 
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -77,6 +79,55 @@ def systems_box(at):
 def baseline_box(at):
     """The sidebar's Baseline select box of an AppTest (its key changes when the app sets the baseline)."""
     return next(box for box in at.sidebar.selectbox if box.label == "Baseline")
+
+
+class _HtmlTables(HTMLParser):
+    """The ``<table>``s of an HTML text (ui.tables.leaderboard_html): per table its corner, column
+    headers, row headers and cells, each cell as {"text", "title", "class"}."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self.cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"corner": None, "columns": [], "index": [], "rows": []})
+        elif tag in ("th", "td") and self.tables:
+            attrs = dict(attrs)
+            self.cell = {"tag": tag, "class": attrs.get("class") or "", "title": attrs.get("title"), "text": ""}
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell["text"] += data
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td") and self.cell is not None:
+            table, cell, self.cell = self.tables[-1], self.cell, None
+            if "index_name" in cell["class"]:
+                table["corner"] = cell["text"] or None
+            elif "col_heading" in cell["class"]:
+                table["columns"].append(cell["text"])
+            elif "row_heading" in cell["class"]:
+                table["index"].append(cell["text"])
+                table["rows"].append([])
+            else:
+                table["rows"][-1].append(cell)
+
+
+def html_tables(at: AppTest, part: str = "text") -> list[pd.DataFrame]:
+    """Every table drawn with ``st.html`` (the leaderboards), in order, as a frame of its cells'
+    ``part``: "text" as the browser shows it (entities decoded), "title" (the tooltip) or "class";
+    system names as the index, measures as the columns. A name the page did not escape would have
+    become markup here, not text."""
+    frames = []
+    for element in at.html:
+        parser = _HtmlTables()
+        parser.feed(element.value)
+        for table in parser.tables:
+            frames.append(pd.DataFrame([[cell[part] for cell in row] for row in table["rows"]],
+                                       columns=table["columns"], index=pd.Index(table["index"], name=table["corner"]),
+                                       dtype=object))
+    return frames
 
 
 def assert_ok(at: AppTest) -> None:

@@ -1,14 +1,24 @@
-"""HTML rendering of result tables (st.table keeps cell text in the DOM, unlike the canvas grid)."""
+"""HTML rendering of result tables (cell text stays in the DOM, unlike the canvas grid of st.dataframe)."""
 from __future__ import annotations
+
+from html import escape
 
 import numpy as np
 import pandas as pd
 
 from metrics.report.text import format_p
-from ui.text import md, plain_frame
+from ui.text import plain_frame
 
 BEST_STYLE = "font-weight: 700; background-color: rgba(46, 160, 67, 0.15)"
 MISSING = "–"
+TABLE_CLASS = "ndcg-table"
+# Streamlit's st.table look (small text, thin rules) in either theme: colours from the text's own.
+TABLE_CSS = (f"table.{TABLE_CLASS} {{border-collapse: collapse; font-size: 0.875rem; margin-bottom: 1rem}} "
+             f"table.{TABLE_CLASS} th, table.{TABLE_CLASS} td {{padding: 0.25rem 0.375rem; text-align: right; "
+             "border-bottom: 1px solid rgba(128, 128, 128, 0.25); font-variant-numeric: tabular-nums} "
+             f"table.{TABLE_CLASS} th {{font-weight: 400; opacity: 0.8}} "
+             f"table.{TABLE_CLASS} th.row_heading, table.{TABLE_CLASS} th.index_name {{text-align: left}} "
+             f"table.{TABLE_CLASS} td.best {{{BEST_STYLE}}}")
 
 
 def best_mask(table: pd.DataFrame) -> pd.DataFrame:
@@ -22,39 +32,40 @@ def best_mask(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(mask, index=table.index, columns=table.columns)
 
 
-def leaderboard_styler(table: pd.DataFrame, markers: dict | None = None, tooltips: dict | None = None,
-                       digits: int = 4):
-    """Styler of a system x measure table: the best value per column bold, markers after values.
-    System and measure names are escaped (st.table renders Markdown in every cell and header)."""
-    markers = markers or {}
-    shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
-    best = best_mask(table)
-    bold = best.replace({True: BEST_STYLE, False: ""}).astype(object)
-    for col in table.columns:
-        for system, value in zip(table.index, table[col].to_numpy(dtype=float)):
-            text = MISSING if np.isnan(value) else f"{value:.{digits}f}"
+def leaderboard_html(table: pd.DataFrame, markers: dict | None = None, tooltips: dict | None = None,
+                     digits: int = 4) -> str:
+    """A system x measure table as one HTML ``<table>`` for ``st.html``: values to ``digits``
+    decimals with their marker (▲/▼) after them, the best value of each column bold, a tooltip as
+    the cell's ``title``. Every name, value and tooltip goes through ``html.escape`` (quotes too):
+    system and measure names are the user's.
+
+    One HTML element instead of ``st.table``, whose frontend renders every cell, index entry and
+    header as a Markdown block of its own (45 on the legal sample's first screen). Written here
+    rather than by pandas' ``Styler.to_html``, which leaves a tooltip's ``title`` unescaped."""
+    markers, tooltips = markers or {}, tooltips or {}
+    best = best_mask(table).to_numpy()
+    values = table.to_numpy(dtype=float)
+    head = "".join(f'<th class="col_heading" scope="col">{escape(str(col))}</th>' for col in table.columns)
+    rows = []
+    for i, system in enumerate(table.index):
+        cells = []
+        for j, col in enumerate(table.columns):
+            text = MISSING if np.isnan(values[i, j]) else f"{values[i, j]:.{digits}f}"
             marker = markers.get((system, col))
-            shown.at[system, col] = f"{text} {marker}" if marker else text
-    if tooltips:
-        tips = pd.DataFrame("", index=table.index, columns=table.columns)
-        for (system, col), text in tooltips.items():
-            if system in tips.index and col in tips.columns:
-                tips.at[system, col] = text
-    names = pd.Index([md(s) for s in table.index], name=table.index.name)
-    measures = pd.Index([md(c) for c in table.columns], name=table.columns.name)
-    shown.index = bold.index = names
-    shown.columns = bold.columns = measures
-    styler = shown.style.apply(lambda _: bold, axis=None)
-    if tooltips:
-        tips.index, tips.columns = names, measures
-        styler = styler.set_tooltips(tips)
-    return styler
+            text = f"{text} {marker}" if marker else text
+            tip = tooltips.get((system, col))
+            attributes = (' class="best"' if best[i, j] else "") + (f' title="{escape(tip)}"' if tip else "")
+            cells.append(f"<td{attributes}>{escape(text)}</td>")
+        rows.append(f'<tr><th class="row_heading" scope="row">{escape(str(system))}</th>{"".join(cells)}</tr>')
+    corner = escape(str(table.index.name)) if table.index.name is not None else ""
+    return (f"<style>{TABLE_CSS}</style>"
+            f'<table class="{TABLE_CLASS}"><thead><tr><th class="index_name">{corner}</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def significance_details(tests: pd.DataFrame) -> pd.DataFrame:
     """The leaderboard's paired tests (``metrics.stats.versus_baseline`` rows) as text cells for
-    ``st.table``, names escaped: the same element as the leaderboard itself, so the first screen
-    loads no interactive grid."""
+    ``st.table``, names escaped: text in the DOM, no interactive grid."""
     shown = pd.DataFrame({
         "Measure": tests["measure"].astype(str).to_numpy(),
         "Baseline mean": [f"{v:.4f}" for v in tests["baseline_mean"].to_numpy(dtype=float)],

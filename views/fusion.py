@@ -7,7 +7,7 @@ from metrics.analysis import fusion_tuning
 from metrics.report.figures import fusion as fusion_figures
 from ui import fusion, state
 from ui.ingest import md
-from ui.tables import leaderboard_styler
+from ui.tables import leaderboard_html
 from ui.text import visitor_text
 
 st.header("Fusion")
@@ -53,7 +53,7 @@ name = fusion.label(result.recipe)
 markers = {(name, row.measure): row.marker for row in versus.itertuples() if row.against.startswith("baseline")}
 st.caption(f"**{md(name)}** beside its inputs and the baseline · {state.TESTS[sel.test]}, "
            f"{state.CORRECTIONS[sel.correction]} correction · ▲/▼ against the baseline · bold: best in column")
-st.table(leaderboard_styler(table, markers, {}))
+st.html(leaderboard_html(table, markers))
 st.markdown("**Significance of the fused run** (against the baseline and the best input)")
 st.dataframe(versus[["against", "measure", "mean", "baseline_mean", "diff", "p_value", "p_adjusted", "marker",
                      "wins", "ties", "losses"]].rename(columns={"baseline_mean": "reference mean"}),

@@ -6,7 +6,7 @@ from metrics.report import export
 from metrics.report import text as report_text
 from ui import state
 from ui.compare import canonical_measures, significance, suggested_measures
-from ui.tables import leaderboard_styler, significance_details
+from ui.tables import leaderboard_html, significance_details
 from ui.text import md
 
 st.header("Leaderboard")
@@ -70,7 +70,7 @@ else:
                          "one other system")
 st.caption(f"Collection **{md(sel.collection)}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
            f"{significance_note} · bold: best in column")
-st.table(leaderboard_styler(table, markers, tips))
+st.html(leaderboard_html(table, markers, tips))
 
 if markers:
     details = st.expander("Significance details", key="significance_details_open", on_change="rerun")

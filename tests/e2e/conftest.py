@@ -363,12 +363,16 @@ _APP_IDLE_JS = """() => {
 # and a result table holds the text given as the argument; else false. Polled at every animation
 # frame (``page.wait_for_function(TABLE_SHOWN_JS, arg=text, polling="raf")``), it times a screen to
 # the frame, where Playwright's expect() retries after 100, 250, 500 and 1000 ms.
+LEADERBOARD = '[data-testid="stHtml"] table.ndcg-table'
+"""The Leaderboard's (and the Fusion page's) table: ui.tables.leaderboard_html, drawn with st.html."""
+# The page's first table, the leaderboard or an st.table (bench/bench_load.py's minimal app).
 TABLE_SHOWN_JS = """(text) => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-    const table = document.querySelector('[data-testid="stMain"] [data-testid="stTable"]');
+    const table = document.querySelector(
+        '[data-testid="stMain"] [data-testid="stTable"], [data-testid="stMain"] LEADERBOARD');
     return table && table.innerText.includes(text) ? performance.now() : false;
-}"""
+}""".replace("LEADERBOARD", LEADERBOARD)
 
 
 def wait_for_app(page, timeout: float = DEFAULT_TIMEOUT_MS, *, settle_polls: int = 3) -> None:

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 import metrics
-from tests.e2e.conftest import screenshot_dir
+from tests.e2e.conftest import LEADERBOARD, screenshot_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -109,7 +109,7 @@ def create_collection(page, wait_for_app, name: str, qrels: Path) -> None:
 
 def read_leaderboard(page) -> dict[str, dict[str, str]]:
     """{system: {measure: cell text}} of the leaderboard (markers ▲/▼ stripped)."""
-    table = main(page).locator('[data-testid="stTable"] table').first
+    table = main(page).locator(LEADERBOARD).first
     expect(table).to_be_visible(timeout=TIMEOUT)
     return table.evaluate("""(table) => {
         const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
@@ -144,7 +144,7 @@ def test_first_screen_is_the_sample_leaderboard(module_app_server, page, open_ap
 
     open_app(page, module_app_server)
 
-    table = main(page).locator('[data-testid="stTable"]').first
+    table = main(page).locator(LEADERBOARD).first
     expect(table).to_contain_text("nDCG(dcg=exp-log2)@10", timeout=TIMEOUT)
     expect(table).to_contain_text(f"{value:.4f}", timeout=TIMEOUT)
     assert read_leaderboard(page)["bm25_ce"]["nDCG(dcg=exp-log2)@10"] == f"{value:.4f}"
@@ -170,7 +170,7 @@ def test_uploaded_collection_and_runs_then_gain_switch(module_app_server, page, 
 
     sidebar(page).get_by_text("Linear (rel, as trec_eval)").click()
     wait_for_app(page)
-    table = main(page).locator('[data-testid="stTable"]').first
+    table = main(page).locator(LEADERBOARD).first
     expect(table).to_contain_text("nDCG@10", timeout=TIMEOUT)
     expect(table).not_to_contain_text("exp-log2", timeout=TIMEOUT)
     linear_means = expected_means(files, LINEAR_DEFAULT)
@@ -240,7 +240,7 @@ def test_readme_screenshots(app_server, browser, open_app, wait_for_app):
     try:
         page = context.new_page()
         open_app(page, app_server)
-        expect(main(page).locator('[data-testid="stTable"]').first).to_be_visible(timeout=TIMEOUT)
+        expect(main(page).locator(LEADERBOARD).first).to_be_visible(timeout=TIMEOUT)
         page.mouse.move(900, 850)
         page.screenshot(path=str(out / "leaderboard.png"))
         go_to(page, wait_for_app, "Curves")

@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.e2e.conftest import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, AppServer
+from tests.e2e.conftest import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, LEADERBOARD, TABLE_SHOWN_JS, AppServer
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -122,7 +122,7 @@ async def visitor(browser, url: str, i: int, record: dict) -> None:
         errors += await errors_on(page)
         for title in ("Leaderboard", "Curves", "Compare"):
             await open_page(page, title)
-            await main.locator('[data-testid="stTable"], .js-plotly-plot').first.wait_for()
+            await main.locator(f'[data-testid="stTable"], {LEADERBOARD}, .js-plotly-plot').first.wait_for()
             errors += [f"{title}: {e}" for e in await errors_on(page)]
         if name not in await main.inner_text() and name not in await page.locator(
                 '[data-testid="stSidebar"]').inner_text():

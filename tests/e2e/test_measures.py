@@ -8,6 +8,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 import metrics
+from tests.e2e.conftest import LEADERBOARD
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -19,9 +20,10 @@ def main(page):
     return page.locator('[data-testid="stMain"]')
 
 
-def table_cells(page, index: int = 0) -> dict[str, dict[str, str]]:
-    """{row label: {column: cell text}} of the index-th st.table (markers ▲/▼ stripped)."""
-    table = main(page).locator('[data-testid="stTable"] table').nth(index)
+def table_cells(page, where: str = LEADERBOARD) -> dict[str, dict[str, str]]:
+    """{row label: {column: cell text}} of the first table ``where`` selects (markers ▲/▼ stripped):
+    the leaderboard, or an st.table (``'[data-testid="stTable"] table'``)."""
+    table = main(page).locator(where).first
     expect(table).to_be_visible(timeout=TIMEOUT)
     return table.evaluate("""(table) => {
         const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
@@ -50,7 +52,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     box.get_by_role("button", name="Add").click()
     wait_for_app(page)
     values = expected(["Bpref", "IPrec@0.3", "11pt_avg"])
-    header = main(page).locator('[data-testid="stTable"] table').first.locator("thead")
+    header = main(page).locator(LEADERBOARD).first.locator("thead")
     expect(header).to_contain_text("Bpref", timeout=TIMEOUT)
     shown = table_cells(page)
     for system in RUNS:
@@ -82,7 +84,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     chart = main(page).locator('[data-testid="stPlotlyChart"]').first
     expect(chart).to_contain_text("IPrec (interpolated precision)", timeout=TIMEOUT)
     expect(chart).to_contain_text("recall", timeout=TIMEOUT)
-    shown = table_cells(page)
+    shown = table_cells(page, '[data-testid="stTable"] table')
     for system in RUNS:
         assert shown[system]["IPrec@0.3"] == f"{values.at[system, 'IPrec@0.3']:.4f}"
         assert shown[system]["11pt_avg"] == f"{values.at[system, '11pt_avg']:.4f}"

@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import open_app
+from tests.e2e.conftest import LEADERBOARD, open_app
 
 TIMEOUT = 60_000
 _LOOKUP = re.compile(r'^cache_lookups_total\{cache="([^"]+)",cache_type="[^"]+",result="(hit|miss)"\} (\d+)', re.M)
@@ -32,7 +32,7 @@ def first_screen(browser, url: str) -> str:
     try:
         page = context.new_page()
         open_app(page, url, timeout=TIMEOUT)
-        table = page.locator('[data-testid="stMain"] [data-testid="stTable"]').first
+        table = page.locator(f'[data-testid="stMain"] {LEADERBOARD}').first
         expect(table).to_contain_text("bm25_ce", timeout=TIMEOUT)
         assert page.locator('[data-testid="stException"]').count() == 0
         return table.inner_text()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, open_app, wait_for_app
+from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, LEADERBOARD, open_app, wait_for_app
 from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
 from tests.hostile_corpus import CASES
 
@@ -142,6 +142,9 @@ def test_a_script_run_name_fires_no_dialog_on_any_page(shared_app_server, visito
         sidebar(page).locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
         wait_for_app(page)
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+        if title == "Leaderboard":   # the table is HTML: the name must be its text, letter for letter
+            expect(main(page).locator(LEADERBOARD).locator("tbody th").filter(has_text=XSS)).to_have_count(1)
+            assert page.locator("img[src='x']").count() == 0
         if title == "Curves":
             main(page).locator(".js-plotly-plot").first.hover()   # hover labels hold the run names
     page.wait_for_timeout(500)

@@ -20,7 +20,15 @@ from playwright.sync_api import expect
 import metrics
 from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
+from tests.e2e.conftest import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DEFAULT_TIMEOUT_MS,
+    LEADERBOARD,
+    AppServer,
+    open_app,
+    wait_for_app,
+)
 from tests.e2e.test_dashboard import go_to, main
 from tests.e2e.test_load import errors_on, idle, run_async
 from tests.metrics.tasks.leaks import secrets_of
@@ -143,7 +151,7 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     expect(main(alpha)).to_contain_text("Added the collection", timeout=TIMEOUT)
     go_to(alpha, wait_for_app, "Leaderboard")
     expect(main(alpha)).to_contain_text("Collection Class task", timeout=TIMEOUT)
-    expect(main(alpha).locator('[data-testid="stTable"]').first).to_contain_text("dense", timeout=TIMEOUT)
+    expect(main(alpha).locator(LEADERBOARD).first).to_contain_text("dense", timeout=TIMEOUT)
 
 
 def crawl(page, url: str, *, downloads: bool = False) -> list[str]:

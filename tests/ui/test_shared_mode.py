@@ -79,7 +79,7 @@ def test_a_wrong_token_gets_a_clear_page_and_no_data(open_app, shared):
     at = visit(open_app, shared, "A" * 32)
     assert_ok(at)
     assert any("no workspace has this link" in e.value for e in at.error)
-    assert not at.sidebar.selectbox and not at.table
+    assert not at.sidebar.selectbox and not at.table and not at.html
 
 
 def test_a_read_only_link_shows_everything_and_refuses_writes(open_app, shared):

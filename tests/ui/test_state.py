@@ -10,7 +10,7 @@ import streamlit as st
 
 import metrics
 from metrics import store
-from tests.conftest import baseline_box
+from tests.conftest import baseline_box, html_tables
 from ui import caches, state
 
 LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
@@ -85,7 +85,7 @@ def test_a_second_session_evaluates_nothing_reads_no_sample_and_writes_nothing(o
     assert len(counted["rank"]) == len(counted["evaluate"]) == 4   # the four legal runs
     forget(counted)
     second = open_app(home=tmp_path / "home")          # a new session of the same server
-    assert second.table[0].value.equals(first.table[0].value)
+    assert html_tables(second)[0].equals(html_tables(first)[0])
     assert counted == NOTHING
 
 
@@ -94,12 +94,12 @@ def test_a_second_visitor_of_a_shared_server_shares_the_samples_results_and_neve
     monkeypatch.setenv("NDCG_LAB_MODE", "shared")
     home = tmp_path / "home"
     a = open_app(home=home)
-    samples = list(a.table[0].value.index)
+    samples = list(html_tables(a)[0].index)
     assert len(counted["evaluate"]) == 4
     forget(counted)
     b = open_app(home=home)                            # another visitor
     assert counted == NOTHING                          # the shared samples' results, computed once
-    assert list(b.table[0].value.index) == samples
+    assert list(html_tables(b)[0].index) == samples
     token, b_token = state.manager().create().token, state.manager().create().token  # their first changes
     mine = tmp_path / "mine.run"                       # dense with other scores: a run of its own
     mine.write_text("".join(f"{q} Q0 {d} {r} {float(score) + 0.5} mine\n" for q, _, d, r, score, *_ in
@@ -107,11 +107,11 @@ def test_a_second_visitor_of_a_shared_server_shares_the_samples_results_and_neve
     state.manager().open(token).workspace.add_run("legal", metrics.read_run(mine), name="mine")  # A's own legal
     forget(counted)
     a_again = open_app(home=home, query_params={"ws": token})
-    assert "mine" in list(a_again.table[0].value.index)
+    assert "mine" in list(html_tables(a_again)[0].index)
     assert len(counted["evaluate"]) == 5               # A's private copy: results of A's own
     forget(counted)
     b_again = open_app(home=home, query_params={"ws": b_token})
-    assert list(b_again.table[0].value.index) == samples
+    assert list(html_tables(b_again)[0].index) == samples
     assert counted == NOTHING
 
 

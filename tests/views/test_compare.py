@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import html_tables
+
 ROOT = Path(__file__).resolve().parents[2]
 MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
 
@@ -82,9 +84,10 @@ def test_leaderboard_markers_use_the_sidebar_test_and_correction(app):
     assert not at.exception
     caption = at.caption[0].value
     assert "Wilcoxon signed-rank" in caption and "Benjamini-Hochberg" in caption
-    styles = at.table[0].proto.arrow_data.styler.styles
-    assert "Wilcoxon signed-rank vs bm25: p = " in styles and "Benjamini-Hochberg-corrected p = " in styles
-    assert "▲" in at.table[0].value.loc["bm25_ce"].iloc[1]
+    tips = html_tables(at, "title")[0]
+    assert tips.loc["bm25_ce"].iloc[1].startswith("Wilcoxon signed-rank vs bm25: p = ")
+    assert "Benjamini-Hochberg-corrected p = " in tips.loc["bm25_ce"].iloc[1]
+    assert "▲" in html_tables(at)[0].loc["bm25_ce"].iloc[1]
 
 
 # --------------------------------------------------------------------------- the page's figures

@@ -8,7 +8,7 @@ import pytest
 
 import metrics
 from metrics.analysis import fusion
-from tests.conftest import assert_ok
+from tests.conftest import assert_ok, html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -28,7 +28,7 @@ def _expected(method="rrf", **options):
 
 
 def _board(at):
-    (table,) = [t.value for t in at.table]
+    (table,) = html_tables(at)
     return table
 
 
@@ -75,7 +75,7 @@ def test_storing_keeps_the_recipe_and_the_run_reaches_the_leaderboard(page):
     assert any("Stored in" in s.value for s in page.success)
     page.switch_page("views/leaderboard.py").run()
     assert_ok(page)
-    assert fused_info.name in page.table[0].value.index
+    assert fused_info.name in html_tables(page)[0].index
     stamp = state.stamp(page.session_state["_selection"], [NDCG10])   # what every export carries
     assert stamp["fusion_recipes"] == {fused_info.name: fused_info.recipe}
 

@@ -16,6 +16,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 import metrics
 from metrics import stats
 from metrics.report import export
+from tests.conftest import html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
@@ -30,13 +31,9 @@ def assert_ok(at) -> None:
     assert not at.exception, "\n".join(e.value for e in at.exception)
 
 
-def shown(at, index: int = 0):
-    """The table as text, markers dropped; names lose the invisible word joiner that ui.text.md puts
-    before anything markdown would autolink (``IPrec@0.3`` reads as an e-mail address)."""
-    table = at.table[index].value.map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
-    table.columns = [str(c).replace("\u2060", "") for c in table.columns]
-    table.index = [str(i).replace("\u2060", "") for i in table.index]
-    return table
+def shown(at):
+    """The leaderboard as text, markers dropped."""
+    return html_tables(at)[0].map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
 
 
 def opened(at, key: str):
@@ -140,7 +137,7 @@ EXP_DEFAULT = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
 def test_the_significance_details_are_a_table_of_the_paired_tests_and_no_grid(leaderboard):
     at = opened(leaderboard, "significance_details_open")
     tests = stats.versus_baseline(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), EXP_DEFAULT), "bm25")
-    details = at.table[1].value
+    details = at.table[0].value                        # the leaderboard is the page's st.html
     assert list(details.index) == list(tests["system"])
     assert list(details["Measure"]) == list(tests["measure"])
     assert list(details["p"]) == [f"{p:.4g}" for p in tests["p_value"]]
@@ -205,13 +202,13 @@ def test_every_export_says_what_its_markers_mean(open_app, deferred):
 
 def test_the_first_screen_draws_neither_the_measure_form_nor_the_details_until_opened(leaderboard):
     """A closed expander's contents are not sent: the first screen loads no form, select box or
-    text input code, and one table; opening either expander draws what it holds."""
+    text input code, and one table (the leaderboard, HTML); opening either expander draws what it holds."""
     at = leaderboard
     assert [e.label for e in at.main.expander] == ["Add a measure", "Significance details"]
-    assert len(at.table) == 1
+    assert len(html_tables(at)) == 1 and not at.table
     assert not at.text_input and not any(s.key == "add_measure_known" for s in at.selectbox)
     assert not any(b.key == "FormSubmitter:add_measure-Add" for b in at.button)
     opened(at, "add_measure_open")
     assert any(s.key == "add_measure_known" for s in at.selectbox) and at.text_input
     opened(at, "significance_details_open")
-    assert len(at.table) == 2
+    assert len(at.table) == 1

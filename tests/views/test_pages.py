@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import stats
-from tests.conftest import assert_ok, baseline_box, systems_box
+from tests.conftest import assert_ok, baseline_box, html_tables, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -63,23 +63,19 @@ def legal_means():
 
 def shown_table(at: AppTest, index: int = 0) -> pd.DataFrame:
     """The leaderboard as displayed: cell text without the ▲/▼ markers."""
-    table = at.table[index].value
+    table = html_tables(at)[index]
     return table.map(lambda text: str(text).replace("▲", "").replace("▼", "").strip())
 
 
 def markers(at: AppTest, index: int = 0) -> pd.DataFrame:
-    table = at.table[index].value
+    table = html_tables(at)[index]
     return table.map(lambda text: "▲" if "▲" in str(text) else "▼" if "▼" in str(text) else "")
 
 
 def bold_cells(at: AppTest, index: int = 0) -> set[tuple[int, int]]:
-    """(row, column) positions of the cells the Styler made bold (the CSS rides along in the proto)."""
-    css = at.table[index].proto.arrow_data.styler.styles
-    cells = set()
-    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css):
-        if "font-weight: 700" in body:
-            cells |= {(int(r), int(c)) for r, c in re.findall(r"_row(\d+)_col(\d+)", selectors)}
-    return cells
+    """(row, column) positions of the cells drawn bold (class "best", ui.tables.TABLE_CSS)."""
+    classes = html_tables(at, "class")[index].to_numpy()
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(classes == "best"))}
 
 
 def assert_values(at: AppTest, expected: pd.DataFrame) -> None:
@@ -123,7 +119,7 @@ def test_leaderboard_marks_the_best_value_of_each_column(viewer, legal_means):
     at = viewer()
 
     expected = legal_means(EXP_DEFAULT)
-    rows = list(at.table[0].value.index)
+    rows = list(html_tables(at)[0].index)
     best = {(rows.index(system), j)
             for j, measure in enumerate(expected.columns)
             for system in expected.index[expected[measure] == expected[measure].max()]}
@@ -356,7 +352,7 @@ def test_rename_delete_and_baseline(editor):
 
     at.switch_page("views/leaderboard.py").run()
     assert_ok(at)
-    assert sorted(at.table[0].value.index) == ["bm25", "bm25 + RM3", "bm25_ce"]
+    assert sorted(html_tables(at)[0].index) == ["bm25", "bm25 + RM3", "bm25_ce"]
     assert "baseline: **bm25_ce**" in at.caption[0].value
     assert (markers(at).loc["bm25_ce"] == "").all()
 
