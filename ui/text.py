@@ -31,6 +31,8 @@ _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 # Block markers at the start, followed by a space or the end: headings, bullets, rules, setext
 # underlines, ordered lists ("1." or "1)"). "-0.5" and "#1" are text and stay as they are.
 _BLOCK = re.compile(r"^(\s*)([#+\-=*_]+|\d+(?=[.)]))(?=[.)]?(?:\s|$))")
+# CommonMark's line endings: a block marker after a lone \r starts a block as after \n.
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
 WORD_JOINER = "\u2060"
 # Where GFM would start an autolink literal: http(s)://, www., and the local part of an e-mail.
 _AUTOLINK = re.compile(r"(?i)(?<![\w\u2060])(?=https?:|www\.|mailto:|xmpp:)|(?<![\w.+\-\u2060])(?=[\w.+-]+@[\w-]+\.\w)")
@@ -42,8 +44,9 @@ def md(text) -> str:
     text = _AUTOLINK.sub(WORD_JOINER, str(text))
     text = _INLINE.sub(r"\\\1", text)
     text = _UNDERSCORE.sub(r"\\_", text)
-    lines = []
-    for line in text.split("\n"):
+    lines = _LINE_END.split(text)   # lines at even positions, their ends (kept as they are) between
+    for i in range(0, len(lines), 2):
+        line = lines[i]
         match = _BLOCK.match(line)
         if match:
             marker = match.group(2)
@@ -52,8 +55,8 @@ def md(text) -> str:
                 line = line[:end] + "\\" + line[end:]
             else:
                 line = line[:match.start(2)] + "\\" + line[match.start(2):]
-        lines.append(line)
-    return "\n".join(lines)
+        lines[i] = line
+    return "".join(lines)
 
 
 def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:

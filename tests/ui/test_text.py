@@ -149,6 +149,14 @@ def test_hostile_names_titles_and_topic_text_render_as_plain_text():
         assert "$" not in md(text).replace("\\$", "")                  # no KaTeX delimiter is left bare
 
 
+def test_a_lone_carriage_return_ends_a_line_as_in_commonmark():
+    """Found by the fuzz test below (one run in many): a block marker after a lone \\r started a
+    setext heading or a list, since only \\n was taken as a line end."""
+    for text in ("item \r -", "item\r# title", "a\r\r- b", "x\r\n1. y", "x\r===", "x\r\r> quote"):
+        assert _markup(md(text)) == [], text
+        assert md(text).replace("\\", "") == text                     # the line ends kept as they were
+
+
 @settings(max_examples=300, deadline=None, database=None)
 @given(rnd=st.randoms(use_true_random=False))
 def test_mutated_hostile_text_renders_as_plain_text(rnd):
