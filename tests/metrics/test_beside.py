@@ -88,7 +88,7 @@ def test_beside_gives_the_value_or_the_error_inline_and_threaded(threaded):
     with pytest.raises(ZeroDivisionError):
         metrics.beside.beside(10**9, lambda: 1 / 0).result()
     assert len(threaded) == 2
-    metrics.beside.LARGE = 1 << 20   # monkeypatch restores 0's original after the test
+    metrics.beside.LARGE = 1 << 20   # the inline path; the fixture restores the module after the test
     assert metrics.beside.beside(3, sum, [1, 2]).result() == 3
     with pytest.raises(ZeroDivisionError):
         metrics.beside.beside(3, lambda: 1 / 0).result()
