@@ -406,8 +406,8 @@ def check_line_lengths(chunk: bytes, open_line: int, lines: int, max_line: int, 
         else:
             at = stop
     if len(chunk) - last - 1 > max_line and b"\r" not in chunk[last + 1:]:
-        raise too_long(lines + chunk.count(b"\n") + 1)
-    return len(chunk) - last - 1, lines + chunk.count(b"\n") if count else lines
+        raise too_long(lines + count_newlines(chunk) + 1)
+    return len(chunk) - last - 1, lines + count_newlines(chunk) if count else lines
 
 
 _SAVE_AS_TEXT = ("give a plain-text TREC file (gzip, bz2, xz and zstd are unpacked automatically), CSV/TSV, "
@@ -521,6 +521,20 @@ def check_text(data: bytes, kind, source: str) -> None:
             start = end
 
 
+_COUNT_SLICE = 1 << 20
+
+
+def count_newlines(data: bytes) -> int:
+    """``data.count(b"\\n")``, counted by numpy in slices of :data:`_COUNT_SLICE` bytes (each
+    slice's comparison stays in cache): several times faster than ``bytes.count``, which compares
+    byte by byte, and without holding the GIL, so a block counted on one thread leaves the
+    others running."""
+    if len(data) < _COUNT_SLICE:
+        return data.count(b"\n")
+    a = np.frombuffer(data, dtype=np.uint8)
+    return sum(int(np.count_nonzero(a[at:at + _COUNT_SLICE] == 10)) for at in range(0, len(a), _COUNT_SLICE))
+
+
 def line_ends(data: bytes) -> np.ndarray:
     """Position of the byte ending each line: \\n, a lone \\r, or the \\r of \\r\\n (as pyarrow reads)."""
     a = np.frombuffer(data, dtype=np.uint8)
@@ -536,7 +550,7 @@ def line_of_offset(data: bytes, offset: int) -> int:
     """1-based line holding byte ``offset``."""
     head = data[:offset]
     if b"\r" not in head:
-        return head.count(b"\n") + 1
+        return count_newlines(head) + 1
     return len(line_ends(head)) + 1
 
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
-from .sources import checked_blocks, read_ahead
+from .sources import checked_blocks, count_newlines, read_ahead
 from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
@@ -288,7 +288,7 @@ def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 def _row_count(lines: LineMap, norm: bytes) -> int:
     if lines.lines is not None:
         return len(lines.lines)
-    return norm.count(b"\n") + (not norm.endswith(b"\n"))
+    return count_newlines(norm) + (not norm.endswith(b"\n"))
 
 
 def _first_line_fields(norm: bytes) -> int:

@@ -7,10 +7,13 @@ import gzip
 import hashlib
 import lzma
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from metrics import io
+from metrics.errors import MetricsError
+from metrics.io import sources
 from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
 
 
@@ -59,3 +62,25 @@ def test_binary_and_undecodable_input():
           problem=r"invalid UTF-8 \(byte 0xe9 at column 11\)", fix="save the file as UTF-8")
     # valid UTF-8 is fine
     assert io.read_run("301 Q0 café 1 1.0 t\n".encode()).table["docno"][0].as_py() == "café"
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 3 * 4096 + 5, (1 << 20) + 3])
+def test_count_newlines_equals_bytes_count(monkeypatch, size):
+    rng = np.random.default_rng(size)
+    data = rng.choice(np.frombuffer(b"ab \n\r", dtype=np.uint8), size).tobytes()
+    assert sources.count_newlines(data) == data.count(b"\n")
+    monkeypatch.setattr(sources, "_COUNT_SLICE", 4096)   # many slices, the last one short
+    assert sources.count_newlines(data) == data.count(b"\n")
+    assert sources.count_newlines(b"\n" * size) == size
+
+
+def test_a_long_line_after_megabytes_of_short_ones_is_named_by_its_line():
+    short = b"1 Q0 d 1 2.5 t\n" * 100_000          # 1.5 MB, counted in slices
+    with pytest.raises(MetricsError) as info:
+        sources.check_line_lengths(short + b"x" * 5000 + b"\n", 0, 0, 4096, "r.txt")
+    assert info.value.line == 100_001
+    open_line, lines = sources.check_line_lengths(short, 0, 7, 4096, "r.txt")
+    assert (open_line, lines) == (0, 100_007)
+    with pytest.raises(MetricsError) as info:   # the next block: lines carried from the first
+        sources.check_line_lengths(b"y" * 5000 + b"\n", open_line, lines, 4096, "r.txt")
+    assert info.value.line == 100_008
