@@ -75,6 +75,31 @@ def bucket_of(qids, n_buckets: int) -> np.ndarray:
     return buckets[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
+def bucket_order(qids, n_buckets: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(rows of every bucket, the rows' stable order by bucket or None when they are in it already)
+    of one piece of a run: ``np.argsort(bucket_of(qids, n_buckets), kind="stable")``, found from
+    the runs of equal qids (a run file comes query by query): only the first row of each run is
+    hashed, the runs are sorted, and the order is spelt out from them."""
+    if isinstance(qids, pa.ChunkedArray):
+        qids = qids.combine_chunks() if qids.num_chunks != 1 else qids.chunk(0)
+    n = len(qids)
+    if n == 0:
+        return np.zeros(n_buckets, dtype=np.int64), None
+    change = pc.not_equal(qids.slice(1), qids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(np.concatenate(([True], change)))
+    del change
+    head_buckets = bucket_of(qids.take(pa.array(heads)), n_buckets)
+    lengths = np.diff(np.append(heads, n))
+    counts = np.bincount(head_buckets, weights=lengths, minlength=n_buckets).astype(np.int64)
+    if np.all(head_buckets[1:] >= head_buckets[:-1]):
+        return counts, None
+    by_bucket = np.argsort(head_buckets, kind="stable")
+    moved = lengths[by_bucket]
+    order = np.repeat(heads[by_bucket] - (np.cumsum(moved) - moved), moved)
+    order += np.arange(n, dtype=np.int64)
+    return counts, order
+
+
 def default_buckets(total_bytes: int, bucket_bytes: int = BUCKET_BYTES, workers: int = 1) -> int:
     """Buckets for an input of ``total_bytes`` (text): about ``bucket_bytes`` each, at least two per
     worker, and a multiple of ``workers`` so that the last round of buckets keeps every worker busy."""

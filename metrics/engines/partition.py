@@ -22,7 +22,7 @@ import pyarrow.fs as pafs
 
 from .. import io
 from ..errors import MetricsError
-from ..io.keys import as_array, exact_duplicates
+from ..io.keys import exact_duplicates
 from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
 from ..io.validate import RUN, encode, quoting
 from ..settings import check_server_source
@@ -373,7 +373,7 @@ def duplicates(table: pa.Table, parts: Sequence[tuple[str, str, int]], on_duplic
     """
     if table.num_rows < 2:
         return None
-    qid, docno = as_array(table["qid"]), as_array(table["docno"])
+    qid, docno = table["qid"], table["docno"]   # chunked as memory-mapped: hashed chunk by chunk, no copy
     qcode, _ = encode(qid)
     found = exact_duplicates(qid, docno, qcode)
     if found is None:

@@ -51,7 +51,7 @@ from ..io.sources import (
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
 from ..io.validate import RUN, Origin, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
-from .buckets import bucket_of
+from .buckets import bucket_order
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
                                 # passes over a piece (NUL, ASCII, line ends, the parse) find it in the CPU cache
@@ -314,11 +314,8 @@ class _Writers:
             pending.result()
 
     def _write(self, table: pa.Table) -> None:
-        bucket = bucket_of(table["qid"], self.n_buckets)
-        # a stable sort of 16-bit keys is numpy's radix sort: one pass
-        order = np.argsort(bucket.astype(np.uint16) if self.n_buckets <= 1 << 16 else bucket, kind="stable")
-        counts = np.bincount(bucket, minlength=self.n_buckets)
-        ordered = table.take(pa.array(order)) if len(order) else table
+        counts, order = bucket_order(table["qid"], self.n_buckets)
+        ordered = table if order is None else table.take(pa.array(order))
         start = 0
         for b in np.flatnonzero(counts):
             b = int(b)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import zlib
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -21,6 +22,23 @@ def test_bucket_is_crc32_of_the_qid_bytes_mod_n():
     qids = ["q1", "", "héllo", "10", "9", "a" * 300]
     assert scale.crc32(pa.array(qids)).tolist() == [zlib.crc32(q.encode()) for q in qids]
     assert scale.bucket_of(pa.array(qids * 3), 7).tolist() == [zlib.crc32(q.encode()) % 7 for q in qids * 3]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bucket_order_is_the_stable_sort_of_the_rows_by_bucket(seed):
+    """Runs of equal qids (a query that comes back later too), in one chunk or two."""
+    rng = np.random.default_rng(seed)
+    qids = [q for _ in range(60) for q in [f"q{rng.integers(0, 25)}"] * int(rng.integers(1, 12))]
+    n_buckets = int(rng.integers(1, 9))
+    for arr in (pa.array(qids), pa.chunked_array([pa.array(qids[:37]), pa.array(qids[37:])])):
+        counts, order = buckets.bucket_order(arr, n_buckets)
+        bucket = scale.bucket_of(arr, n_buckets)
+        expected = np.argsort(bucket, kind="stable")
+        assert (np.arange(len(qids)) if order is None else order).tolist() == expected.tolist()
+        assert counts.tolist() == np.bincount(bucket, minlength=n_buckets).tolist()
+    ordered = sorted(qids, key=lambda q: zlib.crc32(q.encode()) % n_buckets)
+    assert buckets.bucket_order(pa.array(ordered), n_buckets)[1] is None   # already in bucket order
+    assert buckets.bucket_order(pa.array([], pa.string()), 3)[0].tolist() == [0, 0, 0]
 
 
 def test_default_buckets_fill_every_worker():
