@@ -12,6 +12,9 @@ import pyarrow.compute as pc
 
 from ..ranking import offsets_of, take
 
+_LONG = 256
+"""Strings longer than this many bytes are hashed by their ends and length (:func:`string_hash`)."""
+
 
 def string_hash(arr: pa.Array) -> np.ndarray:
     """64-bit hash of every string of ``arr``: its bytes zero-padded to whole 8-byte
@@ -25,13 +28,21 @@ def string_hash(arr: pa.Array) -> np.ndarray:
         arr = arr.cast(pa.string())
     lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.uint64)
     width = (int(lengths.max()) + 7) // 8 * 8 or 8
-    if width > 256:
-        # Very long ids (URLs): hash the first and last 128 bytes and the length.
-        raw = arr.view(pa.binary())
+    if width > _LONG:
+        # Very long ids (URLs): hash the first and last 128 bytes and the length. Only those: a
+        # string's hash never depends on the others beside it (chunks of one column differ).
+        long = lengths > np.uint64(_LONG)
+        h = np.empty(n, dtype=np.uint64)
+        short = np.flatnonzero(~long)
+        if len(short):
+            h[short] = string_hash(arr.take(pa.array(short)))
+        rows = np.flatnonzero(long)
+        raw = arr.take(pa.array(rows)).view(pa.binary())
         head = string_hash(pc.binary_slice(raw, 0, 128).view(pa.string()))   # no UTF-8 check on the cut
         tail = string_hash(pc.binary_slice(raw, -128).view(pa.string()))
         with np.errstate(over="ignore"):
-            return _mix(head * np.uint64(0x9E3779B97F4A7C15) ^ tail) ^ lengths
+            h[rows] = _mix(head * np.uint64(0x9E3779B97F4A7C15) ^ tail) ^ lengths[rows]
+        return h
     padded = pc.ascii_rpad(arr, width, "\x00")   # pads by bytes, for any UTF-8
     offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=padded.offset + n + 1)[padded.offset:]
     first = int(offsets[0])

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 
 from metrics import io
 from metrics.io import keys
@@ -64,10 +65,16 @@ def test_string_hash_does_not_depend_on_the_other_strings_of_a_chunk():
     alone = keys.string_hash(pa.array(["abc", "abcdefgh", "abcdefghi"]))
     beside_long = keys.string_hash(pa.array(["abc", "abcdefgh", "abcdefghi", "x" * 40]))
     assert list(alone) == list(beside_long[:3])
+    # beside an id long enough to be hashed by its ends (a URL), too
+    url = "http://example.org/" + "x" * 300
+    beside_url = keys.string_hash(pa.array(["abc", url, "abcdefgh", "abcdefghi"]))
+    assert list(alone) == [beside_url[0], *beside_url[2:]]
+    assert beside_url[1] == keys.string_hash(pa.array([url]))[0]
 
 
-def test_duplicates_across_chunks_of_different_widths_are_found():
-    docno = pa.chunked_array([pa.array(["d1", "d2"]), pa.array(["d1", "a-much-longer-docno-than-eight-bytes"])])
+@pytest.mark.parametrize("other", ["a-much-longer-docno-than-eight-bytes", "http://example.org/" + "x" * 300])
+def test_duplicates_across_chunks_of_different_widths_are_found(other):
+    docno = pa.chunked_array([pa.array(["d1", "d2"]), pa.array(["d1", other])])
     found = keys.exact_duplicates(pa.chunked_array([pa.array(["1", "1"]), pa.array(["1", "1"])]), docno,
                                   np.zeros(4, dtype=np.int32))
     assert found is not None and list(found[0]) == [2] and list(found[1]) == [0]

@@ -210,6 +210,22 @@ def test_large_files_read_in_blocks_equal_the_whole_file(tmp_path, monkeypatch):
     assert io.read_run(path).table.equals(whole.table)
 
 
+def test_a_duplicate_beside_a_url_docno_is_found_in_blocks(tmp_path, monkeypatch):
+    """A chunk holding a docno longer than 256 bytes hashed its short docnos another way, so a
+    docno repeated from another chunk went unseen (and trec_eval refuses the file)."""
+    monkeypatch.setattr(trec, "FILE_BLOCK", 4096)
+    lines = [f"1 Q0 d{i} {i + 1} {1000 - i} t" for i in range(400)]
+    lines[299] = "1 Q0 d5 300 701 t"
+    lines[300] = "1 Q0 http://example.org/" + "x" * 300 + " 301 700 t"
+    lines[301] = "1 Q0 d5 302 699 t"   # the url shares its chunk with one of them at least
+    path = write(tmp_path, "big.txt", ("\n".join(lines) + "\n").encode())
+    run = io.read_run(path, on_duplicate="first")
+    assert [(f.kind, f.count) for f in run.findings if f.kind == "duplicates"] == [("duplicates", 2)]
+    assert run.table.equals(_read_whole(path, on_duplicate="first").table)
+    with pytest.raises(MetricsError, match="'d5' appears twice"):
+        io.read_run(path)
+
+
 @pytest.mark.parametrize("change", ["score", "blank", "comment", "tab", "crlf", "double_space", "duplicate",
                                     "nan", "utf8", "nul", "short"])
 def test_blocks_leave_every_problem_to_the_whole_file_path(tmp_path, monkeypatch, change):
