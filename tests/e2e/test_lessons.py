@@ -10,6 +10,8 @@ import re
 from math import log2
 from urllib.parse import parse_qs, urlparse
 
+from playwright.sync_api import expect
+
 from metrics.analysis import lessons
 from tests.e2e.conftest import screenshot_dir
 from tests.e2e.test_sharing import arrive
@@ -132,6 +134,8 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
     assert _param(page, "lesson") == "gain" and _param(page, "ws") == token
     page.get_by_text("Ask the class (live check)").click()
     _click(page, wait_for_app, "Open a live check of this question")
+    # the address the rerun writes: wait_for_app may return before a loaded server starts that rerun
+    page.wait_for_url(re.compile(r"(?=.*[?&]live=[^&])(?=.*[?&]key=[^&])"))
     code, key = _param(page, "live"), _param(page, "key")
     assert code and key and _param(page, "ws") == token
 
@@ -144,18 +148,19 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
         for tab, answer in zip(tabs, answers):
             _type_answer(tab, wait_for_app, answer)
             _click(tab, wait_for_app, "Send my answer")
-            assert tab.get_by_text("Answer sent.", exact=False).count() == 1
+            expect(tab.get_by_text("Answer sent.", exact=False)).to_have_count(1)
             assert "key" not in tab.url
     finally:
         for phone in phones:
             phone.close()
     _click(page, wait_for_app, "Refresh")
+    expect(page.get_by_text("4 answers", exact=False)).to_have_count(1)
     table = page.locator('[data-testid="stTable"]').last
     rows = {r.locator("th").first.inner_text(): r.locator("td").first.inner_text()
             for r in table.locator("tbody tr").all()}
     assert rows == {"0.60": "2", "0.75": "1", "0.50": "1"}
     assert page.get_by_text("4 answers", exact=False).count() == 1
     _click(page, wait_for_app, "Reveal the answer")
-    assert page.get_by_text("The answer: 0.6048", exact=False).count() == 1
+    expect(page.get_by_text("The answer: 0.6048", exact=False)).to_have_count(1)
     assert _param(page, "ws") == token
     page.screenshot(path=str(screenshot_dir() / "learn-live.png"), full_page=True)
