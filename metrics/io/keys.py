@@ -37,7 +37,7 @@ def string_hash(arr: pa.Array) -> np.ndarray:
         if len(short):
             h[short] = string_hash(arr.take(pa.array(short)))
         rows = np.flatnonzero(long)
-        raw = arr.take(pa.array(rows)).view(pa.binary())
+        raw = (arr if len(rows) == n else arr.take(pa.array(rows))).view(pa.binary())
         head = string_hash(pc.binary_slice(raw, 0, 128).view(pa.string()))   # no UTF-8 check on the cut
         tail = string_hash(pc.binary_slice(raw, -128).view(pa.string()))
         with np.errstate(over="ignore"):
