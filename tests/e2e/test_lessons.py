@@ -133,9 +133,15 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
     wait_for_app(page)
     assert _param(page, "lesson") == "gain" and _param(page, "ws") == token
     page.get_by_text("Ask the class (live check)").click()
+    expect(_button(page, "Open a live check of this question")).to_be_visible()
+    wait_for_app(page)
     _click(page, wait_for_app, "Open a live check of this question")
     # the address the rerun writes: wait_for_app may return before a loaded server starts that rerun
-    page.wait_for_url(re.compile(r"(?=.*[?&]live=[^&])(?=.*[?&]key=[^&])"))
+    try:
+        page.wait_for_url(re.compile(r"(?=.*[?&]live=[^&])(?=.*[?&]key=[^&])"))
+    except Exception as exc:   # what the page showed instead, for the next reader of a failure
+        raise AssertionError(f"no live check in the address {page.url}; the page said: "
+                             f"{page.locator('body').inner_text()[:3000]!r}") from exc
     code, key = _param(page, "live"), _param(page, "key")
     assert code and key and _param(page, "ws") == token
 
