@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
@@ -69,8 +70,17 @@ def test_an_upload_is_kept_through_an_instant_page_switch_and_bounds_refuse_a_wh
     # a run dropped, and the Leaderboard clicked as soon as its bytes are on the server
     quick = variant_run(LEGAL / "dense.run", tmp_path, "quick_switch.run")
     box = main(page).locator('[data-testid="stFileUploader"]').filter(has_text=RUNS_LABEL)
+    wait_for_app(page)   # the refusal's run is over: the run seen below is the upload's own
     with page.expect_response(lambda r: "/_stcore/upload_file" in r.url and r.request.method == "PUT"):
         box.locator('input[type="file"]').set_input_files(str(quick))
+    # ... once the browser has handed the file to its widget, which starts the run that brings it:
+    # a click in the instant between the PUT's answer and that drops the file in Streamlit's frontend,
+    # before any app code can see it (most likely the two CI failures: the refusal's run was still
+    # going, so the click did not wait for the upload's)
+    try:
+        page.wait_for_function(_SCRIPT_RUNNING_JS, timeout=5_000)
+    except PlaywrightTimeout:
+        pass   # that run began and ended between two polls: the click below comes after it
     sidebar(page).locator('[data-testid="stSidebarNavLink"]').filter(has_text="Leaderboard").first.click()
     wait_for_app(page)
     go_to(page, wait_for_app, "Data")
@@ -78,6 +88,10 @@ def test_an_upload_is_kept_through_an_instant_page_switch_and_bounds_refuse_a_wh
         expect(runs_table(page)).to_contain_text("quick_switch", timeout=DEFAULT_TIMEOUT_MS)
     except AssertionError as exc:   # what the page said instead (it failed twice in a full CI run, never alone)
         raise AssertionError(f"{exc}\nthe page said: {page.locator('body').inner_text()[:3000]!r}") from None
+
+
+_SCRIPT_RUNNING_JS = """() => document.querySelector('[data-testid="stApp"]')
+    ?.getAttribute('data-test-script-state') === 'running'"""
 
 
 def test_titles_run_names_and_a_collection_name_stay_text(server, page, tmp_path):
