@@ -266,6 +266,19 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno: Docnos, rank: np.nda
     return order, q, p
 
 
+def run_heads(values) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, length) of every run of equal neighbouring values of ``values`` (an array or a
+    chunked array, no nulls). Runs and qrels come in blocks of one query, so work per distinct
+    value is done once per block: on ``values.take(heads)``, then repeated by the lengths."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(values.slice(1), values.slice(0, n - 1))
+    change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(np.concatenate(([True], change)))
+    return heads, np.diff(np.append(heads, n))
+
+
 def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
     """Index of every row's qid in the sorted ``qids`` (-1 if absent).
 
@@ -275,11 +288,9 @@ def _query_codes(qid: pa.Array, qids: pa.Array) -> np.ndarray:
     n = len(qid)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    change = pc.not_equal(qid.slice(1), qid.slice(0, n - 1))
-    change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
-    heads = np.concatenate(([0], np.flatnonzero(change) + 1))
+    heads, lengths = run_heads(qid)
     codes = _codes(take(qid, heads), qids).astype(np.int32)
-    return np.repeat(codes, np.diff(np.append(heads, n)))
+    return np.repeat(codes, lengths)
 
 
 def _numpy(column, dtype) -> np.ndarray:

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from ..errors import MetricsError
 from ..evaluate import run_specs
 from ..io.sources import compression_of, expand, filesystem, is_url
+from ..ranking import run_heads
 
 HASH = "crc32(utf-8 qid) mod N"
 
@@ -85,11 +86,8 @@ def bucket_order(qids, n_buckets: int) -> tuple[np.ndarray, np.ndarray | None]:
     n = len(qids)
     if n == 0:
         return np.zeros(n_buckets, dtype=np.int64), None
-    change = pc.not_equal(qids.slice(1), qids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    heads = np.flatnonzero(np.concatenate(([True], change)))
-    del change
+    heads, lengths = run_heads(qids)
     head_buckets = bucket_of(qids.take(pa.array(heads)), n_buckets)
-    lengths = np.diff(np.append(heads, n))
     counts = np.bincount(head_buckets, weights=lengths, minlength=n_buckets).astype(np.int64)
     if np.all(head_buckets[1:] >= head_buckets[:-1]):
         return counts, None

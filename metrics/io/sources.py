@@ -1,7 +1,7 @@
 """Open sources and sniff their bytes: the one table of compression magic bytes, decompression,
 UTF-8 and NUL checks, and the line arithmetic that error messages need.
 
-About 780 lines, one file: everything that looks at a source before a reader parses it (its
+About 795 lines, one file: everything that looks at a source before a reader parses it (its
 path or URL, its magic bytes, its compression, its size within the operator's upload bounds,
 its encoding, its inflated blocks as they stream), so that every reader and the streaming engine
 sniff and bound inflation with the same table and the same counters.

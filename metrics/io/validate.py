@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..ranking import canonical_order, offsets_of, positions, take
+from ..ranking import canonical_order, offsets_of, positions, run_heads, take
 from .keys import exact_duplicates
 from .sources import line_ends, line_text
 
@@ -426,12 +426,9 @@ def encode(values) -> tuple[np.ndarray, pa.Array]:
             codes = np.concatenate([c.indices.to_numpy() for c in chunks]) if chunks else np.zeros(0, np.int32)
             return codes, chunks[-1].dictionary if chunks else pa.array([], values.type)
         return encoded.indices.to_numpy(), encoded.dictionary
-    change = pc.not_equal(values.slice(1), values.slice(0, n - 1))
-    change = change.to_numpy() if isinstance(change, pa.ChunkedArray) else change.to_numpy(zero_copy_only=False)
-    heads = np.flatnonzero(np.concatenate(([True], change)))
-    del change
+    heads, lengths = run_heads(values)
     encoded = pc.dictionary_encode(take(values, heads))
-    return np.repeat(encoded.indices.to_numpy(), np.diff(np.append(heads, n))), encoded.dictionary
+    return np.repeat(encoded.indices.to_numpy(), lengths), encoded.dictionary
 
 
 def _run_duplicates(qid, docno, qcode, kind, origin: Origin, on_duplicate, findings) -> np.ndarray | None:

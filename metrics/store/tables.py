@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..errors import MetricsError
 from ..io.tables import is_frame
+from ..ranking import run_heads
 
 if TYPE_CHECKING:  # pandas is imported where a frame is read or made: evaluating a stored run needs none
     import pandas as pd
@@ -214,12 +215,10 @@ def _coded_run(cur, object_id: int, table: pa.Table) -> pa.Table:
     """The run's lines with qid and tag replaced by codes (columns q, t), their values stored in run_keys."""
     columns = {"pos": table.column("pos"), "docno": table.column("docno"), "score": table.column("score"),
                "rank": table.column("rank")}
-    n = table.num_rows
     for key, column in _CODED:
         text = table.column(key).combine_chunks()
         # Runs come in blocks of one qid (and one tag): encode the first value of each block only.
-        change = pc.not_equal(text.slice(1), text.slice(0, max(n - 1, 0))).to_numpy(zero_copy_only=False)
-        heads = np.concatenate(([0], np.flatnonzero(change) + 1)) if n else np.zeros(0, dtype=np.int64)
+        heads, lengths = run_heads(text)
         coded = pc.dictionary_encode(text.take(pa.array(heads)))
         values = coded.dictionary
         # codes are the values' ranks, so that a migrated file and a new one store the same codes
@@ -227,7 +226,7 @@ def _coded_run(cur, object_id: int, table: pa.Table) -> pa.Table:
         rank_of = np.empty(len(order), dtype=np.int32)
         rank_of[order] = np.arange(len(order), dtype=np.int32)
         head_codes = rank_of[coded.indices.to_numpy(zero_copy_only=False)]
-        columns[column] = pa.array(np.repeat(head_codes, np.diff(np.append(heads, n))))
+        columns[column] = pa.array(np.repeat(head_codes, lengths))
         keys = pa.table({"code": pa.array(np.arange(len(order), dtype=np.int32)), "value": values.take(order)})
         cur.register("incoming_keys", keys)
         try:
