@@ -114,6 +114,8 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                 run = None   # the whole-file path below names the problem
             if run is not None:
                 return run
+        if kind is QRELS:
+            _check_head(path, kind, source or path.name)
         try:
             raw = read_path(path, source or path.name)
         except FileNotFoundError:
@@ -184,6 +186,21 @@ def _plain_trec_head(head: bytes) -> bool:
         return False
     first = FIRST_DATA_LINE.search(head)
     return first is not None and first.start(1) == 0
+
+
+def _check_head(path: Path, kind: Kind, source: str) -> None:
+    """A TREC text file whose first data line has the wrong number of fields (a run given as
+    qrels) refused from its first bytes, before the file is read whole. Only plain ASCII text is
+    judged so; the first problem in the file is the one named (a bad byte further on, which
+    reading the file whole would name first, is not looked for)."""
+    try:
+        with open(path, "rb") as f:
+            head = without_bom(f.read(trec.HEAD_BYTES + 1))
+    except OSError:
+        return   # the whole-file path names the problem
+    if len(head) > trec.HEAD_BYTES and head.isascii() and b"\x00" not in head \
+            and compression_of(head[:6]) is None and layout_of(head) == "text":
+        trec.check_head(head, kind, source)
 
 
 PLAIN_RATIO = 16
