@@ -43,13 +43,18 @@ sys.path.insert(0, str(BENCH))
 
 from run import MEASURES, PYTREC_MEASURES, machine, trec_dicts  # noqa: E402
 
-ENGINES = ["default", "local", "streaming", "dask-1", "dask-2", "pytrec_eval", "trec_eval"]
+ENGINES = ["default", "local", "streaming", "bucketed", "dask-1", "dask-2", "pytrec_eval", "trec_eval"]
 NOTES = {
     "default": "`metrics.evaluate(qrels, run, suite)` with no engine named: streaming when the run file holds "
                "more text than `streaming_threshold()` (RAM / 16), else local (`buckets.choose_engine`)",
     "local": "`metrics.evaluate(..., engine=\"local\")`: parse the whole run in memory, rank, score",
-    "streaming": "`metrics.evaluate(..., engine=\"streaming\")`: partition into buckets by crc32(qid) "
-                 "(Arrow IPC, bounded memory), then score the buckets on one thread per core in this process",
+    "streaming": "`metrics.evaluate(..., engine=\"streaming\")`: a run whose queries come one after another "
+                 "is read and scored in one pass, a query at a time, on one thread per core "
+                 "(`metrics.engines.contiguous`: no buckets, so no partition s, score s or buckets); any other "
+                 "run as `bucketed`",
+    "bucketed": "`metrics.evaluate(..., engine=\"streaming\", buckets=N)` (N: `default_buckets`): partition "
+                "into buckets by crc32(qid) (Arrow IPC, bounded memory), then score the buckets on one thread "
+                "per core in this process",
     "dask-1": "`metrics.evaluate(..., engine=\"dask\", scheduler=...)` on a LocalCluster of 1 worker process "
               "(1 thread): partition tasks and bucket tasks run on the worker",
     "dask-2": "the same on a LocalCluster of 2 worker processes (1 thread each)",
@@ -155,6 +160,10 @@ def worker(engine: str, lines: int, repeats: int, buckets: int | None) -> dict:
         options = {"engine": "dask", "scheduler": cluster.scheduler_address, "buckets": buckets}
     elif engine == "streaming":
         options = {"engine": "streaming", "buckets": buckets}
+    elif engine == "bucketed":
+        from metrics.engines.buckets import default_buckets, local_threads
+        options = {"engine": "streaming",
+                   "buckets": buckets or default_buckets(run_path.stat().st_size, workers=local_threads())}
     elif engine == "local":
         options = {"engine": "local"}
     elif engine == "default":

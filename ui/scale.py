@@ -91,9 +91,11 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
     bar = st.progress(0.0, text=f"{label}: starting the streaming engine…")
 
     def progress(done: int, total: int, message: str) -> None:
-        # The partition phase fills the first half of the bar, the buckets the second.
-        half = 0.0 if message.startswith("partition") else 0.5
-        fraction = half + 0.5 * (done / total if total else 1.0)
+        # The partition phase fills the first half of the bar, the buckets the second; a run read
+        # and scored in one pass (its queries one after another) fills it as it is read.
+        share = done / total if total else 1.0
+        fraction = share if message.startswith("read") else \
+            (0.0 if message.startswith("partition") else 0.5) + 0.5 * share
         bar.progress(min(fraction, 1.0), text=f"{label}: {message}")
 
     started = time.perf_counter()
@@ -126,9 +128,15 @@ def evaluate_large(path: str, sel, ws, *, name: str | None = None, size: int | N
     st.session_state.setdefault(_RESULTS, []).append(result)
     ingest.report("success", f"Evaluated **{md(result['name'])}** from {md(label)} "
                              f"({human_bytes(size)}) with the "
-                             f"**streaming** engine in {seconds:.1f} s ({result['buckets']} buckets, "
+                             f"**streaming** engine in {seconds:.1f} s ({_how(result['buckets'])}, "
                              f"{result['queries']:,} queries).")
     return result
+
+
+def _how(buckets: int) -> str:
+    """How the streaming engine went through a run: in buckets, or in one pass (its queries came
+    one after another, see metrics.engines.contiguous)."""
+    return f"{buckets} buckets" if buckets else "one pass"
 
 
 def section(sel, ws) -> None:
@@ -160,5 +168,5 @@ def section(sel, ws) -> None:
         st.markdown("**Large runs evaluated in this session**")
         st.table(plain_frame(pd.DataFrame([{
             "name": r["name"], "file": r["file"], "size": human_bytes(r["size"]), "engine": r["engine"],
-            "buckets": r["buckets"], "time (s)": f"{r['seconds']:.1f}", "queries": f"{r['queries']:,}",
+            "buckets": _how(r["buckets"]), "time (s)": f"{r['seconds']:.1f}", "queries": f"{r['queries']:,}",
             **{m: f"{v:.4f}" for m, v in r["means"].iloc[0].items()}} for r in results])))

@@ -1,6 +1,7 @@
-"""Engines behind ``metrics.evaluate``: ``local`` (in memory), ``streaming`` (the run split into
-buckets by query and scored one bucket at a time) and ``dask`` (the buckets mapped over a Dask
-cluster). All three give identical per-query values; the streaming and Dask engines bound
+"""Engines behind ``metrics.evaluate``: ``local`` (in memory), ``streaming`` (a run file whose
+queries come one after another read and scored in one pass, :mod:`.contiguous`; any other run
+split into buckets by query and scored one bucket at a time) and ``dask`` (the buckets mapped
+over a Dask cluster). All three give identical per-query values; the streaming and Dask engines bound
 memory by a bucket. See docs/scale.md.
 
 Only ``local`` and ``buckets`` are imported with the package, so that evaluating in memory

@@ -280,7 +280,7 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
                 if len(results) < len(futures):
                     for future in futures:
                         future.cancel()
-                    _request_stop(tmp)
+                    request_stop(tmp)
         return results
     from dask.distributed import as_completed, wait
     futures = client.map(partition_part, parts, out=tmp, n_buckets=n_buckets, piece_bytes=piece_bytes,
@@ -301,7 +301,7 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
             # Cancelling a future does not stop a task that already runs on a worker: it would
             # go on writing into ``tmp`` after the caller removed it. Ask every task to stop,
             # then wait until each has ended, so that nothing writes once this returns.
-            _request_stop(tmp)
+            request_stop(tmp)
             wait(futures)
     for i in range(len(parts)):
         if i not in finished:
@@ -312,7 +312,8 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
     return results
 
 
-def _request_stop(tmp: str) -> None:
+def request_stop(tmp: str) -> None:
+    """Ask every task writing into ``tmp`` to stop at its next piece (:data:`metrics.engines.parts.STOP`)."""
     fs, root = filesystem(tmp)
     with fs.open_output_stream(join_path(root, STOP)) as f:
         f.write(b"stop")

@@ -391,7 +391,7 @@ def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_g
             elif part.kind == "whole":
                 _partition_whole(part, fs, inner, writers, result, on_duplicate)
             else:
-                _partition_text(part, fs, inner, writers, result, piece_bytes, on_bytes)
+                partition_text(part, fs, inner, writers, result, piece_bytes, on_bytes)
     except MetricsError as exc:
         result.error = (exc.problem, exc.source, exc.line, exc.fix)
     except Stopped:
@@ -402,8 +402,11 @@ def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_g
     return result
 
 
-def _partition_text(part: Part, fs, inner: str, writers: _Writers, result: PartResult, piece_bytes: int,
-                    on_bytes) -> None:
+def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piece_bytes: int,
+                   on_bytes) -> None:
+    """Read a text part piece by piece: each piece checked, parsed and handed to ``writers.write``
+    (the fragment writers, or :mod:`metrics.engines.contiguous`'s scoring sink; either has
+    ``fs`` and ``root``, the folder where the driver asks for a stop)."""
     with fs.open_input_file(inner) as raw:
         start = part.start
         if start > 0:

@@ -31,7 +31,16 @@ from ..measures import parse
 from ..ranking import rank
 from .buckets import PARTITIONED, bucket_of, check_engine, local_threads
 from .dask import client_for, is_local_address
-from .partition import Partition, Progress, duplicates, partition, read_fragments, remove_tree, task_parts
+from .partition import (
+    Partition,
+    Progress,
+    duplicates,
+    partition,
+    read_fragments,
+    read_qrels_at,
+    remove_tree,
+    task_parts,
+)
 from .parts import PIECE_BYTES, RANGE_BYTES, ROW_GROUP_ROWS, read_ipc
 
 
@@ -81,14 +90,21 @@ def _score_bucket(task: BucketTask, tables) -> tuple[np.ndarray, dict[str, np.nd
     keep = duplicates(table, task_parts(task), options["on_duplicate"])
     if keep is not None:
         table = table.filter(pa.array(keep))
-    run = io.Run(table.select(["qid", "docno", "score", "rank"]), task.name, ", ".join(task.sources), "", [])
+    return score_rows(table, qrels_table, proxy_table, options, task.name, task.measures)
+
+
+def score_rows(table: pa.Table, qrels_table: pa.Table, proxy_table: pa.Table | None, options: dict, name: str,
+               measures) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+    """(qids, {measure: values}, rows) of run rows free of repeated documents, with the qrels (and
+    proxy qrels) of their queries: the metrics kernels, as the local engine runs them."""
+    run = io.Run(table.select(["qid", "docno", "score", "rank"]), name, name, "", [])
     qrels = io.Qrels(qrels_table, "qrels", "qrels", "", [])
     proxy = None if proxy_table is None else io.Qrels(proxy_table, "proxy", "proxy", "", [])
     ranked = rank(run, qrels, missing=options["missing"], ties=options["ties"], max_depth=options["max_depth"],
-                  inferred=proxy, name=task.name)
+                  inferred=proxy, name=name)
     if options["judged_only"]:
         ranked = ranked.condensed()
-    values = evaluate_ranked(ranked, list(task.measures), rel_level=options["rel_level"])
+    values = evaluate_ranked(ranked, list(measures), rel_level=options["rel_level"])
     return ranked.qids, values, table.num_rows
 
 
@@ -122,8 +138,7 @@ def evaluate_partition(part: Partition | str, measures, *, engine: str = "stream
     if ties == "rank" and not part.has_rank:
         ties = "score"   # ranks were computed from the scores (metrics.io's rule): the same order
     names = list(dict.fromkeys(str(parse(m)) for m in measure_list(measures)))
-    options = {"missing": missing, "judged_only": bool(judged_only), "max_depth": max_depth,
-               "rel_level": int(rel_level), "ties": ties, "on_duplicate": on_duplicate}
+    options = _options(missing, judged_only, max_depth, rel_level, ties, on_duplicate)
     tasks = _tasks(part, names, options)
     system = name or part.name
     report = progress or (lambda done, total, message: None)
@@ -140,6 +155,17 @@ def evaluate_partition(part: Partition | str, measures, *, engine: str = "stream
         if close is not None:
             close()
     return _assemble(system, [results[b] for b in range(total)], names)
+
+
+def _options(missing: str, judged_only: bool, max_depth: int | None, rel_level: int, ties: str,
+             on_duplicate: str) -> dict:
+    """The options of a bucket task (and of :func:`score_rows`)."""
+    return {"missing": missing, "judged_only": bool(judged_only), "max_depth": max_depth,
+            "rel_level": int(rel_level), "ties": ties, "on_duplicate": on_duplicate}
+
+
+def _quiet(done: int, total: int, message: str) -> None:
+    pass
 
 
 def _score_buckets(tasks: list[BucketTask], engine: str, client, results: dict, report, system: str,
@@ -228,6 +254,7 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
     client, close = (None, lambda: None)
     threads = local_threads() if engine == "streaming" else 1
     frames = []
+    judgments = None   # the qrels, read once for the runs scored without a partition
     try:
         if engine == "dask":
             client, close = client_for(scheduler, workers)
@@ -235,8 +262,21 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
             if not is_shards(spec) and not (isinstance(spec, (str, Path))):
                 spec, given_name = _spill(spec, given_name, base, i, on_duplicate)
             system = given_name or shard_name(spec if isinstance(spec, (list, tuple)) else str(spec))
+            if engine == "streaming" and buckets is None and o.inferred is None and isinstance(spec, (str, Path)):
+                from . import contiguous
+
+                if judgments is None:
+                    judgments = read_qrels_at(qrels, allowed=allowed)
+                options = _options(o.missing, o.judged_only, o.max_depth, o.rel_level, o.ties, on_duplicate)
+                frame = contiguous.evaluate(spec, judgments, list(dict.fromkeys(names)), options, name=system,
+                                            threads=threads, progress=progress or _quiet, piece_bytes=piece_bytes,
+                                            allowed=allowed)
+                if frame is not None:
+                    frames.append(frame)
+                    continue
             out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
-            part = partition(spec, qrels, out, n_buckets=buckets, name=system, inferred=o.inferred,
+            given = qrels if judgments is None else judgments
+            part = partition(spec, given, out, n_buckets=buckets, name=system, inferred=o.inferred,
                              on_duplicate=on_duplicate, piece_bytes=piece_bytes, range_bytes=range_bytes,
                              row_group_rows=row_group_rows, progress=progress, client=client, threads=threads,
                              allowed=allowed)

@@ -67,7 +67,7 @@ def terminal_progress(stream=None, *, min_interval: float = 0.5) -> Progress:
         if not final and now - last["t"] < min_interval:
             return
         last["t"] = now
-        if message.startswith("partition") and total:
+        if message.startswith(("partition", "read")) and total:
             text = f"{message}: {100 * done / total:5.1f}% ({human_bytes(done)} of {human_bytes(total)})"
         else:
             text = f"{message} [{done}/{total}]"

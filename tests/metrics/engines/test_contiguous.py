@@ -1,0 +1,138 @@
+"""metrics.engines.contiguous: a run of contiguous queries scored as it is read, without a partition.
+
+Its values must be the local engine's to the bit, whatever the cuts between pieces and ranges
+fall on; whatever it cannot prove (a query that comes back, a repeated document, a bad line, a
+compressed file) must send the run to the partition, which words the error as before.
+"""
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from metrics import io
+from metrics.engines import contiguous
+from metrics.engines import streaming as streaming_engine
+from metrics.engines.streaming import _options
+from metrics.errors import MetricsError
+from tests.metrics.engines.collection import MEASURES
+
+QUERIES = [f"q{i}" for i in range(40)] + ["101", "9", "x1"]      # x1: not judged
+MISSING = {"q7", "q30"}                                            # judged, not in the run
+
+
+def _write(folder, seed: int = 5, big: str | None = None):
+    """qrels.txt and run.txt: every query's lines together, in a shuffled query order, with tied
+    scores, a comment and a blank line; ``big``: a query of 600 lines, longer than a range."""
+    rng = np.random.default_rng(seed)
+    qrels = folder / "qrels.txt"
+    judged = []
+    for q in QUERIES[:-1]:
+        docs = rng.choice(700, size=int(rng.integers(3, 20)), replace=False)
+        judged += [f"{q} 0 d{d} {g}" for d, g in zip(docs, rng.choice([-1, 0, 1, 2, 3], len(docs)))]
+    qrels.write_text("\n".join(judged) + "\n")
+    lines = []
+    for q in rng.permutation([q for q in QUERIES if q not in MISSING]):
+        n = 600 if q == big else int(rng.integers(2, 40))
+        docs = rng.choice(700, size=n, replace=False)
+        scores = np.round(rng.uniform(0, 3, n) * 4) / 4                 # a coarse grid: many ties
+        lines += [f"{q} Q0 d{d} {r + 1} {s} tag" for r, (d, s) in enumerate(zip(docs, scores))]
+    lines.insert(len(lines) // 3, "# a comment")
+    lines.insert(len(lines) // 2, "")
+    run = folder / "run.txt"
+    run.write_text("\n".join(lines) + "\n")
+    return qrels, run
+
+
+def _fast(qrels, run, threads: int, piece_bytes: int = 300, **options):
+    o = {"missing": "zero", "judged_only": False, "max_depth": None, "rel_level": 1, "ties": "score",
+         "on_duplicate": "error"} | options
+    return contiguous.evaluate(str(run), io.read_qrels(qrels), MEASURES, _options(**o), name="run",
+                               threads=threads, progress=lambda *a: None, piece_bytes=piece_bytes)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+@pytest.mark.parametrize("options", [{}, {"missing": "skip"}, {"judged_only": True}, {"max_depth": 7},
+                                     {"rel_level": 2}, {"ties": "rank"}])
+@pytest.mark.parametrize("batch_rows", [contiguous.BATCH_ROWS, 7])
+def test_scored_as_read_equals_the_local_engine(tmp_path, monkeypatch, threads, options, batch_rows):
+    monkeypatch.setattr(contiguous, "BATCH_ROWS", batch_rows)     # 7: a batch ends inside most pieces
+    qrels, run = _write(tmp_path)
+    fast = _fast(qrels, run, threads, **options)
+    assert fast is not None
+    local = metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES, **options)
+    pd.testing.assert_frame_equal(fast, local, check_exact=True)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_a_query_longer_than_a_range_is_joined_across_the_cuts(tmp_path, threads):
+    qrels, run = _write(tmp_path, seed=8, big="q12")
+    fast = _fast(qrels, run, threads, piece_bytes=256)
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+
+
+def test_the_streaming_engine_scores_without_a_partition(tmp_path):
+    qrels, run = _write(tmp_path)
+    seen = []
+    frame = streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="streaming", piece_bytes=300,
+                                      progress=lambda done, total, message: seen.append(message))
+    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+    assert seen and all(m.startswith(("reading and scoring", "read and scored")) for m in seen), seen
+
+
+def _lines(run) -> list[str]:
+    return run.read_text().splitlines(keepends=True)
+
+
+def test_a_query_that_comes_back_goes_to_the_partition(tmp_path):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    first = lines[0].split()[0]
+    run.write_text("".join(lines + [f"{first} Q0 extra 99 0.5 tag\n"]))     # the first query, again at the end
+    for threads in (1, 2):                                                 # seen by one range, and by two
+        assert _fast(qrels, run, threads) is None
+    frame = streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="streaming", piece_bytes=300)
+    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+
+
+def test_a_repeated_document_is_worded_by_the_partition(tmp_path):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    lines.insert(5, lines[4])                                              # line 5 again as line 6
+    run.write_text("".join(lines))
+    assert _fast(qrels, run, 2) is None
+    with pytest.raises(MetricsError) as info:
+        streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="streaming", piece_bytes=300)
+    assert info.value.line == 6 and "appears twice" in info.value.problem and "(line 5 and line 6)" in str(info.value)
+    kept = streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="streaming", piece_bytes=300,
+                                     on_duplicate="first")
+    pd.testing.assert_frame_equal(kept, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES,
+                                                         on_duplicate="first"), check_exact=True)
+
+
+def test_a_bad_line_is_named_by_the_partition(tmp_path):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    lines[300] = "q1 Q0 d1 1 high tag\n"
+    run.write_text("".join(lines))
+    assert _fast(qrels, run, 2) is None
+    with pytest.raises(MetricsError) as info:
+        streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="streaming", piece_bytes=300)
+    assert info.value.line == 301 and info.value.source == "run.txt"
+
+
+def test_a_compressed_run_goes_to_the_partition(tmp_path):
+    qrels, run = _write(tmp_path)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    assert _fast(qrels, packed, 2) is None
+    frame = streaming_engine.evaluate(str(qrels), {"run": str(packed)}, MEASURES, engine="streaming")
+    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
