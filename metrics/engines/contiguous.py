@@ -8,8 +8,8 @@ that read it, and only the query still open at its end is carried to the next pi
 threads read the two halves of the file (the partition's byte ranges); the query that straddles
 the cut is joined at the end. Nothing is written to disk, and memory holds about a piece of text
 and a batch of ended queries (:data:`BATCH_ROWS`) per thread: the 50M-line bench run with the
-12 measures of the bench suite took 9.9 s and 0.61 GB, against 10.9 s and 0.90 GB in buckets
-(``python bench/bench_scale.py --lines 50000000 --engines default,bucketed``).
+12 measures of the bench suite took 9.0-9.3 s and 0.67 GB, against 10.9-11.3 s and 0.88 GB in
+buckets (``python bench/bench_scale.py --lines 50000000 --engines default,bucketed``).
 
 Whatever this path does not prove gives it up (:func:`evaluate` returns None) and the caller
 partitions the run as before: a query that comes back after another one, a document twice in
@@ -135,7 +135,7 @@ def _join(sinks: list[_Queries], score) -> list[tuple]:
         if sink.first_qid is None:
             continue                                      # a range without rows
         joins = pending is not None and sink.first_qid == pending[0]
-        if sink.seen & seen - ({sink.first_qid} if joins else set()):
+        if (sink.seen & seen) - ({sink.first_qid} if joins else set()):
             raise NotContiguous("a query in two ranges")
         if joins:
             pending[1].extend(sink.first)

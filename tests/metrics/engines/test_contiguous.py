@@ -24,9 +24,10 @@ QUERIES = [f"q{i}" for i in range(40)] + ["101", "9", "x1"]      # x1: not judge
 MISSING = {"q7", "q30"}                                            # judged, not in the run
 
 
-def _write(folder, seed: int = 5, big: str | None = None):
+def _write(folder, seed: int = 5, big: str | None = None, end: str = "\n"):
     """qrels.txt and run.txt: every query's lines together, in a shuffled query order, with tied
-    scores, a comment and a blank line; ``big``: a query of 600 lines, longer than a range."""
+    scores, a comment and a blank line; ``big``: a query of 600 lines, longer than a range;
+    ``end``: the line end."""
     rng = np.random.default_rng(seed)
     qrels = folder / "qrels.txt"
     judged = []
@@ -43,7 +44,7 @@ def _write(folder, seed: int = 5, big: str | None = None):
     lines.insert(len(lines) // 3, "# a comment")
     lines.insert(len(lines) // 2, "")
     run = folder / "run.txt"
-    run.write_text("\n".join(lines) + "\n")
+    run.write_bytes((end.join(lines) + end).encode())
     return qrels, run
 
 
@@ -71,6 +72,15 @@ def test_scored_as_read_equals_the_local_engine(tmp_path, monkeypatch, threads, 
 def test_a_query_longer_than_a_range_is_joined_across_the_cuts(tmp_path, threads):
     qrels, run = _write(tmp_path, seed=8, big="q12")
     fast = _fast(qrels, run, threads, piece_bytes=256)
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_other_line_ends(tmp_path, end):
+    qrels, run = _write(tmp_path, end=end)
+    fast = _fast(qrels, run, 2)
     assert fast is not None
     pd.testing.assert_frame_equal(fast, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
                                   check_exact=True)
