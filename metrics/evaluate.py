@@ -185,8 +185,12 @@ class Scores:
 
 
 @takes_options
-def score_runs(qrels, runs, measures=DEFAULT_MEASURES, **options) -> list[Scores]:
-    """:func:`evaluate` as arrays: one :class:`Scores` per run, no pandas involved."""
+def score_runs(qrels, runs, measures=DEFAULT_MEASURES, *, one_pass: Callable | None = None,
+               **options) -> list[Scores]:
+    """:func:`evaluate` as arrays: one :class:`Scores` per run, no pandas involved.
+
+    ``one_pass(name, run, qrels, measures, options)``: a run's :class:`Scores` found another
+    way, or None (the engines' reader of large files, :mod:`metrics.engines.local`)."""
     o = Options(**options)
     qrels = io.read_qrels(qrels)
     proxy = io.read_qrels(o.inferred) if o.inferred is not None else None
@@ -194,15 +198,19 @@ def score_runs(qrels, runs, measures=DEFAULT_MEASURES, **options) -> list[Scores
     out = []
     specs = run_specs(runs)
     for i, (name, _) in enumerate(specs):
-        # Each run is read when its turn comes and handed to rank() as its only holder, which lets
-        # the columns it does not keep go before the ranked arrays are built.
-        ranked = rank(read_named(name, specs[i][1], o.on_duplicate), qrels, missing=o.missing, ties=o.ties,
-                      max_depth=o.max_depth, inferred=proxy)
-        if o.judged_only:
-            ranked = ranked.condensed()
-        out.append(Scores(ranked.name, ranked.qids,
-                          evaluate_ranked(ranked, parsed_measures, rel_level=o.rel_level)))
-        del ranked
+        scored = None if one_pass is None else one_pass(name, specs[i][1], qrels, parsed_measures, o)
+        if scored is not None:
+            out.append(scored)
+        else:
+            # Each run is read when its turn comes and handed to rank() as its only holder, which
+            # lets the columns it does not keep go before the ranked arrays are built.
+            ranked = rank(read_named(name, specs[i][1], o.on_duplicate), qrels, missing=o.missing, ties=o.ties,
+                          max_depth=o.max_depth, inferred=proxy)
+            if o.judged_only:
+                ranked = ranked.condensed()
+            out.append(Scores(ranked.name, ranked.qids,
+                              evaluate_ranked(ranked, parsed_measures, rel_level=o.rel_level)))
+            del ranked
         if o.progress is not None:
             o.progress(i + 1, len(specs), f"evaluated {out[-1].system} in memory")
     names = unique_names([s.system for s in out])

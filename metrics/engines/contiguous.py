@@ -25,18 +25,19 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import io
 from ..errors import MetricsError
-from ..io import Qrels
+from ..evaluate import evaluate_ranked
 from ..io.keys import exact_duplicates
 from ..io.sources import expand, filesystem, is_url
 from ..io.validate import encode
-from ..ranking import run_heads, take
+from ..ranking import rank, run_heads, take
 from .partition import PROGRESS_SECONDS, Progress, request_stop
 from .parts import PIECE_BYTES, PartResult, Stopped, partition_text, plan
-from .streaming import score_rows
 
 COLUMNS = ["qid", "docno", "score", "rank"]
 
@@ -153,13 +154,12 @@ def _join(sinks: list[_Queries], score) -> list[tuple]:
     return results
 
 
-def evaluate(run, qrels: Qrels, measures: list[str], options: dict, *, name: str, threads: int,
-             progress: Progress, piece_bytes: int = PIECE_BYTES, allowed=None):
-    """The tidy frame of :func:`metrics.engines.streaming.evaluate` for one run, or None when
-    the run is not one local plain-text file of contiguous queries free of problems (then the
-    caller partitions it). ``options``: those of :func:`metrics.engines.streaming.evaluate_partition`."""
-    from .streaming import _assemble
-
+def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads: int, progress: Progress,
+           piece_bytes: int = PIECE_BYTES, allowed=None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+    """(qids in string order, {measure: per-query values}) of one run, or None when the run is
+    not one local plain-text file of contiguous queries free of problems (then the caller reads
+    it another way). ``options``: those of :func:`metrics.engines.streaming.evaluate_partition`;
+    ``measures``: measure strings, each once."""
     if options["missing"] not in ("zero", "skip") or options["ties"] not in ("score", "rank"):
         return None                                       # the partition path words the error
     try:
@@ -179,7 +179,7 @@ def evaluate(run, qrels: Qrels, measures: list[str], options: dict, *, name: str
         if exact_duplicates(rows["qid"], rows["docno"], qcode) is not None:
             raise NotContiguous("a repeated document")
         judged = judgments.filter(pc.is_in(judgments["qid"], value_set=pc.unique(rows["qid"])))
-        return score_rows(rows, judged, None, options, name, measures)
+        return score_rows(rows, judged, None, options, "run", measures)
 
     root = tempfile.mkdtemp(prefix="ndcg-lab-contiguous-")
     done = [0]
@@ -217,11 +217,49 @@ def evaluate(run, qrels: Qrels, measures: list[str], options: dict, *, name: str
             seen = pa.array(sorted(set().union(*(s.seen for s in sinks))), pa.string())
             left = judgments.filter(pc.invert(pc.is_in(judgments["qid"], value_set=seen)))
             if left.num_rows:
-                results.append(score_rows(EMPTY, left, None, options, name, measures))
+                results.append(score_rows(EMPTY, left, None, options, "run", measures))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return _assemble(name, results, list(measures))
+    return assemble(results, list(measures))
 
 
 EMPTY = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
                   "score": pa.array([], pa.float64()), "rank": pa.array([], pa.int64())})
+
+
+def score_rows(table: pa.Table, qrels_table: pa.Table, proxy_table: pa.Table | None, options: dict, name: str,
+               measures) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+    """(qids, {measure: values}, rows) of run rows free of repeated documents, with the qrels (and
+    proxy qrels) of their queries: the metrics kernels, as the local engine runs them."""
+    run = io.Run(table.select(["qid", "docno", "score", "rank"]), name, name, "", [])
+    qrels = io.Qrels(qrels_table, "qrels", "qrels", "", [])
+    proxy = None if proxy_table is None else io.Qrels(proxy_table, "proxy", "proxy", "", [])
+    ranked = rank(run, qrels, missing=options["missing"], ties=options["ties"], max_depth=options["max_depth"],
+                  inferred=proxy, name=name)
+    if options["judged_only"]:
+        ranked = ranked.condensed()
+    values = evaluate_ranked(ranked, list(measures), rel_level=options["rel_level"])
+    return ranked.qids, values, table.num_rows
+
+
+
+def task_options(missing: str, judged_only: bool, max_depth: int | None, rel_level: int, ties: str,
+                 on_duplicate: str) -> dict:
+    """The options of :func:`score_rows` (and of a bucket task)."""
+    return {"missing": missing, "judged_only": bool(judged_only), "max_depth": max_depth,
+            "rel_level": int(rel_level), "ties": ties, "on_duplicate": on_duplicate}
+
+
+def assemble(results: list[tuple], names: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(qids, {measure: values}) of scored parts of a run (buckets, batches), queries in string
+    order as the local engine gives them."""
+    qids = np.concatenate([r[0] for r in results]) if results else np.array([], dtype=object)
+    values = {m: np.concatenate([r[1][m] for r in results]) if results else np.array([]) for m in names}
+    if len(qids):
+        order = pc.sort_indices(pa.array(qids.astype(object), pa.string())).to_numpy()
+        qids = qids[order]
+        if len(np.unique(qids)) != len(qids):
+            raise MetricsError("a query was scored in two buckets",
+                               fix="the partition is damaged (a query split across buckets); partition again")
+        values = {m: v[order] for m, v in values.items()}
+    return qids, values

@@ -25,10 +25,10 @@ import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import Options, evaluate_ranked, measure_list, run_specs, takes_options, tidy
+from ..evaluate import Options, measure_list, run_specs, takes_options, tidy
 from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
-from ..ranking import rank
+from . import contiguous
 from .buckets import PARTITIONED, bucket_of, check_engine, local_threads
 from .dask import client_for, is_local_address
 from .partition import (
@@ -90,22 +90,7 @@ def _score_bucket(task: BucketTask, tables) -> tuple[np.ndarray, dict[str, np.nd
     keep = duplicates(table, task_parts(task), options["on_duplicate"])
     if keep is not None:
         table = table.filter(pa.array(keep))
-    return score_rows(table, qrels_table, proxy_table, options, task.name, task.measures)
-
-
-def score_rows(table: pa.Table, qrels_table: pa.Table, proxy_table: pa.Table | None, options: dict, name: str,
-               measures) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
-    """(qids, {measure: values}, rows) of run rows free of repeated documents, with the qrels (and
-    proxy qrels) of their queries: the metrics kernels, as the local engine runs them."""
-    run = io.Run(table.select(["qid", "docno", "score", "rank"]), name, name, "", [])
-    qrels = io.Qrels(qrels_table, "qrels", "qrels", "", [])
-    proxy = None if proxy_table is None else io.Qrels(proxy_table, "proxy", "proxy", "", [])
-    ranked = rank(run, qrels, missing=options["missing"], ties=options["ties"], max_depth=options["max_depth"],
-                  inferred=proxy, name=name)
-    if options["judged_only"]:
-        ranked = ranked.condensed()
-    values = evaluate_ranked(ranked, list(measures), rel_level=options["rel_level"])
-    return ranked.qids, values, table.num_rows
+    return contiguous.score_rows(table, qrels_table, proxy_table, options, task.name, task.measures)
 
 
 def _tasks(part: Partition, measures, options: dict) -> list[BucketTask]:
@@ -138,7 +123,7 @@ def evaluate_partition(part: Partition | str, measures, *, engine: str = "stream
     if ties == "rank" and not part.has_rank:
         ties = "score"   # ranks were computed from the scores (metrics.io's rule): the same order
     names = list(dict.fromkeys(str(parse(m)) for m in measure_list(measures)))
-    options = _options(missing, judged_only, max_depth, rel_level, ties, on_duplicate)
+    options = contiguous.task_options(missing, judged_only, max_depth, rel_level, ties, on_duplicate)
     tasks = _tasks(part, names, options)
     system = name or part.name
     report = progress or (lambda done, total, message: None)
@@ -155,13 +140,6 @@ def evaluate_partition(part: Partition | str, measures, *, engine: str = "stream
         if close is not None:
             close()
     return _assemble(system, [results[b] for b in range(total)], names)
-
-
-def _options(missing: str, judged_only: bool, max_depth: int | None, rel_level: int, ties: str,
-             on_duplicate: str) -> dict:
-    """The options of a bucket task (and of :func:`score_rows`)."""
-    return {"missing": missing, "judged_only": bool(judged_only), "max_depth": max_depth,
-            "rel_level": int(rel_level), "ties": ties, "on_duplicate": on_duplicate}
 
 
 def _quiet(done: int, total: int, message: str) -> None:
@@ -211,17 +189,7 @@ def _score_buckets(tasks: list[BucketTask], engine: str, client, results: dict, 
 
 def _assemble(system: str, results: list[tuple], names: list[str]) -> pd.DataFrame:
     """One tidy frame from the buckets' results, queries in string order as the local engine gives them."""
-
-    qids = np.concatenate([r[0] for r in results]) if results else np.array([], dtype=object)
-    values = {m: np.concatenate([r[1][m] for r in results]) if results else np.array([]) for m in names}
-    if len(qids):
-        order = pc.sort_indices(pa.array(qids.astype(object), pa.string())).to_numpy()
-        qids = qids[order]
-        if len(np.unique(qids)) != len(qids):
-            raise MetricsError("a query was scored in two buckets",
-                               fix="the partition is damaged (a query split across buckets); partition again")
-        values = {m: v[order] for m, v in values.items()}
-    return tidy(system, qids, values, names)
+    return tidy(system, *contiguous.assemble(results, names), names)
 
 
 @takes_options
@@ -263,16 +231,15 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
                 spec, given_name = _spill(spec, given_name, base, i, on_duplicate)
             system = given_name or shard_name(spec if isinstance(spec, (list, tuple)) else str(spec))
             if engine == "streaming" and buckets is None and o.inferred is None and isinstance(spec, (str, Path)):
-                from . import contiguous
-
                 if judgments is None:
                     judgments = read_qrels_at(qrels, allowed=allowed)
-                options = _options(o.missing, o.judged_only, o.max_depth, o.rel_level, o.ties, on_duplicate)
-                frame = contiguous.evaluate(spec, judgments, list(dict.fromkeys(names)), options, name=system,
-                                            threads=threads, progress=progress or _quiet, piece_bytes=piece_bytes,
-                                            allowed=allowed)
-                if frame is not None:
-                    frames.append(frame)
+                options = contiguous.task_options(o.missing, o.judged_only, o.max_depth, o.rel_level, o.ties,
+                                                  on_duplicate)
+                unique = list(dict.fromkeys(names))
+                found = contiguous.scores(spec, judgments, unique, options, threads=threads,
+                                          progress=progress or _quiet, piece_bytes=piece_bytes, allowed=allowed)
+                if found is not None:
+                    frames.append(tidy(system, *found, unique))
                     continue
             out = join_path(base, f"run-{i:03d}-{uuid.uuid4().hex[:6]}")
             given = qrels if judgments is None else judgments

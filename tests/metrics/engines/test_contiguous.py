@@ -14,10 +14,10 @@ import pytest
 
 import metrics
 from metrics import io
-from metrics.engines import contiguous
+from metrics.engines import contiguous, local
 from metrics.engines import streaming as streaming_engine
-from metrics.engines.streaming import _options
 from metrics.errors import MetricsError
+from metrics.evaluate import tidy
 from tests.metrics.engines.collection import MEASURES
 
 QUERIES = [f"q{i}" for i in range(40)] + ["101", "9", "x1"]      # x1: not judged
@@ -51,8 +51,9 @@ def _write(folder, seed: int = 5, big: str | None = None, end: str = "\n"):
 def _fast(qrels, run, threads: int, piece_bytes: int = 300, **options):
     o = {"missing": "zero", "judged_only": False, "max_depth": None, "rel_level": 1, "ties": "score",
          "on_duplicate": "error"} | options
-    return contiguous.evaluate(str(run), io.read_qrels(qrels), MEASURES, _options(**o), name="run",
-                               threads=threads, progress=lambda *a: None, piece_bytes=piece_bytes)
+    found = contiguous.scores(str(run), io.read_qrels(qrels), MEASURES, contiguous.task_options(**o),
+                              threads=threads, progress=lambda *a: None, piece_bytes=piece_bytes)
+    return None if found is None else tidy("run", *found, MEASURES)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
@@ -146,3 +147,36 @@ def test_a_compressed_run_goes_to_the_partition(tmp_path):
     frame = streaming_engine.evaluate(str(qrels), {"run": str(packed)}, MEASURES, engine="streaming")
     pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
                                   check_exact=True)
+
+
+def _spy(monkeypatch) -> list:
+    """The results of contiguous.scores, as the local engine gets them."""
+    got, real = [], contiguous.scores
+    monkeypatch.setattr(contiguous, "scores", lambda *a, **k: got.append(real(*a, **k)) or got[-1])
+    return got
+
+
+@pytest.mark.parametrize("options", [{}, {"missing": "skip", "judged_only": True}, {"ties": "rank", "max_depth": 5}])
+def test_the_local_engine_reads_a_large_file_in_one_pass(tmp_path, monkeypatch, options):
+    qrels, run = _write(tmp_path)
+    whole = metrics.evaluate(str(qrels), [str(run)], MEASURES, engine="local", **options)   # small: read whole
+    got = _spy(monkeypatch)
+    monkeypatch.setattr(local, "ONE_PASS_BYTES", 1)
+    fast = metrics.evaluate(str(qrels), [str(run)], MEASURES, engine="local", **options)
+    assert len(got) == 1 and got[0] is not None
+    pd.testing.assert_frame_equal(fast, whole, check_exact=True)
+    assert set(fast["system"]) == {"run"}
+
+
+def test_the_local_engine_words_a_repeated_document_as_before(tmp_path, monkeypatch):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    lines.insert(5, lines[4])
+    run.write_text("".join(lines))
+    with pytest.raises(MetricsError) as whole:
+        metrics.evaluate(str(qrels), [str(run)], MEASURES, engine="local")
+    got = _spy(monkeypatch)
+    monkeypatch.setattr(local, "ONE_PASS_BYTES", 1)
+    with pytest.raises(MetricsError) as fast:
+        metrics.evaluate(str(qrels), [str(run)], MEASURES, engine="local")
+    assert got == [None] and str(fast.value) == str(whole.value)
