@@ -170,8 +170,8 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
         parts = plan(files, max(piece_bytes, -(-size // max(1, threads))))
     except MetricsError:
         return None
-    if any(p.kind != "text" or p.compression is not None for p in parts):
-        return None
+    if any(p.kind != "text" for p in parts):
+        return None                                       # parquet, headed CSV or JSON
     judgments = qrels.table
 
     def score(rows: pa.Table) -> tuple:

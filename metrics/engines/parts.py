@@ -16,6 +16,7 @@ import lzma
 import re
 import zlib
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +47,7 @@ from ..io.sources import (
     line_too_long,
     open_decompressed,
     peek,
+    read_ahead,
     without_bom,
 )
 from ..io.tables import ALIASES, pick
@@ -434,28 +436,30 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
         first = part.start == 0
         try:
             checks = _Checks(part.source, part.compression is not None)
-            pieces = _pieces(stream, piece_bytes, limit, checks) if part.compression else \
+            # a compressed part is inflated on a second thread while the piece before is parsed
+            pieces = read_ahead(_pieces(stream, piece_bytes, limit, checks)) if part.compression else \
                 _pieces_seekable(raw, piece_bytes, limit, checks)
-            for piece in pieces:
-                if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
-                    raise Stopped
-                if first:
-                    piece = without_bom(piece)
-                first = False
-                table, lines = _parse_piece(piece, prefix, part.source, before)
-                # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.
-                clean = table is not None and lines[-1] - before == table.num_rows and \
-                    _last_data_line(piece) == _last_line(piece) and b"\r" not in piece
-                n_lines = table.num_rows if clean else _count_lines(piece)
-                if table is not None:
-                    writers.write(_fragment(table, part.index, lines))
-                    result.rows += table.num_rows
-                    prefix = _last_data_line(piece)
-                before += n_lines
-                if on_bytes is not None:
-                    pos = raw.tell()
-                    on_bytes(pos - last_pos)
-                    last_pos = pos
+            with closing(pieces):
+                for piece in pieces:
+                    if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
+                        raise Stopped
+                    if first:
+                        piece = without_bom(piece)
+                    first = False
+                    table, lines = _parse_piece(piece, prefix, part.source, before)
+                    # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.
+                    clean = table is not None and lines[-1] - before == table.num_rows and \
+                        _last_data_line(piece) == _last_line(piece) and b"\r" not in piece
+                    n_lines = table.num_rows if clean else _count_lines(piece)
+                    if table is not None:
+                        writers.write(_fragment(table, part.index, lines))
+                        result.rows += table.num_rows
+                        prefix = _last_data_line(piece)
+                    before += n_lines
+                    if on_bytes is not None:
+                        pos = raw.tell()
+                        on_bytes(pos - last_pos)
+                        last_pos = pos
         except (OSError, EOFError, zlib.error, lzma.LZMAError, pa.ArrowException) as exc:
             if part.compression is None:
                 raise MetricsError(f"cannot read the file ({exc})", source=part.source,

@@ -139,14 +139,21 @@ def test_a_bad_line_is_named_by_the_partition(tmp_path):
     assert info.value.line == 301 and info.value.source == "run.txt"
 
 
-def test_a_compressed_run_goes_to_the_partition(tmp_path):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_compressed_run_is_read_in_one_range(tmp_path, threads):
     qrels, run = _write(tmp_path)
     packed = tmp_path / "run.txt.gz"
     packed.write_bytes(gzip.compress(run.read_bytes()))
-    assert _fast(qrels, packed, 2) is None
-    frame = streaming_engine.evaluate(str(qrels), {"run": str(packed)}, MEASURES, engine="streaming")
-    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+    fast = _fast(qrels, packed, threads)
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
                                   check_exact=True)
+    lines = _lines(run)
+    packed.write_bytes(gzip.compress("".join(lines[:5] + lines[4:]).encode()))   # line 5 twice
+    assert _fast(qrels, packed, threads) is None
+    with pytest.raises(MetricsError) as info:
+        streaming_engine.evaluate(str(qrels), {"run": str(packed)}, MEASURES, engine="streaming")
+    assert info.value.line == 6 and "(line 5 and line 6)" in str(info.value)
 
 
 def _spy(monkeypatch) -> list:
