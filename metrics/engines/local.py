@@ -98,7 +98,7 @@ first read in one pass, its queries scored as they end (:mod:`metrics.engines.co
 
 
 def _one_pass(name, run, qrels: io.Qrels, measures: list, o) -> Scores | None:
-    """``run``'s scores from one pass over it, or None (not a large local plain-text file of
+    """``run``'s scores from one pass over it, or None (not a large local TREC text file of
     contiguous queries free of problems: :func:`metrics.evaluate.score_runs` reads it whole)."""
     if o.inferred is not None or not isinstance(run, (str, Path)) or is_shards(run) or is_url(str(run)):
         return None
