@@ -47,7 +47,9 @@ ENGINES = ["default", "local", "streaming", "bucketed", "dask-1", "dask-2", "pyt
 NOTES = {
     "default": "`metrics.evaluate(qrels, run, suite)` with no engine named: streaming when the run file holds "
                "more text than `streaming_threshold()` (RAM / 16), else local (`buckets.choose_engine`)",
-    "local": "`metrics.evaluate(..., engine=\"local\")`: parse the whole run in memory, rank, score",
+    "local": "`metrics.evaluate(..., engine=\"local\")`: a run file of 64 MB or more whose queries come one "
+             "after another is read in one pass, as `streaming`; any other run is parsed whole in memory, ranked "
+             "and scored",
     "streaming": "`metrics.evaluate(..., engine=\"streaming\")`: a run whose queries come one after another "
                  "is read and scored in one pass, a query at a time, on one thread per core "
                  "(`metrics.engines.contiguous`: no buckets, so no partition s, score s or buckets); any other "
