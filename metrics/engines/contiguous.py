@@ -157,11 +157,11 @@ def _join(sinks: list[_Queries], score) -> list[tuple]:
 def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads: int, progress: Progress,
            piece_bytes: int = PIECE_BYTES, allowed=None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """(qids in string order, {measure: per-query values}) of one run, or None when the run is
-    not one local plain-text file of contiguous queries free of problems (then the caller reads
-    it another way). ``options``: those of :func:`metrics.engines.streaming.evaluate_partition`;
-    ``measures``: measure strings, each once."""
+    not one local TREC text file (plain: a byte range per thread; compressed: one range, inflated
+    on a second thread) of contiguous queries free of problems: the caller then reads it the
+    other way. ``options``: :func:`task_options`; ``measures``: measure strings, each once."""
     if options["missing"] not in ("zero", "skip") or options["ties"] not in ("score", "rank"):
-        return None                                       # the partition path words the error
+        return None                                       # the other way words the error
     try:
         files = expand(run, allowed=allowed)
         if len(files) != 1 or is_url(files[0]):
