@@ -36,7 +36,7 @@ from ..io.keys import exact_duplicates
 from ..io.sources import expand, filesystem, is_url
 from ..io.validate import encode
 from ..ranking import rank, run_heads, take
-from .partition import PROGRESS_SECONDS, Progress, request_stop
+from .partition import PROGRESS_SECONDS, Progress, plain_bytes, request_stop
 from .parts import PIECE_BYTES, PartResult, Stopped, partition_text, plan
 
 COLUMNS = ["qid", "docno", "score", "rank"]
@@ -166,8 +166,7 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
         files = expand(run, allowed=allowed)
         if len(files) != 1 or is_url(files[0]):
             return None
-        size = plan(files, 1 << 62)[0].size
-        parts = plan(files, max(piece_bytes, -(-size // max(1, threads))))
+        parts = plan(files, max(piece_bytes, -(-plain_bytes(files) // max(1, threads))))
     except MetricsError:
         return None
     if any(p.kind != "text" for p in parts):

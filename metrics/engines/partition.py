@@ -166,7 +166,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     workers = _n_workers(client) if client is not None else max(1, int(threads))
     if workers > 1:
         # Enough parts for every worker: cut plain text into ranges of at least 64 MB.
-        range_bytes = min(range_bytes, max(MIN_RANGE_BYTES, _plain_bytes(files) // (2 * workers) + 1))
+        range_bytes = min(range_bytes, max(MIN_RANGE_BYTES, plain_bytes(files) // (2 * workers) + 1))
     parts = plan(files, range_bytes)
     if allowed is not None:
         parts = [dataclasses.replace(p, quote=False) for p in parts]
@@ -226,7 +226,8 @@ def _n_workers(client) -> int:
         return 1
 
 
-def _plain_bytes(files: list[str]) -> int:
+def plain_bytes(files: list[str]) -> int:
+    """The files' sizes in bytes, summed (a file whose size cannot be asked counts 0)."""
     total = 0
     for path in files:
         fs, inner = filesystem(path)
