@@ -314,14 +314,24 @@ def compensated_sums(flat: np.ndarray, starts: np.ndarray, sizes: np.ndarray) ->
 
 
 def tidy(system: str, qids: np.ndarray, values: dict, names: list[str]) -> pd.DataFrame:
-    """Long frame ``system, qid, measure, value`` from {measure: per-query values}."""
+    """Long frame ``system, qid, measure, value`` from {measure: per-query values}.
+
+    The string columns are built in Arrow and handed to pandas as they are (pandas' ``string``
+    dtype keeps them in Arrow): through Python strings, 600,000 rows took 0.13-0.27 s."""
     import pandas as pd
 
-    n = len(qids)
+    n, k = len(qids), len(names)
+    text = pa.large_string()
+    query = pa.array(np.asarray(qids, dtype=object), text)
+    measure = pa.array(list(names), text)
+
+    def column(array: pa.Array) -> pd.Series:
+        return pd.Series(pd.arrays.ArrowStringArray(array), copy=False)
+
     return pd.DataFrame({
-        "system": pd.Series([system] * (n * len(names)), dtype="string"),
-        "qid": pd.Series(np.tile(qids, len(names)), dtype="string"),
-        "measure": pd.Series(np.repeat(names, n), dtype="string"),
+        "system": column(pa.repeat(pa.scalar(system, text), n * k)),
+        "qid": column(pa.concat_arrays([query] * k) if k else query.slice(0, 0)),
+        "measure": column(measure.take(np.repeat(np.arange(k), n))),
         "value": np.concatenate([values[m] for m in names]) if names and n else np.array([], dtype=float),
     })
 
