@@ -65,13 +65,15 @@ def local_cluster(n_workers: int, **options):
     the app) would start the app in every worker. Workers only need ``metrics``, so the
     cluster is started with a bare ``__main__``.
     """
+    import dask
     from dask.distributed import LocalCluster
 
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, **options)
+        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+            return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                dashboard_address=None, **options)
     finally:
         if main is not None:
             sys.modules["__main__"] = main
