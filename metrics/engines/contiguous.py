@@ -6,24 +6,28 @@ partition task parses it (:func:`metrics.engines.parts.partition_text`, here wit
 place of the fragment writers), the queries that end inside it are scored at once on the thread
 that read it, and only the query still open at its end is carried to the next piece. Two
 threads read the two halves of the file (the partition's byte ranges); the query that straddles
-the cut is joined at the end. Nothing is written to disk, and memory holds about a piece of text
-and a batch of ended queries (:data:`BATCH_ROWS`) per thread: the 50M-line bench run with the
-12 measures of the bench suite took 9.0-9.3 s and 0.67 GB, against 10.9-11.3 s and 0.88 GB in
-buckets (``python bench/bench_scale.py --lines 50000000 --engines default,bucketed``).
+the cut is joined at the end. On Dask each worker reads one range as a task and sends back its
+scores, its first and last queries' rows and the query ids it saw; the client joins them.
+Nothing is written to disk, and memory holds about a piece of text and a batch of ended queries
+(:data:`BATCH_ROWS`) per thread: the 50M-line bench run with the 12 measures of the bench suite
+took 9.0-9.3 s and 0.67 GB, against 10.9-11.3 s and 0.88 GB in buckets
+(``python bench/bench_scale.py --lines 50000000 --engines default,bucketed``).
 
-Whatever this path does not prove gives it up (:func:`evaluate` returns None) and the caller
+Whatever this path does not prove gives it up (:func:`scores` returns None) and the caller
 partitions the run as before: a query that comes back after another one, a document twice in
 one query (the partition's check words the error, or keeps the first), any problem in the text
 (the partition names its line). The values are the bucket engine's: the same kernels
-(:func:`metrics.engines.streaming.score_rows`) on the same rows of each query, and a query's
-values depend on its own rows only.
+(:func:`score_rows`) on the same rows of each query, and a query's values depend on its own
+rows only.
 """
 from __future__ import annotations
 
 import shutil
 import tempfile
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -33,11 +37,11 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluate import evaluate_ranked
 from ..io.keys import exact_duplicates
-from ..io.sources import expand, filesystem, is_url
+from ..io.sources import expand, filesystem, is_url, join_path
 from ..io.validate import encode
 from ..ranking import rank, run_heads, take
-from .partition import PROGRESS_SECONDS, Progress, plain_bytes, request_stop
-from .parts import PIECE_BYTES, PartResult, Stopped, partition_text, plan
+from .partition import PROGRESS_SECONDS, Progress, n_workers, plain_bytes, remove_tree, request_stop
+from .parts import PIECE_BYTES, Part, PartResult, Stopped, partition_text, plan
 
 COLUMNS = ["qid", "docno", "score", "rank"]
 
@@ -51,12 +55,21 @@ class NotContiguous(Exception):
     """The run is not one this path can score alone: partition it."""
 
 
-class _Queries:
-    """The sink of one byte range: scores each query as soon as its last row is read.
+@dataclass
+class Range:
+    """What reading one byte range left: its scored batches, its first query (``first_qid``, rows
+    ``first``) and the query open at its end (``open``: qid, rows), which may go on in the ranges
+    before and after and are scored by :func:`_join`, and every query id it saw."""
 
-    The range's first query (``first``) and the query open at its end (``open``) may go on in
-    the ranges before and after, so neither is scored here: :func:`_join` scores them.
-    """
+    results: list[tuple]
+    first_qid: str | None
+    first: list[pa.Table] | None
+    open: tuple[str, list[pa.Table]] | None
+    seen: set[str]
+
+
+class _Queries:
+    """The sink of one byte range: scores each query as soon as its last row is read."""
 
     def __init__(self, root: str, score):
         self.fs, self.root = filesystem(root)        # where partition_text looks for a stop
@@ -126,8 +139,11 @@ class _Queries:
         if self.open is not None and self.open[0] == self.first_qid:
             self._close()
 
+    def range(self) -> Range:
+        return Range(self.results, self.first_qid, self.first, self.open, self.seen)
 
-def _join(sinks: list[_Queries], score) -> list[tuple]:
+
+def _join(sinks: list[Range], score) -> list[tuple]:
     """Every range's scores, with the queries at the ranges' cuts joined and scored."""
     results: list[tuple] = []
     pending: tuple[str, list[pa.Table]] | None = None    # the query open at the last cut
@@ -155,23 +171,58 @@ def _join(sinks: list[_Queries], score) -> list[tuple]:
 
 
 def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads: int, progress: Progress,
-           piece_bytes: int = PIECE_BYTES, allowed=None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+           piece_bytes: int = PIECE_BYTES, allowed=None, client=None,
+           workdir: str | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """(qids in string order, {measure: per-query values}) of one run, or None when the run is
-    not one local TREC text file (plain: a byte range per thread; compressed: one range, inflated
-    on a second thread) of contiguous queries free of problems: the caller then reads it the
-    other way. ``options``: :func:`task_options`; ``measures``: measure strings, each once."""
+    not one local TREC text file (plain: a byte range per thread, or per Dask worker with
+    ``client``; compressed: one range, inflated on a second thread) of contiguous queries free of
+    problems: the caller then reads it the other way. ``options``: :func:`task_options`;
+    ``measures``: measure strings, each once; ``workdir``: where the ranges are told to stop
+    (default: a temporary folder here; a remote cluster's workers need one they read)."""
     if options["missing"] not in ("zero", "skip") or options["ties"] not in ("score", "rank"):
         return None                                       # the other way words the error
     try:
         files = expand(run, allowed=allowed)
         if len(files) != 1 or is_url(files[0]):
             return None
-        parts = plan(files, max(piece_bytes, -(-plain_bytes(files) // max(1, threads))))
+        ranges = n_workers(client) if client is not None else threads
+        parts = plan(files, max(piece_bytes, -(-plain_bytes(files) // max(1, ranges))))
     except MetricsError:
         return None
     if any(p.kind != "text" for p in parts):
         return None                                       # parquet, headed CSV or JSON
     judgments = qrels.table
+    score = _scorer(judgments, options, measures)
+    own = workdir is None
+    base = tempfile.mkdtemp(prefix="ndcg-lab-contiguous-") if own else workdir
+    root = join_path(base, f"pass-{uuid.uuid4().hex[:8]}")
+    fs, inner = filesystem(root)
+    fs.create_dir(inner, recursive=True)
+    try:
+        if client is None:
+            found = _read_here(parts, score, piece_bytes, root, progress)
+        else:
+            found = _read_on(client, parts, judgments, measures, options, piece_bytes, root, progress)
+        if found is None:
+            return None
+        try:
+            results = _join(found, score)
+        except NotContiguous:
+            return None
+        if options["missing"] == "zero":              # the judged queries the run lacks
+            seen = pa.array(sorted(set().union(*(r.seen for r in found))), pa.string())
+            left = judgments.filter(pc.invert(pc.is_in(judgments["qid"], value_set=seen)))
+            if left.num_rows:
+                results.append(score_rows(EMPTY, left, None, options, "run", measures))
+    finally:
+        remove_tree(fs, inner)
+        if own:
+            shutil.rmtree(base, ignore_errors=True)
+    return assemble(results, list(measures))
+
+
+def _scorer(judgments: pa.Table, options: dict, measures: list[str]):
+    """The scoring of whole queries' rows with their judgments; a repeated document gives the pass up."""
 
     def score(rows: pa.Table) -> tuple:
         qcode, _ = encode(rows["qid"])
@@ -179,8 +230,29 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
             raise NotContiguous("a repeated document")
         judged = judgments.filter(pc.is_in(judgments["qid"], value_set=pc.unique(rows["qid"])))
         return score_rows(rows, judged, None, options, "run", measures)
+    return score
 
-    root = tempfile.mkdtemp(prefix="ndcg-lab-contiguous-")
+
+def read_range(part: Part, score, piece_bytes: int, root: str, on_bytes=None) -> Range | None:
+    """Read and score one byte range (a task); None when it gives the pass up, after asking the
+    other ranges to stop at their next piece."""
+    sink = _Queries(root, score)
+    fs, inner = filesystem(part.path)
+    try:
+        partition_text(part, fs, inner, sink, PartResult(part.index), piece_bytes, on_bytes or _ignore)
+        sink.finish()
+    except (MetricsError, NotContiguous, Stopped):
+        request_stop(root)
+        return None
+    return sink.range()
+
+
+def _ignore(n: int) -> None:
+    pass
+
+
+def _read_here(parts: list[Part], score, piece_bytes: int, root: str, progress: Progress) -> list[Range] | None:
+    """Every range on its own thread of this process."""
     done = [0]
     total = sum(p.size for p in parts)
     lock = threading.Lock()
@@ -189,37 +261,53 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
         with lock:
             done[0] += n
 
-    def read(part, sink: _Queries) -> bool:
-        fs, inner = filesystem(part.path)
-        try:
-            partition_text(part, fs, inner, sink, PartResult(part.index), piece_bytes, on_bytes)
-            sink.finish()
-        except (MetricsError, NotContiguous, Stopped):
-            request_stop(root)                       # the other ranges stop at their next piece
-            return False
-        return True
+    with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="ndcg-lab-range") as pool:
+        futures = [pool.submit(read_range, part, score, piece_bytes, root, on_bytes) for part in parts]
+        while wait(futures, timeout=PROGRESS_SECONDS).not_done:
+            progress(min(done[0], total), total, f"reading and scoring {parts[0].source}")
+        found = [f.result() for f in futures]
+    if any(r is None for r in found):
+        return None
+    progress(total, total, f"read and scored {parts[0].source}")
+    return found
 
+
+def _range_task(part: Part, judgments: pa.Table, measures: list[str], options: dict, piece_bytes: int,
+                root: str) -> Range | None:
+    """A Dask task: one range read and scored on a worker."""
+    return read_range(part, _scorer(judgments, options, measures), piece_bytes, root)
+
+
+def _read_on(client, parts: list[Part], judgments: pa.Table, measures: list[str], options: dict,
+             piece_bytes: int, root: str, progress: Progress) -> list[Range] | None:
+    """Every range as a task on the Dask cluster; the judgments are sent to each worker once."""
+    from dask.distributed import as_completed
+    from dask.distributed import wait as wait_all
+
+    total = sum(p.size for p in parts)
+    progress(0, total, f"reading and scoring {parts[0].source}")
+    [shared] = client.scatter([judgments], broadcast=True)
+    futures = client.map(_range_task, parts, judgments=shared, measures=list(measures), options=options,
+                         piece_bytes=piece_bytes, root=root, pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    found: dict[int, Range] = {}
+    done = 0
     try:
-        sinks = [_Queries(root, score) for _ in parts]
-        with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="ndcg-lab-range") as pool:
-            futures = [pool.submit(read, part, sink) for part, sink in zip(parts, sinks)]
-            while wait(futures, timeout=PROGRESS_SECONDS).not_done:
-                progress(min(done[0], total), total, f"reading and scoring {parts[0].source}")
-            if not all(f.result() for f in futures):
+        for future in as_completed(futures):
+            i = index[future.key]
+            got = future.result()
+            if got is None:
                 return None
-        progress(total, total, f"read and scored {parts[0].source}")
-        try:
-            results = _join(sinks, score)
-        except NotContiguous:
-            return None
-        if options["missing"] == "zero":              # the judged queries the run lacks
-            seen = pa.array(sorted(set().union(*(s.seen for s in sinks))), pa.string())
-            left = judgments.filter(pc.invert(pc.is_in(judgments["qid"], value_set=seen)))
-            if left.num_rows:
-                results.append(score_rows(EMPTY, left, None, options, "run", measures))
+            found[i] = got
+            done += parts[i].size
+            progress(done, total, f"reading and scoring {parts[0].source}")
     finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return assemble(results, list(measures))
+        if len(found) < len(futures):
+            request_stop(root)       # a running task is not cancelled: it stops at its next piece
+            wait_all(futures)
+        client.cancel([shared])
+    progress(total, total, f"read and scored {parts[0].source}")
+    return [found[i] for i in range(len(parts))]
 
 
 EMPTY = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),

@@ -163,7 +163,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     name = name or shard_name(run if isinstance(run, (list, tuple)) else str(run))
     qrels = read_qrels_at(qrels, allowed=allowed)
     proxy = read_qrels_at(inferred, allowed=allowed) if inferred is not None else None
-    workers = _n_workers(client) if client is not None else max(1, int(threads))
+    workers = n_workers(client) if client is not None else max(1, int(threads))
     if workers > 1:
         # Enough parts for every worker: cut plain text into ranges of at least 64 MB.
         range_bytes = min(range_bytes, max(MIN_RANGE_BYTES, plain_bytes(files) // (2 * workers) + 1))
@@ -217,7 +217,8 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     return result
 
 
-def _n_workers(client) -> int:
+def n_workers(client) -> int:
+    """The Dask cluster's workers (1 without a client, or when the scheduler cannot tell)."""
     if client is None:
         return 1
     try:

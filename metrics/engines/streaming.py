@@ -1,6 +1,8 @@
 """The streaming and Dask engines behind ``metrics.evaluate(engine=...)``: partition each run, then
 score its buckets, one after another in this process (``streaming``: peak memory ~ one bucket)
-or mapped over a Dask cluster (``dask``).
+or mapped over a Dask cluster (``dask``). A TREC text file of contiguous queries, with no
+``buckets`` asked for, is read in one pass instead (:mod:`metrics.engines.contiguous`): byte
+ranges on threads here, or one per worker on Dask.
 
 An evaluation task reads all fragments of its bucket whole (never a row group alone: a query may
 straddle row groups and fragments), checks that every query id hashes to this bucket, checks
@@ -230,14 +232,15 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
             if not is_shards(spec) and not (isinstance(spec, (str, Path))):
                 spec, given_name = _spill(spec, given_name, base, i, on_duplicate)
             system = given_name or shard_name(spec if isinstance(spec, (list, tuple)) else str(spec))
-            if engine == "streaming" and buckets is None and o.inferred is None and isinstance(spec, (str, Path)):
+            if buckets is None and o.inferred is None and isinstance(spec, (str, Path)):
                 if judgments is None:
                     judgments = read_qrels_at(qrels, allowed=allowed)
                 options = contiguous.task_options(o.missing, o.judged_only, o.max_depth, o.rel_level, o.ties,
                                                   on_duplicate)
                 unique = list(dict.fromkeys(names))
                 found = contiguous.scores(spec, judgments, unique, options, threads=threads,
-                                          progress=progress or _quiet, piece_bytes=piece_bytes, allowed=allowed)
+                                          progress=progress or _quiet, piece_bytes=piece_bytes, allowed=allowed,
+                                          client=client, workdir=base if client is not None else None)
                 if found is not None:
                     frames.append(tidy(system, *found, unique))
                     continue

@@ -187,3 +187,75 @@ def test_the_local_engine_words_a_repeated_document_as_before(tmp_path, monkeypa
     with pytest.raises(MetricsError) as fast:
         metrics.evaluate(str(qrels), [str(run)], MEASURES, engine="local")
     assert got == [None] and str(fast.value) == str(whole.value)
+
+
+# On Dask: a byte range per worker, read and scored on the worker; the cuts are joined here.
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    from dask.distributed import Client
+
+    with Client(cluster) as c:
+        yield c
+
+
+@pytest.mark.parametrize("options", [{}, {"missing": "skip", "judged_only": True}, {"ties": "rank", "max_depth": 7}])
+def test_on_dask_each_worker_reads_a_range_and_equals_the_local_engine(tmp_path, client, options):
+    qrels, run = _write(tmp_path, seed=8, big="q12")                 # q12 is longer than a range
+    o = {"missing": "zero", "judged_only": False, "max_depth": None, "rel_level": 1, "ties": "score",
+         "on_duplicate": "error"} | options
+    seen = []
+    found = contiguous.scores(str(run), io.read_qrels(qrels), MEASURES, contiguous.task_options(**o), threads=1,
+                              progress=lambda done, total, message: seen.append((done, total)), piece_bytes=256,
+                              client=client)
+    assert found is not None
+    pd.testing.assert_frame_equal(tidy("run", *found, MEASURES),
+                                  metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES, **options),
+                                  check_exact=True)
+    ranges = [done for done, total in seen[1:-1]]                  # one report as each range ends
+    assert len(ranges) == 2 and 0 < ranges[0] < ranges[1] == seen[-1][1]
+
+
+def test_the_dask_engine_scores_without_a_partition(tmp_path, cluster):
+    qrels, run = _write(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    seen = []
+    frame = streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="dask", piece_bytes=300,
+                                      scheduler=cluster.scheduler_address, workdir=work,
+                                      progress=lambda done, total, message: seen.append(message))
+    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+    assert seen and all(m.startswith(("reading and scoring", "read and scored")) for m in seen), seen
+    assert list(work.iterdir()) == []
+
+
+def test_on_dask_a_query_that_comes_back_goes_to_the_partition(tmp_path, cluster, client):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    run.write_text("".join(lines + [f"{lines[0].split()[0]} Q0 extra 99 0.5 tag\n"]))
+    options = contiguous.task_options("zero", False, None, 1, "score", "error")
+    assert contiguous.scores(str(run), io.read_qrels(qrels), MEASURES, options, threads=1, progress=lambda *a: None,
+                             piece_bytes=300, client=client) is None
+    seen = []
+    frame = streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="dask", piece_bytes=300,
+                                      scheduler=cluster.scheduler_address,
+                                      progress=lambda done, total, message: seen.append(message))
+    pd.testing.assert_frame_equal(frame, metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES),
+                                  check_exact=True)
+    assert any(m.startswith("evaluated bucket") for m in seen)
+
+
+def test_on_dask_a_bad_line_is_named_and_nothing_is_left(tmp_path, cluster, client):
+    qrels, run = _write(tmp_path)
+    lines = _lines(run)
+    lines[300] = "q1 Q0 d1 1 high tag\n"
+    run.write_text("".join(lines))
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(MetricsError) as info:
+        streaming_engine.evaluate(str(qrels), {"run": str(run)}, MEASURES, engine="dask", piece_bytes=300,
+                                  scheduler=cluster.scheduler_address, workdir=work)
+    assert info.value.line == 301 and info.value.source == "run.txt"
+    assert list(work.iterdir()) == []
+
