@@ -174,8 +174,8 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
            piece_bytes: int = PIECE_BYTES, allowed=None, client=None,
            workdir: str | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """(qids in string order, {measure: per-query values}) of one run, or None when the run is
-    not one local TREC text file (plain: a byte range per thread, or per Dask worker with
-    ``client``; compressed: one range, inflated on a second thread) of contiguous queries free of
+    not one local TREC text file (plain: a byte range per thread, or per thread of the Dask
+    cluster with ``client``; compressed: one range, inflated on a second thread) of contiguous queries free of
     problems: the caller then reads it the other way. ``options``: :func:`task_options`;
     ``measures``: measure strings, each once; ``workdir``: where the ranges are told to stop
     (default: a temporary folder here; a remote cluster's workers need one they read)."""
@@ -185,7 +185,7 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
         files = expand(run, allowed=allowed)
         if len(files) != 1 or is_url(files[0]):
             return None
-        ranges = n_workers(client) if client is not None else threads
+        ranges = n_workers(client, threads=True) if client is not None else threads
         parts = plan(files, max(piece_bytes, -(-plain_bytes(files) // max(1, ranges))))
     except MetricsError:
         return None

@@ -217,12 +217,14 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     return result
 
 
-def n_workers(client) -> int:
-    """The Dask cluster's workers (1 without a client, or when the scheduler cannot tell)."""
+def n_workers(client, threads: bool = False) -> int:
+    """The Dask cluster's workers, or with ``threads`` their threads in all (1 without a client, or
+    when the scheduler cannot tell)."""
     if client is None:
         return 1
     try:
-        return max(1, len(client.scheduler_info().get("workers", {})))
+        workers = client.scheduler_info().get("workers", {})
+        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()) if threads else len(workers))
     except Exception:  # noqa: BLE001 - a client that cannot tell: assume one worker
         return 1
 

@@ -259,3 +259,19 @@ def test_on_dask_a_bad_line_is_named_and_nothing_is_left(tmp_path, cluster, clie
     assert info.value.line == 301 and info.value.source == "run.txt"
     assert list(work.iterdir()) == []
 
+
+
+def test_on_dask_a_worker_of_two_threads_reads_two_ranges(tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    qrels, run = _write(tmp_path, seed=8, big="q12")
+    seen = []
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        found = contiguous.scores(str(run), io.read_qrels(qrels), MEASURES,
+                                  contiguous.task_options("zero", False, None, 1, "score", "error"), threads=1,
+                                  progress=lambda done, total, message: seen.append(done), piece_bytes=256,
+                                  client=client)
+    assert found is not None and len(seen) == 4                   # start, two ranges, end
+    pd.testing.assert_frame_equal(tidy("run", *found, MEASURES),
+                                  metrics.evaluate(str(qrels), {"run": str(run)}, MEASURES), check_exact=True)
