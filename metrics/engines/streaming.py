@@ -2,7 +2,7 @@
 score its buckets, one after another in this process (``streaming``: peak memory ~ one bucket)
 or mapped over a Dask cluster (``dask``). A TREC text file of contiguous queries, with no
 ``buckets`` asked for, is read in one pass instead (:mod:`metrics.engines.contiguous`): byte
-ranges on threads here, or one per worker on Dask.
+ranges on threads here, or one per worker thread on Dask.
 
 An evaluation task reads all fragments of its bucket whole (never a row group alone: a query may
 straddle row groups and fragments), checks that every query id hashes to this bucket, checks
