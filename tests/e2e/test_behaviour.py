@@ -39,8 +39,10 @@ def test_switch_measure_and_read_tau(app_server, page, open_app, wait_for_app):
 
     box = main.locator('[data-testid="stSelectbox"]').filter(has_text="y measure")
     box.scroll_into_view_if_needed()
-    box.locator("input").fill("R@100")
-    page.keyboard.press("Enter")
+    # The option is clicked, not typed and entered: an Enter pressed before the typed text had
+    # filtered the list kept AP (the input then showed "R@100" while the page still drew AP).
+    box.click()
+    page.get_by_role("option", name="R@100", exact=True).click()
     wait_for_app(page)
     expect(box.get_by_role("combobox")).to_have_value("R@100", timeout=TIMEOUT)
     caption = main.locator('[data-testid="stCaptionContainer"]').filter(has_text="Mean per system under").first
