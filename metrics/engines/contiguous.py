@@ -239,16 +239,12 @@ def read_range(part: Part, score, piece_bytes: int, root: str, on_bytes=None) ->
     sink = _Queries(root, score)
     fs, inner = filesystem(part.path)
     try:
-        partition_text(part, fs, inner, sink, PartResult(part.index), piece_bytes, on_bytes or _ignore)
+        partition_text(part, fs, inner, sink, PartResult(part.index), piece_bytes, on_bytes)
         sink.finish()
     except (MetricsError, NotContiguous, Stopped):
         request_stop(root)
         return None
     return sink.range()
-
-
-def _ignore(n: int) -> None:
-    pass
 
 
 def _read_here(parts: list[Part], score, piece_bytes: int, root: str, progress: Progress) -> list[Range] | None:
