@@ -36,21 +36,37 @@ def mark_done(file) -> None:
     _seen().add(file.file_id)
 
 
+_MESSAGES, _SHOWN = "_data_messages", "_data_messages_shown"
+
+
 def report(kind: str, text: str) -> None:
     """Queue a message shown at the top of the Data page (it survives the rerun that follows).
 
     ``text`` is markdown, except for errors: those are shown as plain text (they quote file
     lines verbatim), so callers pass ``str(exc)`` unescaped.
     """
-    st.session_state.setdefault("_data_messages", []).append((kind, text))
+    st.session_state.setdefault(_MESSAGES, []).append((kind, text))
 
 
 def show_reports() -> None:
-    for kind, text in st.session_state.pop("_data_messages", []):
+    """Draw the queued messages. They stay queued until the run that drew them ends
+    (:func:`reports_drawn`): a run stopped half-way by a new rerun request (a click, a
+    reconnection) ends before the browser has them, and the next run draws them again."""
+    messages = st.session_state.get(_MESSAGES, [])
+    st.session_state[_SHOWN] = len(messages)
+    for kind, text in messages:
         if kind == "error":
             st.error(md(visitor_text(text)), icon="🚫")
         else:
             {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
+
+
+def reports_drawn() -> None:
+    """The end of a Data page run: the messages its :func:`show_reports` drew are dropped (those
+    queued later in the run stay for the next)."""
+    shown = st.session_state.pop(_SHOWN, 0)
+    if shown:
+        del st.session_state[_MESSAGES][:shown]
 
 
 def _read_one(file, reader):

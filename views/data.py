@@ -74,6 +74,12 @@ def _read_titles(file):
     return metrics.io.read_two_columns(file, ("docno", "title"))
 
 
+def _end() -> None:
+    """End this run here, its messages drawn (ingest.reports_drawn)."""
+    ingest.reports_drawn()
+    st.stop()
+
+
 st.header("Data")
 ws = state.workspace()
 locked = ws.read_only
@@ -103,7 +109,7 @@ with st.expander("New collection", expanded=not collections and not locked):
               args=(upload_key,), disabled=locked)
 
 if sel is None:
-    st.stop()
+    _end()
 collection = sel.collection
 st.subheader(f"Collection: {md(collection)}")
 
@@ -142,7 +148,7 @@ runs = ws.runs(collection)
 st.markdown(f"**Runs in {md(collection)}** ({len(runs)})")
 if not runs:
     st.info("No runs yet: drop run files above.")
-    st.stop()
+    _end()
 baseline = sel.baseline if sel.baseline in {r.name for r in runs} else runs[0].name  # the sidebar's baseline
 st.table(plain_frame(pd.DataFrame([{
     "name": r.name + (" (baseline)" if r.name == baseline else ""), "file": r.source,
@@ -193,3 +199,5 @@ for r in runs:
         for f in findings:
             examples = f" (e.g. {', '.join(md(e) for e in f.examples[:5])})" if f.examples else ""
             st.markdown(f"- **{f.kind}**: {md(f.message)}" + examples)
+
+ingest.reports_drawn()   # the run ends: the messages it drew reached the browser

@@ -89,6 +89,35 @@ def test_session_glue_in_a_script():
     assert [w.value for w in at.warning] == ["careful"]
 
 
+def _interrupted_script():
+    import streamlit as st
+
+    from ui import ingest
+
+    runs = st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    if runs == 1:
+        ingest.report("error", "bad.run line 3: a problem")
+    ingest.show_reports()
+    if runs == 1:
+        st.rerun()          # this run ends before its end, as a rerun request from the browser ends it
+    if runs == 2:
+        ingest.report("success", "queued after the messages were drawn")
+    ingest.reports_drawn()
+
+
+def test_a_message_outlives_a_run_stopped_half_way_and_goes_after_a_whole_run():
+    at = AppTest.from_function(_interrupted_script, default_timeout=60)
+    at.run()                                  # run 1 draws the error and is stopped; run 2 draws it again
+    assert_ok(at)
+    assert at.session_state["runs"] == 2
+    assert [e.value for e in at.error] == [ingest.md("bad.run line 3: a problem")]
+    assert not at.success                     # queued after run 2 drew its messages: shown by the next
+    at.run()
+    assert not at.error and [s.value for s in at.success] == ["queued after the messages were drawn"]
+    at.run()
+    assert not at.error and not at.success
+
+
 def _topics_script():
     import pandas as pd
     import streamlit as st

@@ -306,6 +306,8 @@ def test_loading_a_sample_opens_it(editor):
     assert at.session_state["collection"] == "web"
     assert [s.value for s in at.success] == ["Loaded the web sample collection."]
     assert runs_listed(at) == ["hybrid", "lexical", "neural"]
+    at.run()                       # the run that drew the message ended: the next does not draw it
+    assert not at.success
 
 
 def test_reloading_a_sample_restores_it_and_keeps_added_runs(editor, tmp_path):
