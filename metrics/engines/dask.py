@@ -66,12 +66,17 @@ def local_cluster(n_workers: int, **options):
     cluster is started with a bare ``__main__``. Its workers keep glibc's adaptive memory
     trimming: Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` turns it off, and every numpy array over
     128 KB is then mapped and faulted anew (the 50M-line one pass: 3.7-4.1 system s on one worker).
+    The variables a nanny writes into this process's environment for its worker to inherit
+    (``OMP_NUM_THREADS=1`` and the like) are put back once the workers have started: else every
+    later subprocess of this program would run its numerical libraries on one thread.
     """
     import dask
     from dask.distributed import LocalCluster
 
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
+    keys = {*dask.config.get("distributed.nanny.pre-spawn-environ"), "PYTHONHASHSEED"}
+    before = {key: os.environ.get(key) for key in keys}
     try:
         with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
             return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
@@ -79,6 +84,11 @@ def local_cluster(n_workers: int, **options):
     finally:
         if main is not None:
             sys.modules["__main__"] = main
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def is_local_address(scheduler: str) -> bool:

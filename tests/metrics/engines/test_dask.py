@@ -13,6 +13,8 @@ from metrics.engines import streaming as streaming_engine
 from tests.metrics.engines.collection import MEASURES, MISSING, TINY, UNJUDGED_QUERIES, shards
 
 TRIM_PRESET = "MALLOC_TRIM_THRESHOLD_" in os.environ     # read at collection, before any cluster starts
+THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+PRESET = {key: os.environ.get(key) for key in THREADS}    # idem
 
 
 def test_local_streaming_and_dask_are_identical(collection, cluster):
@@ -43,3 +45,14 @@ def test_the_local_cluster_leaves_glibc_its_own_trimming(cluster):
     with Client(cluster) as client:
         found = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
     assert len(found) == 2 and set(found.values()) == {None}
+
+
+def test_the_local_cluster_gives_its_workers_one_thread_and_leaves_this_process_as_it_was(cluster):
+    """A nanny writes OMP_NUM_THREADS=1 (and MKL's, OpenBLAS's) into the process that starts it, for
+    its worker to inherit; later subprocesses of that process would inherit it too."""
+    from dask.distributed import Client
+
+    with Client(cluster) as client:
+        found = client.run(lambda: [os.environ.get(key) for key in THREADS])
+    assert list(found.values()) == [[PRESET[key] or "1" for key in THREADS]] * 2
+    assert {key: os.environ.get(key) for key in THREADS} == PRESET
