@@ -140,7 +140,19 @@ class _Queries:
             self._close()
 
     def range(self) -> Range:
-        return Range(self.results, self.first_qid, self.first, self.open, self.seen)
+        """What the range leaves; its first and open queries' rows copied out of their pieces."""
+        first = None if self.first is None else _own(self.first)
+        opened = None if self.open is None else (self.open[0], _own(self.open[1]))
+        return Range(self.results, self.first_qid, first, opened, self.seen)
+
+
+def _own(tables: list[pa.Table]) -> list[pa.Table]:
+    """``tables`` as one table in buffers of its own. A slice shares its piece's buffers, and a
+    pickled slice carries all of them: on Dask the two queries' ~1,750 rows of a 50M-line range
+    took 26 MB to the client, 0.16-0.30 s after the task had ended."""
+    table = pa.concat_tables(tables)
+    return [pa.table([pa.concat_arrays(column.chunks) if column.num_chunks else pa.array([], column.type)
+                      for column in table.columns], schema=table.schema)]
 
 
 def _join(sinks: list[Range], score) -> list[tuple]:

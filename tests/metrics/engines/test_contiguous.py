@@ -189,6 +189,25 @@ def test_the_local_engine_words_a_repeated_document_as_before(tmp_path, monkeypa
     assert got == [None] and str(fast.value) == str(whole.value)
 
 
+def test_a_range_sends_its_first_and_open_queries_without_the_piece_they_came_from(tmp_path):
+    """A Dask range task pickles its Range to the client: an Arrow slice pickles with its whole
+    piece (26 MB a range at 50M lines, for two queries' rows)."""
+    import pickle
+
+    from metrics.engines.parts import plan
+
+    qrels, run = _write(tmp_path, seed=8)
+    [part] = plan([str(run)], run.stat().st_size)
+    score = contiguous._scorer(io.read_qrels(qrels).table, contiguous.task_options(
+        "zero", False, None, 1, "score", "error"), MEASURES)
+    got = contiguous.read_range(part, score, run.stat().st_size, str(tmp_path / "stop"))   # one piece: all the file
+    lines = [line for line in _lines(run) if line.strip() and not line.startswith("#")]
+    for qid, tables in ((got.first_qid, got.first), got.open):
+        rows = [line for line in lines if line.split()[0] == qid]
+        assert sum(t.num_rows for t in tables) == len(rows) < len(lines) / 5
+        assert len(pickle.dumps(tables, protocol=5)) < 2_000 + 100 * len(rows) < run.stat().st_size / 2
+
+
 # On Dask: a byte range per worker, read and scored on the worker; the cuts are joined here.
 
 @pytest.fixture(scope="module")
