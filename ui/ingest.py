@@ -66,7 +66,7 @@ def reports_drawn() -> None:
     queued later in the run stay for the next)."""
     shown = st.session_state.pop(_SHOWN, 0)
     if shown:
-        del st.session_state[_MESSAGES][:shown]
+        del st.session_state.get(_MESSAGES, [])[:shown]
 
 
 def _read_one(file, reader):
