@@ -99,7 +99,7 @@ def _interrupted_script():
         ingest.report("error", "bad.run line 3: a problem")
     ingest.show_reports()
     if runs == 1:
-        st.rerun()          # this run ends before its end, as a rerun request from the browser ends it
+        st.rerun()          # this run stops half-way, as a rerun request from the browser stops it
     if runs == 2:
         ingest.report("success", "queued after the messages were drawn")
     ingest.reports_drawn()
