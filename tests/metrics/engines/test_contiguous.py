@@ -279,7 +279,6 @@ def test_on_dask_a_bad_line_is_named_and_nothing_is_left(tmp_path, cluster, clie
     assert list(work.iterdir()) == []
 
 
-
 def test_on_dask_a_worker_of_two_threads_reads_two_ranges(tmp_path):
     from dask.distributed import Client, LocalCluster
 
