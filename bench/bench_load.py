@@ -47,7 +47,7 @@ def leaderboard_csv(path: Path) -> Path:
     """The legal sample's leaderboard (default measures, exponential gain, 4 decimals) as CSV text."""
     import metrics
 
-    legal = ROOT / "sample_data" / "legal"
+    legal = ROOT / "ndcg_lab" / "sample_data" / "legal"
     measures = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
     table = metrics.means(metrics.evaluate(legal / "qrels.txt", {p.stem: p for p in sorted(legal.glob("*.run"))},
                                            measures))

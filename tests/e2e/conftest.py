@@ -364,7 +364,7 @@ _APP_IDLE_JS = """() => {
 # frame (``page.wait_for_function(TABLE_SHOWN_JS, arg=text, polling="raf")``), it times a screen to
 # the frame, where Playwright's expect() retries after 100, 250, 500 and 1000 ms.
 LEADERBOARD = '[data-testid="stHtml"] table.ndcg-table'
-"""The Leaderboard's (and the Fusion page's) table: ui.tables.leaderboard_html, drawn with st.html."""
+"""The Leaderboard's (and the Fusion page's) table: ndcg_lab.ui.tables.leaderboard_html, drawn with st.html."""
 # The page's first table, the leaderboard or an st.table (bench/bench_load.py's minimal app).
 TABLE_SHOWN_JS = """(text) => {
     const app = document.querySelector('[data-testid="stApp"]');

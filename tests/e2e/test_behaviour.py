@@ -16,7 +16,7 @@ import metrics
 from tests.e2e.conftest import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 TIMEOUT = 30_000
 EXP10 = "nDCG(dcg=exp-log2)@10"
 

@@ -18,7 +18,7 @@ import metrics
 from tests.e2e.conftest import LEADERBOARD, screenshot_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 EXP_DEFAULT = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
 LINEAR_DEFAULT = [metrics.with_gain(m, "linear") for m in metrics.DEFAULT_MEASURES]
 TIMEOUT = 30_000

@@ -15,7 +15,7 @@ from metrics.analysis import fusion
 from tests.e2e.test_dashboard import TIMEOUT, main, read_leaderboard, upload
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 NDCG10 = metrics.with_gain("nDCG@10", "exp")
 
 

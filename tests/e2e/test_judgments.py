@@ -12,7 +12,7 @@ from metrics.ranking import rank
 from tests.e2e.conftest import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 TIMEOUT = 30_000
 
 

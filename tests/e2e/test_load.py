@@ -19,7 +19,7 @@ import pytest
 from tests.e2e.conftest import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, LEADERBOARD, TABLE_SHOWN_JS, AppServer
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 SESSIONS = 4
 RSS_BOUND = 1_024 * 2**20
 """Peak server RSS allowed for 4 sessions: 1 GiB, about twice the 460 MiB measured for 6. The suite's load

@@ -11,7 +11,7 @@ import metrics
 from tests.e2e.conftest import LEADERBOARD
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 TIMEOUT = 30_000
 

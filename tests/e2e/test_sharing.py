@@ -18,7 +18,7 @@ from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
 from tests.hostile_corpus import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 TOKEN_IN_URL = re.compile(r"[?&]ws=([A-Za-z0-9_-]{32})")
 XSS = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://example.com","click")'

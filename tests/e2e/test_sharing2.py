@@ -22,7 +22,7 @@ from tests.e2e.test_sharing import arrive, runs_table, text_of, upload, variant_
 from tests.hostile_corpus import HOSTILE_TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 SECRET = "root:x:0:0:root:/root:/bin/bash"
 TITLES = HOSTILE_TEXT[:3]           # a live link, bold and KaTeX where they are rendered as Markdown
 FRACTION_RUN = r"r $\frac{a}{b}$"

@@ -34,7 +34,7 @@ from tests.e2e.test_load import errors_on, idle, run_async
 from tests.metrics.tasks.leaks import secrets_of
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 TIMEOUT = DEFAULT_TIMEOUT_MS
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")   # visitor(): one person each, in Paris time
 

@@ -15,7 +15,7 @@ from tests.e2e.conftest import screenshot_dir
 from tests.e2e.test_dashboard import TIMEOUT, main
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 
 def _pick(page, wait_for_app, label: str, option: str) -> None:

@@ -1,5 +1,5 @@
 """A sidebar ``Selection`` over the legal sample without the app: a private workspace holding the
-sample's qrels, proxy, topics and runs, reached by ``ui.state.workspace`` (patched), so the cached
+sample's qrels, proxy, topics and runs, reached by ``ndcg_lab.ui.state.workspace`` (patched), so the cached
 glue of ``ui`` runs exactly as a page calls it."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import streamlit as st
 import metrics
 from metrics.io.topics import read_topics
 from metrics.store import Workspace
-from ui import state
+from ndcg_lab.ui import state
 
-LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[2] / "ndcg_lab" / "sample_data" / "legal"
 
 
 @pytest.fixture
