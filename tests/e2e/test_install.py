@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SERVER_START_TIMEOUT, free_port
+from tests.e2e.helpers import SERVER_START_TIMEOUT, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -1,28 +1,41 @@
-"""Shared mode end to end, second round: what a hostile visitor tried next, in Chromium against a
-real `streamlit run app.py` (one server for the module, bounds set small in its environment).
+"""Shared mode at its limits, in Chromium against a real `streamlit run app.py` (one server for the
+module, its bounds set small in its environment):
 
-An upload followed at once by a click on another page, an upload over a bound, names and titles
-that are Markdown, LaTeX or links, a glob that leaves the data roots through a symlink, a
-read-only link on the Fusion page, bombs under a data root for the streaming engine, and a second
-server on the same NDCG_LAB_HOME.
+- an upload followed at once by a click on another page is kept, and an upload over a bound is
+  refused whole;
+- run names, topic titles and a collection name written as Markdown, LaTeX or links stay text;
+- a glob that leaves the data roots through a symlink is refused, and a read-only link cannot
+  store a fused run;
+- a compression bomb under a data root is refused by the streaming engine, and a second server
+  started on the same NDCG_LAB_HOME serves nothing until the first stops.
 """
 from __future__ import annotations
 
 import lzma
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, AppServer, open_app, wait_for_app
-from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
-from tests.e2e.test_sharing import arrive, runs_table, text_of, upload, variant_run
+from tests.e2e.helpers import (
+    LEGAL,
+    RUNS_LABEL,
+    TIMEOUT,
+    AppServer,
+    arrive,
+    go_to,
+    main,
+    open_app,
+    runs_table,
+    sidebar,
+    text_of,
+    upload,
+    variant_run,
+    wait_for_app,
+)
 from tests.hostile_corpus import HOSTILE_TEXT
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 SECRET = "root:x:0:0:root:/root:/bin/bash"
 TITLES = HOSTILE_TEXT[:3]           # a live link, bold and KaTeX where they are rendered as Markdown
 FRACTION_RUN = r"r $\frac{a}{b}$"
@@ -85,7 +98,7 @@ def test_an_upload_is_kept_through_an_instant_page_switch_and_bounds_refuse_a_wh
     wait_for_app(page)
     go_to(page, wait_for_app, "Data")
     try:
-        expect(runs_table(page)).to_contain_text("quick_switch", timeout=DEFAULT_TIMEOUT_MS)
+        expect(runs_table(page)).to_contain_text("quick_switch", timeout=TIMEOUT)
     except AssertionError as exc:   # what the page said instead (it failed twice in a full CI run, never alone)
         raise AssertionError(f"{exc}\nthe page said: {page.locator('body').inner_text()[:3000]!r}") from None
 
@@ -161,12 +174,12 @@ def test_a_glob_out_of_the_roots_is_refused_and_a_read_only_link_cannot_store_a_
 
     box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
     box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=DEFAULT_TIMEOUT_MS)   # drawn by the rerun the opening starts
+    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)   # drawn by the rerun the opening starts
     view_link = box.locator("pre").all_inner_texts()[1].strip()
     view_token = re.search(r"[?&]ws=([A-Za-z0-9_-]{32})", view_link).group(1)
     open_app(teacher, f"{server.url}/fusion?ws={view_token}")
     expect(main(teacher).get_by_role("button", name="Store the fused run in the workspace")).to_be_disabled(
-        timeout=DEFAULT_TIMEOUT_MS)
+        timeout=TIMEOUT)
 
 
 def test_a_bomb_under_the_root_is_refused_and_a_second_server_on_the_home_serves_nothing(
