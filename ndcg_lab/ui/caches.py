@@ -10,7 +10,6 @@ sidebar's :class:`ndcg_lab.ui.selection.Selection`.
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,9 +20,7 @@ from metrics.evaluate import evaluate_ranked, tidy
 from metrics.ranking import Ranked
 from metrics.store.records import judgments_changed
 from ndcg_lab.ui import session
-
-if TYPE_CHECKING:
-    from ndcg_lab.ui.selection import Selection
+from ndcg_lab.ui.selection import Selection
 
 CACHE_TTL = 3600  # seconds an unused cache entry is kept
 
@@ -53,6 +50,12 @@ def cached_ranked(scope: str, collection: str, qrels_digest: str, run_name: str,
                                      judged_only=judged_only)
     gc.collect()
     return ranked
+
+def ranked(sel: Selection, name: str, digest: str, *, inferred: bool = False, judged_only: bool = False) -> Ranked:
+    """One selected run ordered and joined with the selection's judgments (the proxy's with
+    ``inferred``): :func:`cached_ranked` under the selection's key."""
+    proxy = sel.proxy_digest if inferred else None
+    return cached_ranked(sel.scope, sel.collection, sel.qrels_digest, name, digest, proxy, judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=1024, ttl=CACHE_TTL)

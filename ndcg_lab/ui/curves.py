@@ -39,7 +39,7 @@ def precision_recall(sel: state.Selection, levels: tuple[float, ...], with_band:
     when asked, number of queries): the same values as ``IPrec@x`` in trec_eval 10."""
     per_query = {}
     for name, digest in sel.systems:
-        ranked = sel.ranked(name, digest)
+        ranked = state.ranked(sel, name, digest)
         per_query[name] = figures.iprec_frame(iprec_curve(ranked, levels), ranked.qids, levels)
     mean = figures.mean_curves(per_query, n_boot=N_BOOT if with_band else None, seed=SEED, x="recall")
     return mean, max((len(c) for c in per_query.values()), default=0)

@@ -26,7 +26,7 @@ infAP estimates AP from the judged documents as a random sample of the pool (Yil
 
 def ranked_systems(sel: state.Selection) -> dict[str, Ranked]:
     """{system: Ranked} of the selected systems against the real qrels (proxy labels left out)."""
-    return {name: sel.ranked(name, digest) for name, digest in sel.systems}
+    return {name: state.ranked(sel, name, digest) for name, digest in sel.systems}
 
 
 def strategy_labels(sel: state.Selection) -> dict[str, str]:

@@ -153,7 +153,7 @@ def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferr
                      hide_index=True, width="stretch", key="qt_disagree")
     if len(shown) >= 2:
         k = st.number_input("Top k for the overlap", min_value=1, max_value=1000, value=10, key="qt_k")
-        rankeds = {name: sel.ranked(name, dict(sel.systems)[name], inferred=inferred) for name in shown}
+        rankeds = {name: state.ranked(sel, name, dict(sel.systems)[name], inferred=inferred) for name in shown}
         per_system = querytext.overlap(rankeds, int(k)).groupby("system", sort=False)[
             ["retrieved", "unique", "unique_relevant", "shared_by_all"]].sum()
         st.markdown(f"**Documents retrieved by only one system** in the top {int(k)} (systems side by side above)")

@@ -18,8 +18,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats, store
-from metrics.ranking import Ranked
-from ndcg_lab.ui import caches, ingest, session
+from ndcg_lab.ui import ingest, session
 from ndcg_lab.ui.text import visitor_text
 
 DEFAULT_COLLECTION = "legal"
@@ -59,10 +58,6 @@ class Selection:
         them take them as arguments), so changing those recomputes nothing else."""
         return (self.scope, self.collection, self.qrels_digest, self.proxy_digest, self.systems, self.gain,
                 self.version)
-
-    def ranked(self, name: str, digest: str, *, inferred: bool = False, judged_only: bool = False) -> Ranked:
-        proxy = self.proxy_digest if inferred else None
-        return caches.cached_ranked(self.scope, self.collection, self.qrels_digest, name, digest, proxy, judged_only)
 
 HASH_FUNCS = {Selection: Selection.inputs}
 """``hash_funcs`` for every cache keyed on a :class:`Selection`: its :meth:`Selection.inputs`."""

@@ -5,18 +5,23 @@ The names live in three modules, re-exported here: :mod:`ndcg_lab.ui.session` (t
 the workspace manager, the operator's settings and upload bounds), :mod:`ndcg_lab.ui.selection` (the
 sidebar and its :class:`Selection`, the export stamp) and :mod:`ndcg_lab.ui.caches` (content-keyed
 caches of runs, judgments, ranked runs, evaluations, curves, lint findings, topics and titles).
-Setting one of these names here (a test's ``monkeypatch.setattr(state, "workspace", ...)``) sets
-it in the module that defines it too, so the functions there see the replacement.
 """
 from __future__ import annotations
 
-import sys
-import types
-
-from ndcg_lab.ui import caches as _caches
-from ndcg_lab.ui import selection as _selection
-from ndcg_lab.ui import session as _session
-from ndcg_lab.ui.caches import CACHE_TTL, cached_ranked, curves, docs, evaluate, lint, means, proxy, qrels, run, topics
+from ndcg_lab.ui.caches import (
+    CACHE_TTL,
+    cached_ranked,
+    curves,
+    docs,
+    evaluate,
+    lint,
+    means,
+    proxy,
+    qrels,
+    ranked,
+    run,
+    topics,
+)
 from ndcg_lab.ui.selection import (
     CORRECTIONS,
     DEFAULT_COLLECTION,
@@ -53,21 +58,8 @@ from ndcg_lab.ui.session import (
 )
 
 __all__ = ["CACHE_TTL", "CORRECTIONS", "DEFAULT_COLLECTION", "GAINS", "HASH_FUNCS", "SAMPLES", "SAMPLE_BASELINES",
-           "SAMPLE_COLLECTIONS", "TESTS", "TOKEN_PARAM", "Selection", "access", "all_system_names", "app_arguments",
-           "base_url", "cached_ranked", "collection_info", "curves", "docs", "evaluate",
-           "forget_baseline", "link", "lint", "manager", "means", "open_collection", "proxy", "qrels", "read_only",
-           "reload_sample", "remember", "run", "run_page", "samples", "scope_of", "selection", "settings", "sidebar",
-           "stamp", "topics", "workspace"]
-
-
-class _Facade(types.ModuleType):
-    """This module, whose attribute writes also reach the module that defines the name."""
-
-    def __setattr__(self, name: str, value) -> None:
-        for module in (_session, _caches, _selection):
-            if name in vars(module):
-                setattr(module, name, value)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Facade
+           "SAMPLE_COLLECTIONS", "TESTS", "TOKEN_PARAM", "Selection", "access", "all_system_names",
+           "app_arguments", "base_url", "cached_ranked", "collection_info", "curves", "docs", "evaluate",
+           "forget_baseline", "link", "lint", "manager", "means", "open_collection", "proxy", "qrels", "ranked",
+           "read_only", "reload_sample", "remember", "run", "run_page", "samples", "scope_of", "selection",
+           "settings", "sidebar", "stamp", "topics", "workspace"]

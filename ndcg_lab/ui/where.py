@@ -40,7 +40,7 @@ def detected_depth(sel: state.Selection, first: str, other: str) -> int | None:
     """The depth k at which ``other`` re-ranks ``first``'s top k (None when it does not)."""
     known = digests(sel)
     return _detected(sel.scope, sel.collection, sel.qrels_digest, known[first], known[other],
-                     sel.ranked(first, known[first]), sel.ranked(other, known[other]))
+                     state.ranked(sel, first, known[first]), state.ranked(sel, other, known[other]))
 
 
 def default_pair(sel: state.Selection, names: list[str]) -> tuple[str, str]:

@@ -157,7 +157,7 @@ for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped mo
 st.divider()
 family = ui.profile_family(measure, sel.gain)
 st.subheader(f"Difference over cutoffs: {family}@k")
-depth = max(int(sel.ranked(n, d).lengths.max()) for n, d in ui.with_systems(sel, [baseline, system]).systems)
+depth = max(int(state.ranked(sel, n, d).lengths.max()) for n, d in ui.with_systems(sel, [baseline, system]).systems)
 max_k = 1
 if depth > 1:
     max_k = st.slider("Deepest cutoff K", min_value=1, max_value=depth, value=min(depth, 100), key="cmp_max_k")

@@ -104,7 +104,7 @@ if not shown:
     st.stop()
 
 docs = state.docs(sel)
-frames = {name: explain.explain(sel.ranked(name, digests[name], inferred=inferred), qid, measure, docs=docs)
+frames = {name: explain.explain(state.ranked(sel, name, digests[name], inferred=inferred), qid, measure, docs=docs)
           for name in shown}
 
 # -- the lists side by side --------------------------------------------------------------------
@@ -155,7 +155,7 @@ where_view.waterfall_pair(frames, colors)
 
 qrels = state.qrels(sel)
 proxy = state.proxy(sel) if inferred else None
-ranked = sel.ranked(focus, digests[focus], inferred=inferred)
+ranked = state.ranked(sel, focus, digests[focus], inferred=inferred)
 i1, i2 = st.columns([5, 4])
 with i1:
     ideal = explain.ideal_ranking(qrels, qid, measure, ranked=ranked, depth=k, inferred=proxy)
@@ -184,7 +184,7 @@ st.caption(f"Queries{more}, in the order above, × ranks 1..{k}; unjudged docume
 tabs = st.tabs([md(name) for name in shown])
 for tab, name in zip(tabs, shown):
     with tab:
-        matrix = explain.relevance_matrix(sel.ranked(name, digests[name], inferred=inferred), depth=k, qids=rows)
+        matrix = explain.relevance_matrix(state.ranked(sel, name, digests[name], inferred=inferred), depth=k, qids=rows)
         st.plotly_chart(fx.relevance_heatmap(matrix), width="stretch", config=figures.FIGURE_CONFIG,
                         key=f"qe_heatmap_{name}")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import SERVER_START_TIMEOUT, free_port
+from tests.e2e.helpers import SERVER_START_TIMEOUT, TIMEOUT, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -152,8 +152,8 @@ def test_ndcg_lab_app_serves_every_page_without_an_exception(installed, page, op
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(server, url, log)
-        for path in pages[1:] + pages[:1]:        # a deep link is the server's first request
-            open_app(page, f"{url}/{path}")
+        for n, path in enumerate(pages[1:] + pages[:1]):        # a deep link is the server's first request
+            open_app(page, f"{url}/{path}", timeout=TIMEOUT * (4 if n == 0 else 1))   # the first loads the samples
             errors = page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]')
             assert errors.count() == 0, f"/{path}: {errors.first.inner_text()}"
             assert page.locator('[data-testid="stMain"] :is(h1, h2, h3)').count() > 0, f"/{path} shows no heading"
