@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import io
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..lint import lint
 from . import defer_pandas
 

@@ -11,7 +11,7 @@ from ..settings import human_bytes
 from ..stats.compare import BETTER, WORSE
 
 if TYPE_CHECKING:
-    from ..engines.partition import Progress
+    from ..engines.partitioning import Progress
 
 LATEX_MARKERS = {BETTER: "\\blacktriangle", WORSE: "\\blacktriangledown"}
 """The LaTeX command that stands for each significance marker of :func:`metrics.stats.compare`."""

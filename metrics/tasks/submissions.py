@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import score_runs
+from ..evaluation import score_runs
 from ..io import validate as io_validate
 from ..io.keys import canonical_digest
 from ..io.paths import stem

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means
+from ...evaluation import TIE_DECIMALS, as_runs, means
 from ...io import read_qrels
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED
