@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import io
 from ..evaluation import as_runs
-from ..lint import lint
+from ..linting import lint
 from . import defer_pandas
 
 

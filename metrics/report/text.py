@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..settings import human_bytes
-from ..stats.compare import BETTER, WORSE
+from ..stats.comparison import BETTER, WORSE
 
 if TYPE_CHECKING:
     from ..engines.partitioning import Progress
