@@ -36,7 +36,7 @@ process and its children (sampled every 0.1 s, from before the pages open to the
 CPU seconds from the start of the minute to the last answer; the CPU of this process (in socket
 mode, all the clients) over the same span. Prints a Markdown section for bench/RESULTS.md;
 asserts nothing.
-Run it alone: `flock /tmp/bench.lock python bench/bench_tasks.py` (the lock the machine's benches share).
+Run it alone: `python bench/bench_tasks.py`, with no other benchmark running on the machine.
 """
 from __future__ import annotations
 

@@ -18,9 +18,8 @@ collections counts its lines once and each link; so linking one stored qrels int
 a thousand collections is not free either. Names are at most 200 characters,
 without control characters or bidirectional overrides.
 
-One module for all tables (about 620 lines): the schema, its migrations and the steps that
-read and write it change together, and a step that fails midway must be testable against
-the same schema text.
+The schema, its migrations and the steps that read and write it change together, and a step
+that fails midway is tested against the same schema text.
 """
 from __future__ import annotations
 
