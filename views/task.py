@@ -1,7 +1,7 @@
 """Class task: one page for every link of a task (``?task=TOKEN``): the instructor's, the class's
 join link, a team's and the projector's; without a token, the form that creates a task.
 
-Every part drawn comes from ``access.view()`` (metrics.tasks.views): what that link may see.
+Every part drawn comes from :func:`metrics.tasks.views.view` of the link's access: what that link may see.
 """
 from datetime import UTC, datetime, timedelta
 
@@ -10,6 +10,7 @@ import streamlit as st
 
 import metrics
 from metrics.tasks import TaskDefinition, export_board, team_qrels
+from metrics.tasks import views as task_views
 from ui import state
 from ui import tasks as ui
 from ui.text import md, plain_frame
@@ -110,7 +111,7 @@ def show_board(view: dict) -> None:
 
 
 def join_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
     header(view)
     ui.show_messages()
     st.subheader("Join as a team")
@@ -137,13 +138,13 @@ def _submit(access, upload, label: str) -> None:
     except metrics.MetricsError as exc:
         ui.say("error", str(exc))
         return
-    mine = next(s for s in access.view()["submissions"] if s["id"] == sid)
+    mine = next(s for s in task_views.view(access)["submissions"] if s["id"] == sid)
     scores = ", ".join(f"{m} {v:.4f}" for m, v in mine["public_means"].items())
     ui.say("success", f"Submission {sid} ({mine['label']}) scored on the public topics: {scores}")
 
 
 def team_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
     header(view)
     ui.show_messages()
     task, allowance = view["task"], view["allowance"]
@@ -209,7 +210,7 @@ def team_page(access) -> None:
 def projector_page(access) -> None:
     @st.fragment(run_every=REFRESH)
     def live():
-        view = access.view()
+        view = task_views.view(access)
         header(view)
         board = view.get("final_board") or view["board"]
         st.subheader("Final standings" if board["final"] else f"Public leaderboard ({board['n_topics']} topics)")
@@ -222,7 +223,7 @@ def projector_page(access) -> None:
 
 
 def instructor_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
     header(view)
     ui.show_messages()
     task, links = view["task"], view["links"]
@@ -299,7 +300,7 @@ def instructor_page(access) -> None:
         st.table(plain_frame(pd.DataFrame(view["audit"])))
     with st.expander("Delete the task"):
         if st.checkbox("Yes, delete the task, its submissions and every link") and st.button("Delete"):
-            access.delete()
+            ui.manager().delete(access)
             st.query_params.clear()
             st.rerun()
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import MetricsError
 from ..tasks import TaskDefinition, Tasks, parse_time
+from ..tasks import views as task_views
 from ..tasks.views import FORMATS
 
 
@@ -109,7 +110,7 @@ def cmd_submit(args) -> int:
     access = tasks.open(args.link)
     path = Path(args.run)
     sid = access.submit(path, args.label, path.name)
-    view = access.view()
+    view = task_views.view(access)
     mine = next(s for s in view["submissions"] if s["id"] == sid)
     n = view["task"]["n_public"]
     print(f"submission {sid} ({mine['label']}) received {mine['received']}; public scores over {n} topics:")
@@ -134,5 +135,5 @@ def cmd_release(args) -> int:
 
 
 def cmd_standings(args) -> int:
-    print(Tasks().open(args.link).standings(args.format), end="")
+    print(task_views.export_board(task_views.view(Tasks().open(args.link)), args.format), end="")
     return 0

@@ -2,7 +2,7 @@
 
 A run is parsed and scored before the storing transaction, from the stored qrels; a refused or
 malformed one writes nothing, so it does not count. The storing transaction (on the task file's
-locks, :meth:`metrics.tasks.store.Task.write`) counts the team's submissions of the UTC day and
+locks, :meth:`metrics.tasks.task.Task.write`) counts the team's submissions of the UTC day and
 in all, refuses or inserts, and bumps the team's row: a concurrent transaction on the same row
 conflicts and is retried, so no two can take the last slot. If the qrels were replaced between
 scoring and storing, the run is scored again.
@@ -10,8 +10,10 @@ scoring and storing, the run is scored again.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -28,12 +30,15 @@ from ..lint import lint as lint_run
 from ..report.text import human_bytes
 from .definition import TaskDefinition, day_start, iso
 from .snapshot import read_meta
+from .task import Task
 
-__all__ = ["SubmissionRefused", "LABEL_LIMIT", "read_bytes", "findings_json", "lists_digest",
+__all__ = ["SubmissionRefused", "LABEL_LIMIT", "Source", "add_baseline", "read_bytes", "findings_json", "lists_digest",
            "allowance_refusal", "check_topics", "judged_subset", "score_frame", "scoring_context", "submit",
            "store", "QRELS_KEPT"]
 
 LABEL_LIMIT = 80
+# a file as the API takes it: its bytes, a path, or a file object (an upload widget's value)
+Source = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes]
 
 
 class SubmissionRefused(MetricsError):
@@ -55,7 +60,7 @@ class _Stale(Exception):
     """The qrels version changed between scoring and storing."""
 
 
-def read_bytes(src) -> bytes:
+def read_bytes(src: Source) -> bytes:
     """The bytes of a file given as bytes, a path or a file object (stored unchanged)."""
     if isinstance(src, (bytes, bytearray, memoryview)):
         return bytes(src)
@@ -167,17 +172,17 @@ def scoring_context(con) -> tuple:
     return meta, topics, *judgments
 
 
-def submit(task, team: int, data, label: str | None = None, file_name: str = "run.txt") -> int:
-    """Check, score and store one run of ``team`` in ``task`` (a :class:`metrics.tasks.store.Task`);
+def submit(task: Task, team: int, data, label: str | None = None, file_name: str = "run.txt") -> int:
+    """Check, score and store one run of ``team`` in ``task`` ;
     its id. SubmissionRefused says why not."""
-    now = task.tasks.clock()
+    now = task.clock()
     raw = read_bytes(data)
     with task.transaction() as con:
         context = scoring_context(con)
         meta = context[0]
         definition = TaskDefinition.from_json(meta["definition"])
         refusal = allowance_refusal(con, team, now, meta, definition)  # before parsing and scoring
-    limit = definition.max_bytes or task.tasks.settings.upload_bytes
+    limit = definition.max_bytes or task.settings.upload_bytes
     if len(raw) > limit:
         raise SubmissionRefused(f"the file is {human_bytes(len(raw))}, over the bound of {human_bytes(limit)}",
                                 next_allowed=now, now=now, source=file_name, fix="submit a smaller run")
@@ -191,7 +196,7 @@ def submit(task, team: int, data, label: str | None = None, file_name: str = "ru
     return store(task, team, raw, label, file_name, now, check=check, context=context)
 
 
-def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: float, check,
+def store(task: Task, team: int | None, raw: bytes, label: str, file_name: str, now: float, check,
           context: tuple | None = None) -> int:
     """Parse, check, score and insert one run (``team`` None: a baseline, errors not refusals);
     ``check(con, now)`` is the refusal inside the storing transaction (None: no cap). Its id."""
@@ -222,7 +227,7 @@ def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: f
             refusal = check(con, now)
             if refusal is not None:
                 raise refusal
-            quota = task.tasks.settings.quota_bytes
+            quota = task.settings.quota_bytes
             if quota is not None:
                 used = int(con.execute("SELECT coalesce(sum(size), 0) FROM submissions").fetchone()[0])
                 if used + len(raw) > quota:
@@ -246,3 +251,10 @@ def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: f
         return task.write(action)
     except _Stale:  # the qrels were replaced while this run was scored: score it again
         return store(task, team, raw, label, file_name, now, check)  # context read anew
+
+
+def add_baseline(task: Task, run: Source, name: str | None = None) -> int:
+    """Store a baseline run (no team, no cap: a bad file is an error, not a refusal); its id."""
+    raw = read_bytes(run)
+    label = name or (stem(Path(run).name) if isinstance(run, (str, os.PathLike)) else "baseline")
+    return store(task, None, raw, label, label, task.clock(), check=None)

@@ -38,8 +38,9 @@ from ..evaluate import Scores, mean_values
 from ..report import export
 from ..report import text as report_text
 from ..stats import adjust, compare, paired_pvalues, wins_ties_losses
-from .definition import iso
-from .store import Snapshot, TaskAccess
+from .access import TaskAccess
+from .definition import day_start, iso
+from .snapshot import Snapshot
 
 __all__ = ["view", "board", "export_board", "team_view", "projector_view", "instructor_view", "join_view"]
 
@@ -260,8 +261,6 @@ def projector_view(snap: Snapshot) -> dict:
 
 
 def _allowance(snap: Snapshot, team: int) -> dict:
-    from .definition import day_start
-
     d = snap.definition
     live = _live(snap)
     mine = live[live["team"] == team]

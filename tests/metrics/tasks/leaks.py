@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from metrics import io
+from metrics.tasks import views
 
 
 @dataclass
@@ -49,7 +50,7 @@ def secrets_of(instructor) -> Secrets:
     allowed = {"0.0000", "1.0000", "0.000000", "1.000000", "0.0", "1.0"}
     for value in scores.loc[scores["qid"].isin(public), "value"]:
         allowed |= _formats(value)
-    view = instructor.view()
+    view = views.view(instructor)
     for board in (view["board"], view["final_board"]):
         for row in board["rows"]:
             for value in row["means"].values():

@@ -18,10 +18,10 @@ RUNS = {name: (LEGAL / f"{name}.run").read_bytes() for name in ("dense", "bm25_c
 def crawl(access) -> list[str]:
     """Every text a link reaches through the library: its view, its exports, its judgments, and
     the messages of what it may try."""
-    texts = [json.dumps(access.view())]
+    texts = [json.dumps(views.view(access))]
     for fmt in views.FORMATS:
         try:
-            texts.append(access.standings(fmt))
+            texts.append(views.export_board(views.view(access), fmt))
         except MetricsError as exc:
             texts.append(str(exc))
     qrels = team_qrels(access)
