@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from ..errors import MetricsError
-from ..tasks import TaskDefinition, Tasks, parse_time
+from ..tasks import TaskDefinition, Tasks, TeamView, parse_time
 from ..tasks import views as task_views
 from ..tasks.views import FORMATS
 
@@ -111,12 +111,13 @@ def cmd_submit(args) -> int:
     path = Path(args.run)
     sid = access.submit(path, args.label, path.name)
     view = task_views.view(access)
-    mine = next(s for s in view["submissions"] if s["id"] == sid)
-    n = view["task"]["n_public"]
-    print(f"submission {sid} ({mine['label']}) received {mine['received']}; public scores over {n} topics:")
-    for measure, value in mine["public_means"].items():
+    assert isinstance(view, TeamView)  # submit() above refused any other link
+    mine = next(s for s in view.submissions if s.id == sid)
+    n = view.task.n_public
+    print(f"submission {sid} ({mine.label}) received {mine.received}; public scores over {n} topics:")
+    for measure, value in mine.means_public.items():
         print(f"{measure}\t{value:.4f}")
-    left = view["allowance"]["left"]
+    left = view.allowance.left
     if left is not None:
         print(f"submissions left: {left}")
     return 0

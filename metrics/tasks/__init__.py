@@ -6,8 +6,9 @@ order, pyproject.toml): ``definition`` (a task's rules, times, the public split)
 ``snapshot`` (a task as one read saw it, cached per file generation), ``task`` (one DuckDB file
 per task: its locks, transactions and reads), ``submissions`` (receiving, checking and scoring
 a run; the cap in one transaction), ``instructor`` (the instructor's changes, the archive, a
-team's copy), ``access`` (a link's role, checked before every action), ``views`` (what each
-link may see, the boards with significance, the stamped exports), ``store`` (the tasks under
+team's copy), ``access`` (a link's role, checked before every action), ``visible`` (what a
+link may see, as frozen dataclasses), ``views`` (what each link may see, computed: the boards
+with significance, the stamped exports), ``store`` (the tasks under
 ``$NDCG_LAB_HOME/tasks`` and the registry of link tokens kept as hashes; the facade).
 """
 from .access import TaskAccess
@@ -16,6 +17,8 @@ from .links import Links, TaskNotFound, token_of
 from .store import Tasks
 from .submissions import SubmissionRefused, lists_digest
 from .views import board, export_board, team_qrels, view
+from .visible import InstructorView, JoinView, ProjectorView, TeamView, View
 
-__all__ = ["Links", "SubmissionRefused", "TaskAccess", "TaskDefinition", "TaskNotFound", "Tasks", "board",
-           "export_board", "iso", "lists_digest", "parse_time", "team_qrels", "token_of", "view"]
+__all__ = ["InstructorView", "JoinView", "Links", "ProjectorView", "SubmissionRefused", "TaskAccess", "TaskDefinition",
+           "TaskNotFound", "Tasks", "TeamView", "View", "board", "export_board", "iso", "lists_digest", "parse_time",
+           "team_qrels", "token_of", "view"]

@@ -32,7 +32,7 @@ def _child(args):
 
 
 def _stored(tasks, links) -> int:
-    return len([s for s in views.view(tasks.open(links.instructor))["submissions"] if s["team"] is not None])
+    return len([s for s in views.view(tasks.open(links.instructor)).submissions if s.team is not None])
 
 
 def test_twenty_threads_leave_exactly_the_cap(tmp_path):

@@ -52,9 +52,9 @@ def test_a_submission_does_not_parse_the_stored_judgments_again(class_of_three, 
     frame = metrics.evaluate(real(LEGAL / "qrels.txt"), {"b": metrics.read_run(LEGAL / "dense.run")},
                              ["nDCG@10", "AP"])
     expected = frame[frame["qid"].isin(public)].groupby("measure")["value"].mean()
-    mine = next(s for s in task_views.view(teams[1])["submissions"] if s["id"] == sid)
+    mine = next(s for s in task_views.view(teams[1]).submissions if s.id == sid)
     for measure in ("nDCG@10", "AP"):
-        assert mine["public_means"][measure] == pytest.approx(expected[measure], abs=1e-12)
+        assert mine.means_public[measure] == pytest.approx(expected[measure], abs=1e-12)
 
 
 def test_replaced_judgments_are_parsed_and_used(class_of_three):
@@ -64,8 +64,8 @@ def test_replaced_judgments_are_parsed_and_used(class_of_three):
     fewer = "".join(line + "\n" for line in lines if not (line.split()[0] in public and line.split()[3] != "0"))
     tasks.open(links.instructor).replace_qrels(fewer.encode(), "fewer.txt", "no relevant public documents")
     sid = teams[1].submit(RUN, "b", "b.run")
-    mine = next(s for s in task_views.view(teams[1])["submissions"] if s["id"] == sid)
-    assert mine["public_means"] == {"nDCG@10": 0.0, "AP": 0.0}
+    mine = next(s for s in task_views.view(teams[1]).submissions if s.id == sid)
+    assert mine.means_public == {"nDCG@10": 0.0, "AP": 0.0}
 
 
 def test_the_board_is_computed_once_per_change_for_every_page(class_of_three, monkeypatch):
@@ -74,12 +74,11 @@ def test_the_board_is_computed_once_per_change_for_every_page(class_of_three, mo
     real = task_views.compare
     monkeypatch.setattr(task_views, "compare", lambda *a, **k: computed.append(1) or real(*a, **k))
     teams[1].submit(RUN, "b", "b.run")
-    boards = [task_views.view(a)["board"] for a in (teams[0], teams[1], tasks.open(links.projector), teams[2])]
+    boards = [task_views.view(a).board for a in (teams[0], teams[1], tasks.open(links.projector), teams[2])]
     assert len(computed) == 1
     # each team's copy marks its own row, and marking one copy changes no other
-    assert [[e["you"] for e in b["rows"] if e["kind"] == "team"] for b in boards[:2]] == [[True, False],
-                                                                                           [False, True]]
-    assert all("you" not in e for e in boards[2]["rows"])
+    assert [[e.you for e in b.rows if e.kind == "team"] for b in boards[:2]] == [[True, False], [False, True]]
+    assert not any(e.you for e in boards[2].rows)
     teams[2].submit(RUN, "c", "c.run")  # a change: computed again, once
     task_views.view(teams[0])
     task_views.view(teams[1])
