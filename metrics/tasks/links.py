@@ -65,4 +65,5 @@ def links_of(public_url: str, instructor_token: str) -> Links:
     """The three links of a task, from its instructor token (the others are derived from it)."""
     tokens = {"instructor": instructor_token, "join": derived_token(instructor_token, "join"),
               "projector": derived_token(instructor_token, "projector")}
-    return Links(*(address(public_url, tokens[r]) for r in ("instructor", "join", "projector")), tokens)
+    return Links(address(public_url, tokens["instructor"]), address(public_url, tokens["join"]),
+                 address(public_url, tokens["projector"]), tokens)

@@ -31,7 +31,7 @@ from . import opened, submissions
 from .access import TaskAccess
 from .definition import TaskDefinition, public_split
 from .links import TOKEN_BYTES, Links, TaskNotFound, address, derived_token, links_of, token_of
-from .submissions import read_bytes
+from .submissions import Source, read_bytes
 from .task import Task
 
 __all__ = ["Tasks"]
@@ -70,7 +70,8 @@ class Tasks:
 
     # -- create, open, join ------------------------------------------------------------
 
-    def create(self, definition: TaskDefinition, *, topics, qrels, baselines: Sequence = (),
+    def create(self, definition: TaskDefinition, *, topics: object, qrels: Source,
+               baselines: Sequence[Source | tuple[str | None, Source]] = (),
                key: str | None = None, qrels_name: str = "qrels") -> Links:
         """A new task: ``topics`` (anything :func:`metrics.io.topics.read_topics` reads), ``qrels``
         (bytes or a path: kept unchanged, hidden), ``baselines`` (runs, or (name, run) pairs).

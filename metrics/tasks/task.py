@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 import duckdb
 import numpy as np
@@ -29,14 +30,17 @@ from ..settings import Settings
 from ..store import WorkspaceLocked
 from ..store.connection import file_lock, open_error
 from . import opened
+from .definition import TaskDefinition
 from .links import TaskNotFound
-from .snapshot import Snapshot, cached_snapshot, forget_snapshot, keep_snapshot, read_meta, read_snapshot
+from .snapshot import Meta, Snapshot, cached_snapshot, forget_snapshot, keep_snapshot, read_meta, read_snapshot
 
-__all__ = ["Task", "LOCK_WAIT", "SCHEMA_VERSION", "TEAM_NAME_LIMIT"]
+__all__ = ["Task", "Connection", "one", "LOCK_WAIT", "SCHEMA_VERSION", "TEAM_NAME_LIMIT"]
 
 LOCK_WAIT = 20.0          # seconds a command waits for a task file another process holds
 SCHEMA_VERSION = 1
 TEAM_NAME_LIMIT = 60
+Connection = duckdb.DuckDBPyConnection
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
@@ -50,6 +54,14 @@ CREATE TABLE submissions (id INTEGER PRIMARY KEY, team INTEGER, label VARCHAR, f
 CREATE TABLE scores (submission INTEGER, version INTEGER, qid VARCHAR, measure VARCHAR, value DOUBLE);
 CREATE TABLE audit (time DOUBLE, action VARCHAR, detail VARCHAR);
 """
+
+
+def one(con: Connection, query: str, parameters: Sequence[object] = ()) -> tuple[Any, ...]:
+    """The one row ``query`` returns (an aggregate, a row known to exist)."""
+    row = con.execute(query, list(parameters)).fetchone()
+    if row is None:
+        raise MetricsError("the task file lacks a row it should hold", source="task", fix="ask the instructor")
+    return row
 
 
 class Task:
@@ -84,7 +96,7 @@ class Task:
                 pause = min(pause * 2, 0.1)
 
     @contextmanager
-    def transaction(self, write: bool = False):
+    def transaction(self, write: bool = False) -> Iterator[Connection]:
         """One transaction on the task file, kept open between transactions (:mod:`.opened`). Every
         transaction on the file takes this process's per-file lock, then holds the lock file (other
         processes): short, and one at a time. A ``write`` transaction marks the file changed
@@ -117,16 +129,18 @@ class Task:
                 if broken:  # a connection DuckDB failed on is not reused
                     opened.close(held.path)
 
-    def write(self, action: Callable):
-        """Run ``action(con)`` in a write transaction, again on a conflict (a few times)."""
-        for attempt in range(20):
+    def write(self, action: Callable[[Connection], T]) -> T:
+        """Run ``action(con)`` in a write transaction, again on a conflict (20 tries in all)."""
+        attempt = 0
+        while True:
             try:
                 with self.transaction(write=True) as con:
                     return action(con)
             except duckdb.TransactionException:
-                if attempt == 19:
+                attempt += 1
+                if attempt == 20:
                     raise MetricsError("the task is busy", fix="try again in a moment") from None
-                time.sleep(0.01 * (attempt + 1))
+                time.sleep(0.01 * attempt)
 
     def _changed(self) -> None:
         """Write a new generation to ``<file>.gen`` (under the locks, after the commit): a reader
@@ -154,9 +168,9 @@ class Task:
 
     # -- creation ----------------------------------------------------------------------
 
-    def initialise(self, definition, topics: pd.DataFrame, judged: set, public: set, raw_qrels: bytes,
-                   qrels_name: str, parsed: io.Qrels, now: float) -> None:
-        def action(con):
+    def initialise(self, definition: TaskDefinition, topics: pd.DataFrame, judged: set[str], public: set[str],
+                   raw_qrels: bytes, qrels_name: str, parsed: io.Qrels, now: float) -> None:
+        def action(con: Connection) -> None:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 con.execute(statement)
             state = {"schema": SCHEMA_VERSION, "definition": definition.to_json(), "created": now,
@@ -192,17 +206,16 @@ class Task:
         keep_snapshot(str(self.path), generation, snap)
         return snap
 
-    def meta(self) -> dict:
+    def meta(self) -> Meta:
         with self.transaction() as con:
             return read_meta(con)
 
     def raw_qrels(self, version: int | None = None) -> tuple[bytes, str]:
         with self.transaction() as con:
             if version is None:
-                version = int(json.loads(con.execute("SELECT value FROM meta WHERE key = 'qrels_version'")
-                                         .fetchone()[0]))
-            row = con.execute("SELECT raw, file_name FROM qrels_versions WHERE version = ?", [version]).fetchone()
-        return bytes(row[0]), row[1]
+                version = int(json.loads(one(con, "SELECT value FROM meta WHERE key = 'qrels_version'")[0]))
+            row = one(con, "SELECT raw, file_name FROM qrels_versions WHERE version = ?", [version])
+        return bytes(row[0]), str(row[1])
 
     def raw_runs(self, ids: Sequence[int] | None = None) -> dict[int, bytes]:
         with self.transaction() as con:
@@ -219,12 +232,12 @@ class Task:
         if len(clean) > TEAM_NAME_LIMIT:
             raise MetricsError(f"the team name is longer than {TEAM_NAME_LIMIT} characters", fix="shorten it")
 
-        def action(con):
+        def action(con: Connection) -> int:
             if con.execute("SELECT 1 FROM teams WHERE lower(name) = lower(?)", [clean]).fetchone():
                 raise MetricsError(f"a team named {clean!r} has joined already", fix="choose another name")
-            team_id = con.execute("SELECT coalesce(max(id), 0) + 1 FROM teams").fetchone()[0]
+            team_id = int(one(con, "SELECT coalesce(max(id), 0) + 1 FROM teams")[0])
             con.execute("INSERT INTO teams VALUES (?, ?, ?, ?, 0)", [team_id, clean, f"Team {team_id}", now])
             con.execute("INSERT INTO audit VALUES (?, 'join', ?)", [now, clean])
-            return int(team_id)
+            return team_id
 
         return self.write(action)
