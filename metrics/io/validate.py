@@ -493,7 +493,7 @@ def _order_findings(qcode: np.ndarray, score: np.ndarray, rank: np.ndarray | Non
                     queries: pa.Array) -> list[Finding]:
     """Rank column against score order, and tied scores, per query (vectorised)."""
     n = len(qcode)
-    findings = []
+    findings: list[Finding] = []
     if n < 2:
         return findings
     by_score = None  # (query codes, scores) in an order where scores never rise within a query
