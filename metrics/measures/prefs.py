@@ -163,8 +163,36 @@ def _group_pairs(jsg_code: np.ndarray, level: np.ndarray):
     return _partner_pairs(group_end, sub_end) if n else (np.empty(0, int), np.empty(0, int))
 
 
-def _ec_group(qid, jg, docno, level, rank, njr):
-    """Counts of a group with one sub-group (equivalence classes of equal level)."""
+UNWRITTEN = np.iinfo(np.int64).max   # a rank past every document: what memory trec_eval never wrote reads as
+
+
+class RankPool:
+    """trec_eval's pool of the internal ranks of one-sub-group judgment groups, kept across queries.
+
+    prefs_avgjg_Rnonrel takes the first R ranks of a group's lowest level; when that level holds
+    fewer, trec_eval reads on through this pool: the ranks of the query's following groups, then
+    what earlier queries left there. The pool is emulated so those values are trec_eval's too;
+    memory trec_eval never wrote (a pool it has just enlarged) reads 0 here.
+    """
+
+    def __init__(self) -> None:
+        self.data = np.zeros(0, dtype=np.int64)
+
+    def load(self, ranks: np.ndarray, needed: int) -> None:
+        """A query's ranks; the pool grows (as trec_eval's, by ``needed``) when they do not fit."""
+        if needed > len(self.data):
+            self.data = np.full(len(self.data) + needed, UNWRITTEN, dtype=np.int64)
+        self.data[:len(ranks)] = ranks
+
+    def read(self, start: int, count: int) -> np.ndarray:
+        out = self.data[start:start + count]
+        return np.r_[out, np.full(count - len(out), UNWRITTEN, dtype=np.int64)] if len(out) < count else out
+
+
+def _ec_group(qid, jg, docno, level, rank, njr, lowest):
+    """Counts of a group with one sub-group (equivalence classes of equal level); ``lowest(start, R)``
+    gives R ranks from the group's line ``start`` on (its lowest level), as trec_eval reads them
+    (see :class:`RankPool`)."""
     a, b = _group_pairs(np.zeros(len(level), dtype=np.int64), level)
     d1, d2 = rank[a], rank[b]
     same = np.flatnonzero(d1 == d2)
@@ -179,18 +207,20 @@ def _ec_group(qid, jg, docno, level, rank, njr):
 
     group = _level_group(np.zeros(len(level), dtype=np.int64), level)
     last = group == group[-1]
-    last_ranks = rank[last]                         # ascending: lines are sorted by rank within a level
     not_last_b = ~last[b]
 
     def recalc(R: int, ret_only: bool) -> float:
-        new = last_ranks[:R]                        # trec_eval reads R entries; here at most the class's size
+        new = lowest(int(np.argmax(last)), R)
         p1, p2 = d1[not_last_b], d2[not_last_b]
-        q1, q2 = np.repeat(rank, len(new)), np.tile(new, len(rank))
-        if ret_only:
+        if ret_only:                                # retrieved only: each list read up to its first unretrieved
             keep = (p1 < njr) & (p2 < njr)
             p1, p2 = p1[keep], p2[keep]
-            keep = (q1 < njr) & (q2 < njr)
-            q1, q2 = q1[keep], q2[keep]
+            new = new[:int(np.argmax(new >= njr))] if (new >= njr).any() else new
+            mine = rank[rank < njr]
+            q1, q2 = np.repeat(mine, len(new)), np.tile(new, len(mine))
+        else:
+            q1, q2 = np.repeat(rank, len(new)), np.tile(new, len(rank))
+        if ret_only:
             ful = int(np.count_nonzero(p1 < p2)) + int(np.count_nonzero(q1 < q2))
             return _ratio(ful, len(p1) + len(q1))
         f1, n1 = _recount(p1, p2, njr)
@@ -297,8 +327,11 @@ def _pair_measures(d1: np.ndarray, d2: np.ndarray, njr: int, nj: int) -> tuple[f
     return pair, pair_ret, pair_imp
 
 
-def query_preferences(judgments: PreferenceJudgments, ranked: np.ndarray) -> dict[str, float]:
-    """The 14 preference values of one query, from its judgments and its ranked docnos."""
+def query_preferences(judgments: PreferenceJudgments, ranked: np.ndarray, pool: RankPool | None = None
+                      ) -> dict[str, float]:
+    """The 14 preference values of one query, from its judgments and its ranked docnos (``pool``: the
+    rank pool left by the queries before, see :class:`RankPool`)."""
+    pool = RankPool() if pool is None else pool
     qid = judgments.qid
     judged = np.unique(judgments.docno)
     retrieved = ranked[np.isin(ranked, judged)]
@@ -314,13 +347,18 @@ def query_preferences(judgments: PreferenceJudgments, ranked: np.ndarray) -> dic
     per_group = []
     all_d1, all_d2 = [], []
     bounds = np.searchsorted(jg_code[order], np.arange(len(jg_values) + 1))
-    for g, jg in enumerate(jg_values.tolist()):
-        rows = order[bounds[g]:bounds[g + 1]]
+    groups = [order[bounds[g]:bounds[g + 1]] for g in range(len(jg_values))]
+    matrix_form = [len(np.unique(jsg_code[rows])) > 1 for rows in groups]
+    in_pool = [rank[rows] for rows, pa_form in zip(groups, matrix_form) if not pa_form]
+    pool.load(np.concatenate(in_pool) if in_pool else np.empty(0, dtype=np.int64), len(rank))
+    offset = 0
+    for jg, rows, pa_form in zip(jg_values.tolist(), groups, matrix_form):
         args = (judgments.docno[rows], judgments.level[rows], rank[rows])
-        if len(np.unique(jsg_code[rows])) > 1:
+        if pa_form:
             result = _pa_group(qid, jg, judgments.jsg[rows], *args, njr, nj)
         else:
-            result = _ec_group(qid, jg, *args, njr)
+            result = _ec_group(qid, jg, *args, njr, lambda start, count, at=offset: pool.read(at + start, count))
+            offset += len(rows)
         per_group.append(result)
         all_d1.append(result[1])
         all_d2.append(result[2])
@@ -359,7 +397,8 @@ def preference_values(judgments: dict[str, PreferenceJudgments], rankings: dict[
     """Per measure name, one value per query of ``qids`` (each must have judgments; a query without
     a ranking is scored on an empty one)."""
     empty = np.empty(0, dtype=object)
-    rows = [query_preferences(judgments[q], rankings.get(q, empty)) for q in qids]
+    pool = RankPool()
+    rows = [query_preferences(judgments[q], rankings.get(q, empty), pool) for q in qids]
     return {name: np.array([row[name] for row in rows], dtype=np.float64) for name in NAMES}
 
 
