@@ -14,7 +14,7 @@ measure) this exits non-zero with a one-line message.
 ``qrels_prefs`` (a qrels read as preferences) or ``qrels_jg`` (a qrels whose second field names a
 judgment group); see :mod:`metrics.measures.prefs` and :mod:`metrics.measures.judgment_groups`.
 ``-Z FILE`` prints every numeric value as a z-score against the per-query means and deviations of
-FILE (:mod:`metrics.stats.zscores`), each name prefixed with ``Z``. ``-D 0.QID`` evaluates query QID
+FILE (:mod:`metrics.measures.zscores`), each name prefixed with ``Z``. ``-D 0.QID`` evaluates query QID
 alone; debug levels above 0 (trec_eval's trace output) are refused. ``-T`` accepts trec_results,
 trec_eval's only results format.
 
@@ -49,7 +49,7 @@ from metrics.measures import TextMeasure, parse, relstring, trec_plan
 from metrics.measures.base import GEOMETRIC_FLOOR
 from metrics.measures.prefs import preference_judgments, preference_values, ranked_docnos
 from metrics.measures.trec_names import FormatMeasure, atol
-from metrics.stats.zscores import MISSING, read_zscores, zscore
+from metrics.measures.zscores import MISSING, read_zscore_file, zscore
 
 from . import defer_pandas
 
@@ -161,7 +161,7 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
     only = _debug_query(debug)
     plan = trec_plan(list(measures), num_docs=num_docs)
     _check_formats(plan, rel_format, results_format)
-    reference = read_zscores(zscores) if zscores is not None else None
+    reference = read_zscore_file(zscores) if zscores is not None else None
     run = read_run(run)
     tag = runid(run)
     options = dict(complete=complete, judged_only=judged_only, rel_level=rel_level, max_depth=max_depth, only=only)
@@ -203,6 +203,7 @@ def _queries(all_qids: list[str], run, complete: bool, only: str | None, source:
 
 def _qrels_scores(plan, qrels, run, *, complete, judged_only, rel_level, max_depth, only) -> _Scored:
     all_qids = sorted(set(pc.unique(qrels.table.column("qid")).to_pylist()))
+    grades = qrels.table.column("rel").to_numpy()   # -c summaries (num_rel) count every query's judgments
     if only is not None:
         qrels = dataclasses.replace(qrels, table=qrels.table.filter(pc.equal(qrels.table.column("qid"), only)))
     if only is not None and qrels.table.num_rows == 0:
@@ -226,7 +227,6 @@ def _qrels_scores(plan, qrels, run, *, complete, judged_only, rel_level, max_dep
                 texts[v.measure] = np.where(was_missing, "", texts[v.measure])
             else:
                 values[str(v.measure)] = np.where(was_missing, 0.0, values[str(v.measure)])
-    grades = qrels.table.column("rel").to_numpy()
     per_value, fixed = [], {}
     for i, v in enumerate(plan):
         if isinstance(v.measure, TextMeasure):
@@ -298,7 +298,7 @@ def _lines(plan, scored: _Scored, tag: str, *, per_query: bool, summary: bool, d
     zmode = reference is not None
     values = list(scored.values)
     if zmode:
-        stats = {(q, m): (mu, sd) for q, m, mu, sd in reference.itertuples(index=False)}
+        stats = reference
         known = {q for q, _ in stats}
         for i, v in enumerate(plan):
             if values[i] is None or isinstance(v.measure, TextMeasure):
