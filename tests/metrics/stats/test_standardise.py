@@ -46,7 +46,7 @@ def test_trec_eval_test_file_uses_the_sample_deviation():
 def test_standardise_against_the_frames_own_runs():
     frame = pd.DataFrame({"system": ["a", "b", "c"] * 2, "qid": ["1"] * 3 + ["2"] * 3, "measure": "AP",
                           "value": [0.2, 0.4, 0.6, 0.5, 0.5, 0.5]})
-    out = standardise(frame)
+    out = metrics.standardise(frame)          # the library entry point
     sd = math.sqrt(((0.2 - 0.4) ** 2 + 0 + (0.6 - 0.4) ** 2) / (3 - 1))     # sample deviation of topic 1
     assert out["value"].tolist()[:3] == pytest.approx([-0.2 / sd, 0.0, 0.2 / sd])
     assert out["value"].tolist()[3:] == [0.0, 0.0, 0.0]                   # deviation 0, every score the mean
