@@ -248,11 +248,7 @@ def _group_scores(plan, lines, run, *, complete, judged_only, rel_level, max_dep
                              max_depth=max_depth, judged_only=judged_only) if wanted else {}
     per_value = [values[v.measure.param] if isinstance(v.measure, FormatMeasure) else _plain(v, qids)
                  for v in plan]
-    fixed = {}
-    for i, v in enumerate(plan):
-        if complete and v.spec.name == "num_rel":  # not computable from qrels_jg (refused above)
-            fixed[i] = 0
-    return _Scored(qids, per_value, len(all_qids) if complete else len(qids), fixed)
+    return _Scored(qids, per_value, len(all_qids) if complete else len(qids), {})
 
 
 def _preference_scores(plan, lines, run, *, complete, judged_only, rel_level, max_depth, only) -> _Scored:
