@@ -21,9 +21,9 @@ __all__ = ["MetricsError", "DEFAULT_MEASURES", "evaluate", "evaluate_ranked", "m
 
 
 def __getattr__(name: str):
-    """``metrics.standardise`` (z-scores per topic, :mod:`metrics.stats.standardise`), imported on first
+    """``metrics.standardise`` (z-scores per topic, :mod:`metrics.stats.standardisation`), imported on first
     use: it needs pandas and the stats package, which ``import metrics`` alone does not load."""
     if name == "standardise":
-        from .stats.standardise import standardise
+        from .stats.standardisation import standardise
         return standardise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import MetricsError
-from ..evaluate import evaluate_ranked, rank_run
+from ..evaluation import evaluate_ranked, rank_run
 from ..io import Qrels, read_qrels
 from ..io.judgment_files import JudgmentLines
 from ..measures import parse

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import MetricsError
-from .sources import decompress, read_path
+from .inflate import decompress, read_path
 
 FIELDS = {
     "prefs": ("qid", "jg", "jsg", "docno", "rel"),

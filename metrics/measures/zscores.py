@@ -4,7 +4,7 @@ z = (x - mean) / sd, the mean and deviation of the topic's score over a referenc
 read from a file of ``qid measure mean stddev`` lines. trec_eval's rules: a zero deviation gives 0
 when the score equals the mean and no value otherwise; a topic or measure the file lacks gives
 no value, which trec_eval prints as -1000000 (:data:`MISSING`). This module needs no pandas (the
-trec_eval command imports it); :mod:`metrics.stats.standardise` builds on it for tidy frames.
+trec_eval command imports it); :mod:`metrics.stats.standardisation` builds on it for tidy frames.
 """
 from __future__ import annotations
 

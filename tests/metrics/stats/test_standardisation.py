@@ -1,4 +1,4 @@
-"""Standardised scores (metrics.stats.standardise, metrics.measures.zscores): trec_eval's -Z arithmetic,
+"""Standardised scores (metrics.stats.standardisation, metrics.measures.zscores): trec_eval's -Z arithmetic,
 the deviation its own z-score file implies, and ``standardise`` against trec_eval 10's ``-Z`` output on
 generated runs."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import metrics
 from metrics.cli.trec_eval import trec_eval_lines
 from metrics.measures.zscores import MISSING, zscore
-from metrics.stats.standardise import read_zscores, reference_stats, standardise, write_zscores
+from metrics.stats.standardisation import read_zscores, reference_stats, standardise, write_zscores
 
 QUICKTEST = Path(__file__).resolve().parents[2] / "data" / "trec_eval_quicktest"
 
