@@ -26,7 +26,8 @@ level's documents with themselves when it cuts them, pads ``_ret`` possibles wit
 not its retrieved R; pair counts are per pair of internal ranks.
 
 Computation is per query (its judged documents only): pairs are generated and classified as
-numpy arrays; two steps loop in Python within a query because trec_eval's definition is
+numpy arrays (50 queries of 1,000 graded judgments and 1,000 results read as qrels_prefs: 3.9 s
+here, trec_eval 1.3 s); two steps loop in Python within a query because trec_eval's definition is
 sequential there: the level bookkeeping of a sub-grouped group (a document may not be level 0
 in one sub-group and above 0 in another, checked in judgment order) and the transitive
 closure (Warshall's algorithm, one vectorised pass per judged document of the group).
@@ -305,14 +306,34 @@ def _mean_over_groups(ratios: list[float], n_groups: int, skip_empty: bool = Tru
     return total / n_groups if total > 0.0 else 0.0
 
 
-def _pair_measures(d1: np.ndarray, d2: np.ndarray, njr: int, nj: int) -> tuple[float, float, float]:
-    """prefs_pair, prefs_pair_ret, prefs_pair_imp from every group's preferences (pairs of internal ranks)."""
+DENSE_PAIRS = 1 << 22   # judged documents^2 up to which pair counts are kept in a dense array (32 MB)
+
+
+def _pair_measures(d1: np.ndarray, d2: np.ndarray, njr: int, nj: int, distinct: bool = False
+                   ) -> tuple[float, float, float]:
+    """prefs_pair, prefs_pair_ret, prefs_pair_imp from every group's preferences (pairs of internal ranks);
+    ``distinct``: no pair of documents occurs twice (one group whose documents are listed once)."""
     if len(d1) == 0:
         return 0.0, 0.0, 0.0
+    if distinct:     # each pair once: its share is 0 or 1, and every sum a count (exact in any order)
+        fwd = d1 < d2
+        hi_ret, lo_ret = np.maximum(d1, d2) < njr, np.minimum(d1, d2) < njr
+        n_both, n_one = int(np.count_nonzero(hi_ret)), int(np.count_nonzero(lo_ret & ~hi_ret))
+        s_both = float(np.count_nonzero(fwd & hi_ret))
+        s_imp = s_both + float(np.count_nonzero(fwd & lo_ret & ~hi_ret))
+        return (s_imp / len(d1), s_both / n_both if n_both else 0.0,
+                s_imp / (n_both + n_one) if n_both + n_one else 0.0)
     lo, hi = np.minimum(d1, d2), np.maximum(d1, d2)
-    keys, inverse = np.unique(lo.astype(np.int64) * nj + hi, return_inverse=True)
-    forward = np.bincount(inverse, weights=(d1 < d2).astype(np.float64), minlength=len(keys))
-    total = np.bincount(inverse, minlength=len(keys)).astype(np.float64)
+    code = lo.astype(np.int64) * nj + hi
+    if nj * nj <= DENSE_PAIRS:     # a count per cell of the nj x nj pair matrix: no sort
+        total = np.bincount(code, minlength=nj * nj).astype(np.float64)
+        forward = np.bincount(code, weights=(d1 < d2).astype(np.float64), minlength=nj * nj)
+        keys = np.flatnonzero(total)
+        total, forward = total[keys], forward[keys]
+    else:
+        keys, inverse = np.unique(code, return_inverse=True)
+        forward = np.bincount(inverse, weights=(d1 < d2).astype(np.float64), minlength=len(keys))
+        total = np.bincount(inverse, minlength=len(keys)).astype(np.float64)
     k_lo, k_hi = keys // nj, keys % nj
     share = forward / total
     both = k_hi < njr
@@ -334,7 +355,8 @@ def query_preferences(judgments: PreferenceJudgments, ranked: np.ndarray, pool: 
     pool = RankPool() if pool is None else pool
     qid = judgments.qid
     judged = np.unique(judgments.docno)
-    retrieved = ranked[np.isin(ranked, judged)]
+    judged_set = set(judged.tolist())
+    retrieved = ranked[np.fromiter((d in judged_set for d in ranked), dtype=bool, count=len(ranked))]
     njr, nj = len(retrieved), len(judged)
     internal = {d: i for i, d in enumerate(retrieved.tolist())}
     for d in judged.tolist():
@@ -371,7 +393,8 @@ def query_preferences(judgments: PreferenceJudgments, ranked: np.ndarray, pool: 
     ful, poss = total("ful_ret", "ful_imp"), total("poss_ret", "poss_imp", "notoccur")
     ful_ret, poss_ret = total("ful_ret"), total("poss_ret")
     ful_imp, poss_imp = ful, total("poss_ret", "poss_imp")
-    pair, pair_ret, pair_imp = _pair_measures(np.concatenate(all_d1), np.concatenate(all_d2), njr, nj)
+    distinct = len(per_group) == 1 and (matrix_form[0] or len(judged) == len(rank))
+    pair, pair_ret, pair_imp = _pair_measures(np.concatenate(all_d1), np.concatenate(all_d2), njr, nj, distinct)
     return {
         "prefs_num_prefs_poss": float(poss),
         "prefs_num_prefs_ful": float(ful),
