@@ -114,3 +114,20 @@ def test_version_is_trec_evals_line():
     assert done.returncode == 0
     assert done.stderr.startswith("trec_eval version 10.0")
     assert cli("-v").stderr == done.stderr
+
+
+def test_zscores_of_judgment_group_measures_equal_trec_eval(tmp_path, trec_eval_wide):
+    """-Z with -R qrels_jg: a deviation, a zero deviation at and off the mean, entries missing. Each query
+    and the file end with a name after every other (trec_eval's lookup reads past the end otherwise)."""
+    zfile = tmp_path / "z"
+    zfile.write_text("301 map_avgjg 0.1 0.05\n302 map_avgjg 0.2 0\n302 P_avgjg_5 0.6667 0\n"
+                     "302 P_avgjg_10 0.0 0\n303 P_avgjg_10 0.1 0.2\n"
+                     "301 zz 0 1\n302 zz 0 1\n303 zz 0 1\n999 zz 0 1\n")
+    args = ["-q", "-Z", str(zfile), "-R", "qrels_jg", "-m", "qrels_jg"]
+    judgments = QUICKTEST / "qrels.123"
+    theirs = subprocess.run([str(trec_eval_wide), *args, str(judgments), str(RESULTS)], capture_output=True,
+                            text=True, timeout=60, check=True).stdout.splitlines()
+    assert "ZP_avgjg_10            \t302\t-1000000.0000000000" in theirs
+    ours = trec_eval_lines(judgments, RESULTS, ["qrels_jg"], per_query=True, rel_format="qrels_jg", zscores=zfile,
+                           decimals=10)
+    assert ours == theirs
