@@ -306,7 +306,7 @@ def _lines(plan, scored: _Scored, tag: str, *, per_query: bool, summary: bool, d
             sd = np.array([stats.get((q, v.printed), (np.nan, np.nan))[1] for q in qids])
             z = zscore(x, mean, sd, missing=MISSING)
             values[i] = np.where([q in known for q in qids], z, MISSING)
-    lines = []
+    lines: list[str] = []
     if per_query:
         columns = []  # (name column, one formatted value per query) for every per-query value
         for i, v in enumerate(plan):
