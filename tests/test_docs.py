@@ -32,7 +32,9 @@ PATH_IN_CODE = re.compile(rf"(?<![\w/.$<>~-])((?:{FOLDERS})/[\w.*/-]*)")
 FILE_IN_CODE = re.compile("^(?:{})$".format("|".join(re.escape(t) for t in TOP_FILES)))
 # Dotted names quoted as what does not exist ("it is `metrics.lint`, not `metrics.io.lint`").
 NAMED_AS_ABSENT = {"metrics.io.lint"}
-DOTTED = re.compile(r"^(metrics(?:\.\w+)+)(?:\(.*\))?$")
+# Dotted names of the library and the app's packages (views are Streamlit scripts: never imported),
+# as in prose (`metrics.stats.compare`, `metrics.tasks.view(access)`) or an entry point (`ui.console:run`).
+DOTTED = re.compile(r"^((?:metrics|ui|ndcg_lab)(?:\.\w+)+(?::\w+)?)(?:\(.*\))?$")
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -87,7 +89,7 @@ def dotted_problems(span: str) -> list[str]:
     match = DOTTED.match(span.strip())
     if not match or match.group(1) in NAMED_AS_ABSENT:
         return []
-    parts = match.group(1).split(".")
+    parts = match.group(1).replace(":", ".").split(".")
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
@@ -217,6 +219,7 @@ def test_a_planted_mistake_of_each_kind_is_caught():
     page = ROOT / "docs" / "planted.md"
     text = "\n".join([
         "See `metrics/no_such_module.py`, `metrics.stats.no_such_function` and [a page](no-such-page.md).",
+        "The command is `ui.console:no_such_entry`.",
         "Run `make no-such-target` or `python -m metrics evaluate QRELS RUN`.",
         "```bash",
         "python -m metrics eval sample_data/legal/qrels.txt sample_data/legal/bm25.run --no-such-flag",
@@ -227,15 +230,15 @@ def test_a_planted_mistake_of_each_kind_is_caught():
     found = problems(text, page)
     for expected in ("'metrics/no_such_module.py'", "'metrics.stats.no_such_function'", "'no-such-page.md'",
                      "'no-such-target'", "no subcommand evaluate", "--no-such-flag", "no option --tset",
-                     "'sample_data/legal/missing.run'"):
+                     "'sample_data/legal/missing.run'", "'ui.console:no_such_entry'"):
         assert any(expected in problem for problem in found), (expected, found)
-    assert len(found) == 8
+    assert len(found) == 9
 
 
 def test_good_quotes_pass():
     page = ROOT / "docs" / "good.md"
     text = "\n".join([
-        "`metrics/cli/`, `sample_data/legal/*.run`, `metrics.stats.compare`, `metrics.evaluate`, "
+        "`metrics/cli/`, `sample_data/legal/*.run`, `metrics.stats.compare`, `metrics.evaluate`, `ui.console:run`, "
         "[measures](measures.md#semantics), `make test`, `python -m metrics lint`, `ndcg-lab app --mode shared`.",
         "```bash",
         "$ NDCG_LAB_HOME=/tmp ndcg-lab eval sample_data/legal/qrels.txt sample_data/legal/bm25.run \\",
