@@ -35,7 +35,7 @@ def one_range(run: str, qrels: str, index: int) -> None:
 
     from metrics import io
     from metrics.engines import contiguous
-    from metrics.engines.partition import plain_bytes
+    from metrics.engines.partitioning import plain_bytes
     from metrics.engines.parts import PIECE_BYTES, plan
     from metrics.measures import parse
 

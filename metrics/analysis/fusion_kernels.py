@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..ranking import canonical_order, offsets_of, positions
 
 __all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]

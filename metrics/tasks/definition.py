@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from ..errors import MetricsError
-from ..evaluate import measure_list
+from ..evaluation import measure_list
 from ..measures import parse, with_gain
 from ..stats import CORRECTIONS, TESTS
 

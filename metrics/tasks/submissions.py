@@ -20,11 +20,11 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import score_runs
+from ..evaluation import score_runs
 from ..io import validate as io_validate
 from ..io.keys import canonical_digest
 from ..io.paths import stem
-from ..lint import lint as lint_run
+from ..linting import lint as lint_run
 from ..report.text import human_bytes
 from .definition import TaskDefinition, day_start, iso
 from .snapshot import read_meta

@@ -15,7 +15,7 @@ the task page draws this and nothing else, and the command line prints from it.
 
 Boards: each row is a team's submission (public board: its best or latest on the public
 topics; final: its best chosen final, else its latest, on the hidden or all topics) or a
-baseline; ordered by the primary measure. Means are :func:`metrics.evaluate.mean_values` of
+baseline; ordered by the primary measure. Means are :func:`metrics.evaluation.mean_values` of
 the per-query values (so they equal ``python -m metrics eval`` on the same qrels topics).
 Significance on the primary measure, with the task's test and correction: every row
 against the first baseline (:func:`metrics.stats.compare`, one correction over those rows),
@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import MetricsError
-from ..evaluate import Scores, mean_values
+from ..evaluation import Scores, mean_values
 from ..report import export
 from ..report import text as report_text
 from ..stats import adjust, compare, paired_pvalues, wins_ties_losses

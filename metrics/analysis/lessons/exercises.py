@@ -30,7 +30,7 @@ from .kinds import (
     quantity_value,
 )
 from .links import LINK_VERSION, decode, encode, from_spec
-from .worked import Mistake, diagnose, mistakes, worked
+from .solutions import Mistake, diagnose, mistakes, worked
 
 __all__ = ["DEFAULT_TOLERANCE", "KINDS", "LINK_VERSION", "LIST_QUANTITIES", "QUANTITIES", "QUANTITY_NAMES",
            "SCORE_ROLE", "Collection", "Exercise", "Mistake", "Result", "answer", "check", "decode", "diagnose",

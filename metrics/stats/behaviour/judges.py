@@ -18,11 +18,11 @@ import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means
+from ...evaluation import TIE_DECIMALS, as_runs, means
 from ...io import read_qrels
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED
-from ..compare import compare
+from ..comparison import compare
 from .labels import confusion, krippendorff_alpha, weighted_kappa
 from .rankings import system_orders, tau_ap
 

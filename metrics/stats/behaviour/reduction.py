@@ -22,7 +22,7 @@ import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means, rank_run
+from ...evaluation import TIE_DECIMALS, as_runs, means, rank_run
 from ...io import read_qrels
 from ...ranking import positions
 from ..agreement import kendall_tau
