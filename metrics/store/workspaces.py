@@ -6,9 +6,8 @@ their own, reached by a token, with the samples shared read-only beneath it. A v
 who only reads has none: :class:`Pristine` shows them :meth:`WorkspaceRegistry.blank` and
 creates their workspace at their first change.
 
-One module (about 550 lines): the manager, its registry of tokens, the open-file bound, the
-blank and :class:`Pristine` share one lock and one life cycle (create, open, suspend, sweep),
-and a split would pass that lock between modules.
+The registry, its tokens, the open-file bound, the blank and :class:`Pristine` share one lock
+and one life cycle (create, open, suspend, sweep).
 
 Storage: one DuckDB file per visitor workspace (``shared/workspaces/<id>.duckdb``).
 - Isolation by construction: a session holds a :class:`~metrics.store.Workspace` bound to

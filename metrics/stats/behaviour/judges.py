@@ -12,6 +12,7 @@ Holm-corrected over the systems).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,7 +76,8 @@ def system_shift(qrels_a, qrels_b, runs, measures: Sequence[str] = (DEFAULT_MEAS
     frame_b = evaluate(read_qrels(qrels_b), runs, measures, **options)
     table_a, table_b = means(frame_a), means(frame_b).reindex(index=means(frame_a).index)
     baseline = baseline or runs[0].name
-    rows, taus = [], []
+    rows: list[dict[str, Any]] = []
+    taus: list[dict[str, Any]] = []
     for m in table_a.columns:
         x = np.round(table_a[m].to_numpy(dtype=np.float64), TIE_DECIMALS)
         y = np.round(table_b[m].to_numpy(dtype=np.float64), TIE_DECIMALS)

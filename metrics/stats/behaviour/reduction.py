@@ -16,6 +16,7 @@ full qrels as the reference).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -104,7 +105,8 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     full = means(evaluate(qrels, runs, measures, **options))
     reduction = "keep" if keep is not None else "pool"
     levels = list(keep if keep is not None else depths)
-    mean_rows, tau_rows = [], []
+    mean_rows: list[dict[str, Any]] = []
+    tau_rows: list[dict[str, Any]] = []
     for level in levels:
         reduced = keep_share(qrels, level, seed=seed) if reduction == "keep" else pool_depth(qrels, runs, int(level))
         table = full if reduction == "keep" and level >= 100 else means(evaluate(reduced, runs, measures, **options))
