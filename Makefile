@@ -17,13 +17,13 @@ lint: setup-test
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m mypy
 
-# The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
-# the tests start compile them again.
 # The documentation site (mkdocs.yml), built strictly: a broken link, a missing page or a docstring
 # mkdocstrings cannot read fails the build. Browse it with `mkdocs serve`.
 docs: setup-test
 	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet --site-dir site
 
+# The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
+# the tests start compile them again.
 test: lint docs
 	$(PYTHON) -m compileall -q app.py metrics ui views
 	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
