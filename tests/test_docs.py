@@ -33,7 +33,7 @@ FILE_IN_CODE = re.compile("^(?:{})$".format("|".join(re.escape(t) for t in TOP_F
 # Dotted names quoted as what does not exist ("it is `metrics.lint`, not `metrics.io.lint`").
 NAMED_AS_ABSENT = {"metrics.io.lint"}
 # Dotted names of the library and the app's packages (views are Streamlit scripts: never imported),
-# as in prose (`metrics.stats.compare`, `metrics.tasks.view(access)`) or an entry point (`ui.console:run`).
+# as in prose (`metrics.stats.compare`, `metrics.tasks.view(access)`) or an entry point (`ndcg_lab.ui.console:run`).
 DOTTED = re.compile(r"^((?:metrics|ui|ndcg_lab)(?:\.\w+)+(?::\w+)?)(?:\(.*\))?$")
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -46,12 +46,16 @@ ENV = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 
 
 def split_markdown(text: str) -> tuple[list[str], list[str], list[str]]:
-    """(code block lines with continuations joined, code spans, link targets) of a Markdown text."""
+    """(code block lines with continuations joined, code spans, link targets) of a Markdown text.
+    Of a ``text`` block (output, a folder tree) only the command lines (``$ ...``) count."""
     blocks, spans, links = [], [], []
-    fenced, pending = False, ""
+    fenced, pending, output = False, "", False
     for line in text.splitlines():
         if FENCE.match(line):
             fenced, pending = not fenced, ""
+            output = fenced and line.strip().lstrip("`~").strip() == "text"
+            continue
+        if fenced and output and not pending and not line.startswith("$ "):
             continue
         if fenced:
             pending += line.strip()
@@ -216,6 +220,10 @@ def test_the_readme_is_short():
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
 
 
+# Inputs of the self-tests: files that stay where they are.
+QRELS, RUN = "tests/data/trec_eval/qrels.test", "tests/data/trec_eval/results.test"
+
+
 def test_a_planted_mistake_of_each_kind_is_caught():
     page = ROOT / "docs" / "planted.md"
     text = "\n".join([
@@ -223,29 +231,37 @@ def test_a_planted_mistake_of_each_kind_is_caught():
         "The command is `ui.console:no_such_entry`.",
         "Run `make no-such-target` or `python -m metrics evaluate QRELS RUN`.",
         "```bash",
-        "python -m metrics eval sample_data/legal/qrels.txt sample_data/legal/bm25.run --no-such-flag",
+        f"python -m metrics eval {QRELS} {RUN} --no-such-flag",
         "python -m metrics compare QRELS BASE RUN [--tset t|wilcoxon]",
-        "ndcg-lab eval sample_data/legal/qrels.txt sample_data/legal/missing.run -m nDCG@10",
+        f"ndcg-lab eval {QRELS} tests/data/trec_eval/missing.run -m nDCG@10",
+        "```",
+        "```text",
+        f"$ python -m metrics lint {QRELS} tests/data/trec_eval/gone.run",
+        "output naming metrics/ui/ which is no path",
         "```",
     ])
     found = problems(text, page)
     for expected in ("'metrics/no_such_module.py'", "'metrics.stats.no_such_function'", "'no-such-page.md'",
                      "'no-such-target'", "no subcommand evaluate", "--no-such-flag", "no option --tset",
-                     "'sample_data/legal/missing.run'", "'ui.console:no_such_entry'"):
+                     "'tests/data/trec_eval/missing.run'", "'ui.console:no_such_entry'",
+                     "'tests/data/trec_eval/gone.run'"):
         assert any(expected in problem for problem in found), (expected, found)
-    assert len(found) == 9
+    assert len(found) == 10
 
 
 def test_good_quotes_pass():
     page = ROOT / "docs" / "good.md"
     text = "\n".join([
-        "`metrics/cli/`, `sample_data/legal/*.run`, `metrics.stats.compare`, `metrics.evaluate`, `ui.console:run`, "
+        "`metrics/cli/`, `tests/data/trec_eval/*.test`, `metrics.stats.compare`, `metrics.evaluate`, "
         "[measures](measures.md#semantics), `make test`, `python -m metrics lint`, `ndcg-lab app --mode shared`.",
         "```bash",
-        "$ NDCG_LAB_HOME=/tmp ndcg-lab eval sample_data/legal/qrels.txt sample_data/legal/bm25.run \\",
+        f"$ NDCG_LAB_HOME=/tmp ndcg-lab eval {QRELS} {RUN} \\",
         "    -m nDCG@10 --format tsv   # a comment",
         "python -m metrics eval QRELS RUN [RUN ...] [-c | --skip-missing] [--format trec|tsv]",
         "ndcg-lab task submit TEAM_LINK run.txt --label x",
+        "```",
+        "```text",
+        "tree/    not a path of this repository, metrics/none/ neither: output is not checked",
         "```",
     ])
     assert problems(text, page) == []
