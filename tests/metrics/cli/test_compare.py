@@ -13,7 +13,7 @@ from metrics.cli import main
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 BM25, CE, DENSE = (str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "dense"))
-EXP10 = "nDCG(dcg=exp-log2)@10"
+EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
 def run_cli(capsys, *args) -> tuple[int, str, str]:
