@@ -95,6 +95,58 @@ def positive_int(text: str) -> int:
     return value
 
 
+FIGURE_FORMATS = ("svg", "pdf", "png", "jpeg", "webp")
+
+
+def figure_formats(text: str) -> list[str]:
+    """An argparse type: a comma-separated list of :data:`FIGURE_FORMATS` (``svg,pdf,png``)."""
+    formats = [f.strip().lower().lstrip(".") for f in str(text).split(",") if f.strip()]
+    unknown = [f for f in formats if f not in FIGURE_FORMATS]
+    if unknown or not formats:
+        raise argparse.ArgumentTypeError(f"unknown figure format {(unknown or [''])[0]!r}: "
+                                         f"use a comma-separated list of {', '.join(FIGURE_FORMATS)}")
+    return formats
+
+
+def add_latex_options(p) -> None:
+    """``--latex-table`` and ``--caption``: ``--format latex`` as a complete ``table`` float (read back
+    by :func:`latex_options`)."""
+    p.add_argument("--latex-table", action="store_true",
+                   help="with --format latex: a complete table environment with a caption, not a bare tabular")
+    p.add_argument("--caption", default=None, help="with --latex-table: the caption (plain text, escaped)")
+    p.add_argument("--label", default=None, help="with --latex-table: the \\label of the table")
+
+
+def latex_options(args) -> dict:
+    """The keyword options of :func:`metrics.report.export.to_latex` given by :func:`add_latex_options`."""
+    return {"environment": bool(args.latex_table), "caption": args.caption, "label": args.label}
+
+
+def add_figure_options(p) -> None:
+    """``--figures DIR`` and ``--figure-formats``: the command's figures as files (read back by
+    :func:`write_figures`)."""
+    p.add_argument("--figures", metavar="DIR", default=None,
+                   help="also write the figures into DIR, one file per figure and format (drawn by kaleido "
+                        "in the Chromium on this machine, or BROWSER_PATH)")
+    p.add_argument("--figure-formats", metavar="LIST", type=figure_formats, default=["svg", "pdf", "png"],
+                   help=f"comma-separated formats of --figures: {', '.join(FIGURE_FORMATS)} (default svg,pdf,png)")
+
+
+def write_figures(figures: dict, args) -> list:
+    """Write ``{stem: figure}`` into ``args.figures`` in every format of ``args.figure_formats``
+    (one browser for all); the paths written, also listed on stderr."""
+    from pathlib import Path
+
+    from ..report.figures import save_all
+
+    folder = Path(args.figures)
+    paths = save_all([(fig, folder / f"{stem}.{fmt}") for stem, fig in figures.items()
+                      for fmt in args.figure_formats])
+    for path in paths:
+        print(f"figure: {path}", file=sys.stderr)
+    return paths
+
+
 def main(argv=None, prog: str = "python -m metrics") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser(prog, chosen(argv)).parse_args(argv)

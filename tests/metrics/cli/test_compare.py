@@ -88,6 +88,17 @@ def test_latex_format_marks_significance(capsys):
     assert "% test:" in out and "% correction:" in out
 
 
+def test_latex_table_option_writes_the_whole_float(capsys):
+    _, out, _ = run_cli(capsys, QRELS, BM25, CE, "-m", "AP", "--format", "latex", "--latex-table",
+                        "--caption", "AP on legal", "--label", "tab:legal")
+    lines = out.splitlines()
+    assert r"% needs \usepackage{booktabs}\usepackage{amssymb}" in lines
+    start = lines.index(r"\begin{table}[t]")
+    assert lines[start:start + 4] == [r"\begin{table}[t]", r"\centering", r"\caption{AP on legal}",
+                                      r"\label{tab:legal}"]
+    assert lines[-1] == r"\end{table}"
+
+
 def test_gain_option_rewrites_ndcg(capsys):
     _, out, _ = run_cli(capsys, QRELS, BM25, CE, "-m", "nDCG@10", "--gain", "exp", "--format", "json")
     assert json.loads(out)["comparisons"][0]["measure"] == EXP10
