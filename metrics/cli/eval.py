@@ -16,7 +16,7 @@ from ..engines import scores as engine_scores
 from ..errors import MetricsError
 from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
 from ..measures import parse, with_gain
-from . import add_figure_options, add_latex_options, defer_pandas, latex_options, write_figures
+from . import add_figure_options, add_latex_options, defer_pandas, latex_options, named_runs, write_figures
 
 
 def _count_like(measure: str) -> bool:
@@ -100,7 +100,7 @@ def gained(measures, args) -> list[str]:
 def register(sub) -> None:
     e = sub.add_parser("eval", help="evaluate runs against qrels")
     e.add_argument("qrels")
-    e.add_argument("runs", nargs="+")
+    e.add_argument("runs", nargs="+", help="run files; name=path names a run")
     e.add_argument("-m", "--measure", action="append", dest="measures",
                    help="measure in ir_measures syntax, e.g. nDCG@10, AP, P(rel=2)@5 (repeatable)")
     e.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
@@ -135,7 +135,8 @@ def register(sub) -> None:
 
 def cmd_eval(args) -> int:
     measures = gained(args.measures or list(DEFAULT_MEASURES), args)
-    engine = getattr(args, "engine", None) or choose_engine(list(args.runs))
+    runs = named_runs(args.runs)
+    engine = getattr(args, "engine", None) or choose_engine(runs)
     if engine != "dask" and getattr(args, "scheduler", None):
         raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
     options = {}
@@ -149,7 +150,7 @@ def cmd_eval(args) -> int:
     given = dict(**evaluation_options(args), max_depth=args.max_depth, ties=args.ties, on_duplicate=args.on_duplicate)
     if engine == "local" and args.format in ("trec", "tsv", "json") and not args.figures:
         defer_pandas()
-    scores = engine_scores(args.qrels, list(args.runs), measures, engine=engine, **given, **options)
+    scores = engine_scores(args.qrels, runs, measures, engine=engine, **given, **options)
     if engine != "local" and args.progress:
         print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     print(render(scores, args.format, args.per_query, latex_options(args)))
