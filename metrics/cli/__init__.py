@@ -130,7 +130,7 @@ def named_runs(tokens) -> list | dict:
     pairs = [split_named(str(t)) for t in tokens]
     if all(name is None for name, _ in pairs):
         return [path for _, path in pairs]
-    from ..io.sources import stem
+    from ..io.paths import stem
 
     names = [name if name is not None else stem(os.path.basename(path.rstrip("/")) or path) for name, path in pairs]
     names = [f"{n}#{names[:i + 1].count(n)}" if names.count(n) > 1 else n for i, n in enumerate(names)]

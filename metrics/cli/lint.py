@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from .. import __version__, io
-from ..evaluate import DEFAULT_MEASURES, as_runs
-from ..lint import CORRECTIONS, PEERS, REASONS, lint, peer_differences
+from ..evaluation import DEFAULT_MEASURES, as_runs
+from ..linting import CORRECTIONS, PEERS, REASONS, lint, peer_differences
 from . import defer_pandas, named_runs
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import metrics
 from metrics.cli import main
-from metrics.lint import CORRECTIONS, REASONS, peer_differences
+from metrics.linting import CORRECTIONS, REASONS, peer_differences
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = next(p for p in (ROOT / "sample_data" / "legal", ROOT / "ndcg_lab" / "sample_data" / "legal") if p.exists())

@@ -64,7 +64,7 @@ def save_all(items: Iterable[tuple[object, str | os.PathLike]], *, width: int | 
     specs, paths = [], []
     for fig, path in items:
         path = Path(path)
-        opts = {"format": format_of(path)}
+        opts: dict[str, str | float] = {"format": format_of(path)}
         for key, value in (("width", width), ("height", height), ("scale", scale)):
             if value is not None:
                 opts[key] = value
@@ -74,7 +74,7 @@ def save_all(items: Iterable[tuple[object, str | os.PathLike]], *, width: int | 
     if not specs:
         return []
     try:
-        import kaleido
+        import kaleido  # type: ignore[import-untyped]
     except ImportError:
         raise MetricsError("drawing figures as files needs the kaleido package",
                            fix="pip install 'kaleido>=1' (it uses the Chromium already installed)") from None

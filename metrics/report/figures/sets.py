@@ -44,7 +44,7 @@ def comparison_figures(frame: pd.DataFrame, baseline: str, systems: Sequence[str
     for measure in measures:
         for system in systems:
             rows = per_query(frame, measure, baseline, system)
-            kw = dict(measure=measure, baseline=baseline, system=system)
             for kind, build in (("delta", delta_bars), ("scatter", paired_scatter), ("hist", delta_histogram)):
-                figures[_unique(figures, file_stem(kind, measure, system))] = build(rows, **kw)
+                figures[_unique(figures, file_stem(kind, measure, system))] = build(
+                    rows, measure=measure, baseline=baseline, system=system)
     return figures

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from . import io
 from .errors import MetricsError
-from .evaluate import DEFAULT_MEASURES, evaluate_ranked, measure_list
+from .evaluation import DEFAULT_MEASURES, evaluate_ranked, measure_list
 from .io.validate import plural
 from .measures import iprec_curve
 from .ranking import Ranked, rank
