@@ -135,7 +135,7 @@ def explain(ranked: Ranked, qid, measure="nDCG@10", *, depth: int | None = None,
     ideal_grade, ideal_gain = ideal_grade[positive], ideal_gain[positive]
 
     if depth is None:
-        depth = m.cutoff if m.cutoff is not None else max(n_ret, len(ideal_gain), 1)
+        depth = int(m.cutoff) if m.cutoff is not None else max(n_ret, len(ideal_gain), 1)
     depth = int(depth)
     if depth < 1:
         raise MetricsError(f"depth must be a whole number >= 1, got {depth}", fix="for example depth=10")
