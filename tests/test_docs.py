@@ -26,7 +26,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 TOP_FOLDERS = {"metrics", "ui", "views", "ndcg_lab", "tests", "bench", "docs", "sample_data", "scripts",
                ".streamlit", ".ci"}
 TOP_FILES = {"app.py", "Makefile", "pyproject.toml", "requirements.txt", "requirements-dev.txt", "mkdocs.yml",
-             "pytest.ini", "README.md", "LICENSE", "CITATION.cff", "CHANGELOG.md"}
+             "pytest.ini", "README.md", "LICENSE", "NOTICE", "CITATION.cff", "CHANGELOG.md"}
 FOLDERS = "|".join(re.escape(t) for t in TOP_FOLDERS)
 PATH_IN_CODE = re.compile(rf"(?<![\w/.$<>~-])((?:{FOLDERS})/[\w.*/-]*)")
 FILE_IN_CODE = re.compile("^(?:{})$".format("|".join(re.escape(t) for t in TOP_FILES)))
