@@ -42,7 +42,7 @@ def _gain_measure(measure) -> Measure:
     m = parse(measure)
     if m.family.name not in _GAIN_FAMILIES:
         raise MetricsError(f"explain works on nDCG, DCG or IDCG, not {m}",
-                           fix="pass e.g. nDCG@10 or nDCG(dcg=exp-log2)@10")
+                           fix="pass e.g. nDCG@10 or nDCG(dcg='exp-log2')@10")
     return m
 
 
