@@ -65,7 +65,7 @@ def _trec_first(text: str) -> bool:
 
 
 def parse(text) -> Measure:
-    """Parse one measure: ``nDCG(dcg=exp-log2)@10``, or a trec_eval spelling of one (``ndcg_cut.10``).
+    """Parse one measure: ``nDCG(dcg='exp-log2')@10``, or a trec_eval spelling of one (``ndcg_cut.10``).
 
     A trec_eval spelling that stands for several measures (``P.5,10``, ``P``)
     is refused here; :func:`expand` gives its list.
@@ -171,7 +171,7 @@ def iprec_curve(ranked, levels=iprec.ELEVEN_POINTS, *, rel_level: int = 1, round
 
 
 def parse_family(text) -> Measure:
-    """Parse a measure family for a curve over k: ``P`` or ``nDCG(dcg=exp-log2)``, no cutoff."""
+    """Parse a measure family for a curve over k: ``P`` or ``nDCG(dcg='exp-log2')``, no cutoff."""
     measure = text if isinstance(text, Measure) else _parse_cached(str(text), True)
     if measure.cutoff is not None:
         raise MetricsError(f"curve of {str(text)!r}: give the family without a cutoff",

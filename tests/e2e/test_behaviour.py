@@ -17,7 +17,7 @@ from tests.e2e.helpers import TIMEOUT, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
-EXP10 = "nDCG(dcg=exp-log2)@10"
+EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
 
