@@ -94,17 +94,15 @@ def share_text(value: float) -> str:
 
 
 def verdict_sentence(result: headroom_analysis.Headroom) -> str:
-    """One plain sentence: the relative improvement against the usual 5-15 % band (names escaped)."""
+    """One plain sentence: the relative improvement over the first stage's mean, with its interval (names escaped)."""
     s = result.summary
-    low, high = (f"{100 * b:.0f}" for b in s["band"])
     relative = s["relative"]
     if relative != relative:
         return f"{md(result.first)} scores 0 on {md(result.measure)}: a relative improvement is undefined."
     interval = f"{100 * s['relative_ci'][0]:+.1f}% to {100 * s['relative_ci'][1]:+.1f}%"
-    where = {"below": "below", "within": "within", "above": "above"}[s["verdict"]]
-    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{100 * relative:+.1f}%** over "
-            f"{md(result.first)} ({int(100 * s['level'])}% interval {interval}): **{where}** the {low}-{high}% band "
-            "that cross-encoder re-rankers are usually credited with.")
+    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{100 * relative:+.1f}%** of "
+            f"{md(result.first)}'s mean ({int(100 * s['level'])}% interval {interval}): relative to the first "
+            "stage, so the same gain reads larger over a weaker first stage.")
 
 
 def waterfall_pair(frames: dict, colors: dict | None = None) -> None:
