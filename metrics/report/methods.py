@@ -7,8 +7,7 @@ Every source named here is a published paper or book; :data:`REFERENCES` holds t
 from __future__ import annotations
 
 from ..stats import CORRECTIONS, TESTS, family_label
-from ..stats.behaviour import distinct_values, tau_values
-from ..stats.behaviour.power import SWAP_METHODS
+from ..stats.behaviour import SWAP_METHODS, distinct_values, tau_values
 from ..stats.behaviour.uncertainty import FEW_SYSTEMS
 
 REFERENCES: dict[str, str] = {

@@ -250,7 +250,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
             lower = part["lower"].to_numpy(dtype=np.float64)
             upper = part["upper"].to_numpy(dtype=np.float64)
         if lower is not None:
-            fig.add_trace(_band_trace(system, k, lower, upper, colour, band_label))
+            fig.add_trace(band_trace(system, k, lower, upper, colour, band_label))
         customdata = None
         hover = f"<b>{plain(system)}</b><br>k = %{{x}}<br>{plain(measure_label)} = %{{y:.4f}}"
         if lower is not None:
@@ -268,7 +268,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
     return fig
 
 
-def _band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str,
+def band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str,
                 band_label: str) -> go.Scatter:
     """A closed polygon (upper left-to-right, lower right-to-left) filled in the system's colour."""
     keep = np.isfinite(lower) & np.isfinite(upper)
@@ -352,7 +352,7 @@ def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
         customdata = None
         if has_band:
             lower, upper = part["lower"].to_numpy(dtype=np.float64), part["upper"].to_numpy(dtype=np.float64)
-            fig.add_trace(_band_trace(system, recall, lower, upper, colour, band_label))
+            fig.add_trace(band_trace(system, recall, lower, upper, colour, band_label))
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
         lines.append(go.Scatter(

@@ -19,6 +19,7 @@ seeded (``seed``, reported by every caller).
 from .judges import label_agreement, system_shift
 from .labels import confusion, krippendorff_alpha, weighted_kappa
 from .power import (
+    SWAP_METHODS,
     asl_curve,
     discriminative_power,
     pair_asl,
@@ -43,8 +44,9 @@ from .rankings import (
 from .reduction import keep_share, pool_depth, reduction_curves
 from .uncertainty import FEW_SYSTEMS, distinct_values, order_correlation, tau_interval, tau_values
 
-__all__ = ["DEFAULT_MEASURES", "FEW_SYSTEMS", "asl_curve", "confusion", "discriminative_power", "distinct_values",
-           "keep_share", "krippendorff_alpha", "label_agreement", "measure_agreement", "order_correlation", "order_of",
-           "pair_asl", "per_query_agreement", "pool_depth", "rbo", "reduction_curves", "share_significant",
-           "swap_rates", "swap_summary", "swapped_pairs", "system_orders", "system_shift", "tau_ap", "tau_ap_matrix",
-           "tau_ap_symmetric", "tau_interval", "tau_values", "topics_needed", "tukey_asl", "weighted_kappa"]
+__all__ = ["DEFAULT_MEASURES", "FEW_SYSTEMS", "SWAP_METHODS", "asl_curve", "confusion", "discriminative_power",
+           "distinct_values", "keep_share", "krippendorff_alpha", "label_agreement", "measure_agreement",
+           "order_correlation", "order_of", "pair_asl", "per_query_agreement", "pool_depth", "rbo",
+           "reduction_curves", "share_significant", "swap_rates", "swap_summary", "swapped_pairs", "system_orders",
+           "system_shift", "tau_ap", "tau_ap_matrix", "tau_ap_symmetric", "tau_interval", "tau_values",
+           "topics_needed", "tukey_asl", "weighted_kappa"]
