@@ -109,12 +109,12 @@ def measure_picker(where, gain: str, default: str) -> list[str]:
 @st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, systems: tuple[str, ...],
                test: str, correction: str, seed: int, permutations: int, resamples: int, tolerance: float,
-               alpha: float) -> pd.DataFrame:
+               alpha: float, family: str = "all") -> pd.DataFrame:
     """metrics.stats.compare over the evaluated frame of ``sel`` (cached on digests and settings)."""
     frame = state.evaluate(sel, measures)
     return stats.compare(frame, baseline, list(systems), list(measures), test=test, correction=correction,
                          alpha=alpha, seed=seed, permutations=permutations, resamples=resamples,
-                         tolerance=tolerance)
+                         tolerance=tolerance, family=family)
 
 
 @st.cache_data(show_spinner="Bootstrapping every cutoff…", max_entries=32, hash_funcs=state.HASH_FUNCS)
@@ -150,14 +150,34 @@ def display_table(rows: pd.DataFrame, level: float = stats.DEFAULT_LEVEL) -> pd.
         "Δ": rows["diff"].map("{:+.4f}".format).to_numpy(),
         "Δ %": rows["rel_diff"].map(percent).to_numpy(),
         ci: [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
-        "p": rows["p_value"].map(format_p).to_numpy(),
-        "p (corrected)": rows["p_adjusted"].map(format_p).to_numpy(),
+        "p": rows["p_value"].map(_p_cell).to_numpy(),
+        "p (corrected)": rows["p_adjusted"].map(_p_cell).to_numpy(),
         "Effect size d": rows["effect_size"].map("{:+.3f}".format).to_numpy(),
         "Wins / ties / losses": [f"{w} / {t} / {lost}"
                                  for w, t, lost in zip(rows["wins"], rows["ties"], rows["losses"])],
         "Sig.": rows["marker"].to_numpy(),
     }, index=pd.Index(rows["system"].astype(str).to_numpy(), name="System"))
     return shown
+
+
+NOT_TESTED = "not tested"
+"""The p cells of a descriptive measure (Judged@k, NumRet, ...): shown, never tested."""
+
+
+def _p_cell(p: float) -> str:
+    return NOT_TESTED if p != p else format_p(p)
+
+
+def extremes_config(baseline: str, system: str) -> dict:
+    """Column widths of the "Helped most"/"Hurt most" tables: the numbers narrow and whole, the topic
+    the rest of the width on one line (cut at TOPIC_LIMIT characters; the full text is in the
+    expander below the table)."""
+    return {"_index": st.column_config.TextColumn("Query", width="small", pinned=True),
+            "Topic": st.column_config.TextColumn("Topic", width="large",
+                                                 help="Cut to one line; the full text is below the table."),
+            baseline: st.column_config.TextColumn(baseline, width="small"),
+            system: st.column_config.TextColumn(system, width="small"),
+            "Δ": st.column_config.TextColumn("Δ", width="small", pinned=True)}
 
 
 def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, topics: pd.DataFrame) -> pd.DataFrame:
@@ -261,6 +281,7 @@ def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=state.HASH_FUNCS)
 def significance(sel: state.Selection, measures: tuple[str, ...], baseline: str, test: str,
-                 correction: str) -> pd.DataFrame:
+                 correction: str, family: str = "all") -> pd.DataFrame:
     """The leaderboard's markers: metrics.stats.versus_baseline over the selection (seed 0, cached)."""
-    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction)
+    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction,
+                                 family=family)

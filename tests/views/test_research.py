@@ -41,3 +41,34 @@ def test_behaviour_over_ten_systems_has_no_warning_and_the_library_interval(open
     expected = tau_interval(a, b, resamples=1000, seed=0)
     shown = next(m.value for m in at.markdown if m.value.startswith("Kendall's τ-b ="))
     assert f"[{expected['low']:.3f}, {expected['high']:.3f}]" in shown and f"= {expected['value']:.3f}" in shown
+
+
+COMPARE = "views/compare.py"
+
+
+def test_compare_states_the_family_skips_descriptive_measures_and_fits_the_extremes(open_app, tmp_path,
+                                                                                  monkeypatch):
+    import json
+
+    at, names = open_ct(open_app, tmp_path, monkeypatch, COMPARE, 3, all_judged=True)
+    assert_ok(at)
+    at.session_state[f"cmp_measures::{at.session_state['gain']}"] = ["nDCG(dcg=exp-log2)@10", "AP", "Judged@10"]
+    at.run()
+    assert_ok(at)
+    caption = next(c.value for c in at.caption if "correction:" in c.value)
+    assert "Holm over every (system, measure) cell together" in caption and "4 tested" in caption
+    assert "2 descriptive not tested" in caption
+    judged = next(t.value for t in at.table if "Sig." in t.value.columns and (t.value["p"] == "not tested").all())
+    assert (judged["Sig."] == "").all()
+    method = next(e for e in at.expander if e.label == "Method").markdown[0].value
+    assert "Holm 1979" in method and "Paired topics" in method and "seed 0" in method.lower()
+    at.radio(key="cmp_family").set_value("measure").run()
+    assert_ok(at)
+    caption = next(c.value for c in at.caption if "correction:" in c.value)
+    assert "Holm over each measure apart" in caption
+    # the helped/hurt tables: numbers narrow and pinned, the topic takes the rest on one line
+    frames = [d for d in at.dataframe if "Δ" in d.value.columns]
+    assert frames
+    config = json.loads(frames[0].proto.columns)
+    assert config["Δ"]["width"] == "small" and config["Δ"]["pinned"] is True
+    assert config["Topic"]["width"] == "large" and config["_index"]["pinned"] is True
