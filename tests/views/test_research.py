@@ -72,3 +72,33 @@ def test_compare_states_the_family_skips_descriptive_measures_and_fits_the_extre
     config = json.loads(frames[0].proto.columns)
     assert config["Δ"]["width"] == "small" and config["Δ"]["pinned"] is True
     assert config["Topic"]["width"] == "large" and config["_index"]["pinned"] is True
+
+
+JUDGMENTS = "views/judgments.py"
+
+
+@pytest.mark.parametrize("all_judged", [True, False])
+def test_judgments_compares_one_measure_and_ranks_bpref_and_infap_apart(open_app, tmp_path, monkeypatch,
+                                                                      all_judged):
+    import metrics
+    from tests.views.research_inputs import qrels_frame, run_frame, system_name
+
+    at, names = open_ct(open_app, tmp_path, monkeypatch, JUDGMENTS, 3, all_judged=all_judged)
+    assert_ok(at)
+    treatments = at.table[0].value
+    assert list(treatments.columns) == ["unjudged = 0", "rank (0)", "condensed (judged only)", "rank (condensed)"]
+    incomplete = next(t.value for t in at.table if "Bpref (unjudged ignored)" in t.value.columns)
+    assert list(incomplete.columns) == ["Bpref (unjudged ignored)", "rank (Bpref)",
+                                        "infAP (estimated from the judged)", "rank (infAP)"]
+    assert not incomplete.map(lambda v: "▲" in v or "▼" in v).any().any()
+    runs = {system_name(i): metrics.read_run(run_frame(i), name=system_name(i)) for i in range(3)}
+    bpref = metrics.means(metrics.evaluate(metrics.read_qrels(qrels_frame(all_judged=all_judged)), runs,
+                                           ["Bpref"]))["Bpref"]
+    for system, value in bpref.items():
+        assert incomplete.loc[system, "Bpref (unjudged ignored)"] == f"{value:.4f}"
+    said = [i.value for i in at.info if "cannot differ" in i.value]
+    assert bool(said) == all_judged
+    if all_judged:   # every top-10 judged: the treatments give the same values
+        assert (treatments["unjudged = 0"] == treatments["condensed (judged only)"]).all()
+    method = next(e for e in at.expander if e.label == "Method").markdown[0].value
+    assert "Buckley & Voorhees 2004" in method and "Yilmaz & Aslam 2006" in method
