@@ -16,6 +16,7 @@ from metrics.analysis import bands as bands_analysis
 from metrics.analysis import headroom as headroom_analysis
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
+from metrics.report.text import format_p
 from ui import state
 from ui.state import CACHE_TTL
 from ui.text import md
@@ -86,6 +87,16 @@ def bands(sel: state.Selection, a: str, b: str, *, k: int, edges) -> bands_analy
     return _bands(sel.scope, sel.collection, sel.qrels_digest, (a, known[a]), (b, known[b]), int(k),
                   tuple(int(e) for e in edges), sel.gain, state.qrels(sel), state.run(sel, a, known[a]),
                   state.run(sel, b, known[b]))
+
+
+MISSING = "—"
+"""What a table cell or sentence shows for a value that does not exist (a rank in a run that never
+retrieved the document, a p-value with nothing to test), as on the other pages."""
+
+
+def p_text(p: float) -> str:
+    """A p-value as the tables show it; :data:`MISSING` when there is none."""
+    return MISSING if p != p else format_p(p)
 
 
 def share_text(value: float) -> str:

@@ -102,3 +102,14 @@ def test_judgments_compares_one_measure_and_ranks_bpref_and_infap_apart(open_app
         assert (treatments["unjudged = 0"] == treatments["condensed (judged only)"]).all()
     method = next(e for e in at.expander if e.label == "Method").markdown[0].value
     assert "Buckley & Voorhees 2004" in method and "Yilmaz & Aslam 2006" in method
+
+
+def test_where_it_differs_shows_a_dash_for_what_does_not_exist(open_app):
+    at = open_app("views/where.py")
+    assert_ok(at)
+    frames = list(at.dataframe)
+    assert frames and all(d.proto.placeholder == "—" for d in frames)
+    texts = [e.value for e in (*at.caption, *at.markdown)] + [str(t.value.to_numpy().tolist()) for t in at.table]
+    assert not any("None" in t for t in texts)
+    method = next(e for e in at.expander if e.label == "Method").markdown[0].value
+    assert "Efron & Tibshirani 1993" in method and "(R − F) / F" in method
