@@ -113,3 +113,24 @@ def test_where_it_differs_shows_a_dash_for_what_does_not_exist(open_app):
     assert not any("None" in t for t in texts)
     method = next(e for e in at.expander if e.label == "Method").markdown[0].value
     assert "Efron & Tibshirani 1993" in method and "(R − F) / F" in method
+
+
+def test_a_read_only_link_is_not_told_it_stored_the_fused_run(open_app, tmp_path, monkeypatch):
+    from metrics import store
+    from ui import state
+
+    monkeypatch.setenv("NDCG_LAB_MODE", "shared")
+    home = tmp_path / "home"
+    open_app(None, home=home)
+    token = state.manager().create().token
+    owner = open_app("views/fusion.py", home=home, query_params={"ws": token})
+    next(b for b in owner.button if b.label.startswith("Store the fused run")).click().run()
+    assert_ok(owner)
+    assert any("Stored in" in s.value for s in owner.success)
+    visitor = open_app("views/fusion.py", home=home, query_params={"ws": store.view_token_of(token)})
+    assert_ok(visitor)
+    assert not any("Stored in" in s.value for s in visitor.success)
+    said = [i.value for i in visitor.info if "already holds this fused run" in i.value]
+    assert said and "read-only link" in said[0]
+    method = next(e for e in visitor.expander if e.label == "Method").markdown[0].value
+    assert "Cormack, Clarke & Büttcher 2009" in method and "Holm over every" in method
