@@ -134,3 +134,35 @@ def test_a_read_only_link_is_not_told_it_stored_the_fused_run(open_app, tmp_path
     assert said and "read-only link" in said[0]
     method = next(e for e in visitor.expander if e.label == "Method").markdown[0].value
     assert "Cormack, Clarke & Büttcher 2009" in method and "Holm over every" in method
+
+
+def test_query_search_opens_the_exact_id_before_a_topic_that_mentions_it(open_app, tmp_path, monkeypatch):
+    import pandas as pd
+
+    import metrics
+    from metrics import store
+    from tests.conftest import ROOT
+    from ui.query import find_queries
+
+    legal = ROOT / "sample_data" / "legal"
+    qrels = metrics.read_qrels(legal / "qrels.txt")
+    qids = sorted(set(qrels.table["qid"].to_pylist()), key=int)
+    text = {q: f"topic number {q}" for q in qids}
+    text["42"] = "a case that cites 32 twice"
+    assert find_queries(["42", "132", "32", "7"], {**text, "7": "none"}, "32") == ["32", "132", "42"]
+    home = tmp_path / "q"
+    monkeypatch.setenv("NDCG_LAB_HOME", str(home))
+    with store.Workspace(store.default_path()) as ws:
+        ws.create_collection("q", qrels, topics=pd.DataFrame({"qid": list(text), "text": list(text.values())}))
+        for name in ("bm25", "bm25_ce"):
+            ws.add_run("q", metrics.read_run(legal / f"{name}.run"), name=name)
+    at = open_app(run=False, home=home)
+    at.session_state["collection"] = "q"
+    at.run()
+    at.switch_page("views/query.py").run()
+    assert_ok(at)
+    at.selectbox(key="qe_qid").set_value("42").run()
+    at.text_input(key="qe_search").input("32").run()
+    assert_ok(at)
+    assert at.selectbox(key="qe_qid").value == "32"
+    assert at.selectbox(key="qe_qid").options[0].startswith("32")
