@@ -19,6 +19,7 @@ import streamlit as st
 import metrics
 from metrics import stats, store
 from metrics.ranking import Ranked
+from metrics.report.text import distinct_labels
 from ui import caches, ingest, session
 from ui.text import visitor_text
 
@@ -117,7 +118,9 @@ def _systems_widget(collection: str, names: list[str]) -> list[str]:
     def picked():
         ss[chosen_key] = list(ss[key])
 
-    shown = st.sidebar.multiselect("Systems", names, default=ss[chosen_key], key=key, on_change=picked)
+    labels = distinct_labels(names)
+    shown = st.sidebar.multiselect("Systems", names, default=ss[chosen_key], key=key, on_change=picked,
+                                   format_func=labels.get)
     return [n for n in shown if n in names]
 
 

@@ -166,3 +166,20 @@ def test_query_search_opens_the_exact_id_before_a_topic_that_mentions_it(open_ap
     assert_ok(at)
     assert at.selectbox(key="qe_qid").value == "32"
     assert at.selectbox(key="qe_qid").options[0].startswith("32")
+
+
+def test_sidebar_tells_runs_with_one_long_prefix_apart(open_app, tmp_path, monkeypatch):
+    from metrics.report.text import NAME_LIMIT, distinct_labels
+    from tests.conftest import systems_box
+
+    labels = distinct_labels(["trec_21_IKR3_TT_M_run1", "trec_21_IKR3_TT_M_run2", "bm25"])
+    assert labels == {"trec_21_IKR3_TT_M_run1": "trec_21_IKR3_…run1", "trec_21_IKR3_TT_M_run2": "trec_21_IKR3_…run2",
+                      "bm25": "bm25"}
+    middle = distinct_labels(["a" * 30 + "X" + "b" * 30, "a" * 30 + "Y" + "b" * 30])
+    assert len(set(middle.values())) == 2 and all(len(v) <= NAME_LIMIT for v in middle.values())
+    at, names = open_ct(open_app, tmp_path, monkeypatch, "views/leaderboard.py", 3)
+    box = systems_box(at)
+    assert box.value == names
+    shown = box.options
+    assert len(set(shown)) == 3 and all(len(label) <= NAME_LIMIT for label in shown)
+    assert [label[:NAME_LIMIT - 1] for label in shown] != [names[0][:NAME_LIMIT - 1]] * 3
