@@ -1,7 +1,7 @@
 """Dashboard timings in a real browser: first screen, gain switch, and (optionally) a 7M-line upload.
 
-    flock /work/team/bench.lock python bench/bench_dashboard.py          # sample data only
-    flock /work/team/bench.lock python bench/bench_dashboard.py --big    # also upload bench/data/dev-run.txt
+    python bench/bench_dashboard.py          # sample data only
+    python bench/bench_dashboard.py --big    # also upload bench/data/dev-run.txt
 
 Starts `streamlit run app.py` on a fresh workspace (the harness of tests/e2e), drives Debian's
 headless Chromium, and prints medians with the command and the load average. Nothing here is

@@ -7,9 +7,9 @@
 
 from .engines import evaluate
 from .errors import MetricsError
-from .evaluate import DEFAULT_MEASURES, as_runs, curve, curve_ranked, evaluate_ranked, means, rank_run
+from .evaluation import DEFAULT_MEASURES, as_runs, curve, curve_ranked, evaluate_ranked, means, rank_run
 from .io import Qrels, Run, read_qrels, read_run
-from .lint import lint
+from .linting import lint
 from .measures import parse as parse_measure
 from .measures import with_gain
 

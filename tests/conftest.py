@@ -145,7 +145,7 @@ def sample_home(tmp_path_factory) -> Path:
     from ui import session
 
     home = tmp_path_factory.mktemp("sample-home")
-    manager = store.Workspaces(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())
+    manager = store.WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())
     try:
         manager.personal()
     finally:

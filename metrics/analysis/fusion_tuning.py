@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import evaluate, means
+from ..evaluation import evaluate, means
 from .fusion import Pool, fuse, method, prepare
 
 __all__ = ["sweep", "weight_grid", "split_queries", "tune_on_folds", "DEFAULT_K_GRID"]

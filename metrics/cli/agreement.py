@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import __version__
 from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats.behaviour import DEFAULT_MEASURES, measure_agreement

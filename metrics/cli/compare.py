@@ -15,7 +15,7 @@ import json
 import pandas as pd
 
 from .. import __version__, stats
-from ..evaluate import as_runs, evaluate, means
+from ..evaluation import as_runs, evaluate, means
 from ..io import read_qrels
 from ..measures import with_gain
 from ..report.behaviour import json_value

@@ -1,7 +1,7 @@
 """``eval``: evaluate runs against qrels and print means and per-query values (flags mirror trec_eval).
 
-The trec, tsv and json formats are written from the arrays of :class:`metrics.evaluate.Scores`
-(means from :func:`metrics.evaluate.mean_values`), so that evaluating in memory imports no
+The trec, tsv and json formats are written from the arrays of :class:`metrics.evaluation.Scores`
+(means from :func:`metrics.evaluation.mean_values`), so that evaluating in memory imports no
 pandas; table and latex go through the tidy frame and pandas.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .. import __version__
 from ..engines import ENGINES, choose_engine
 from ..engines import scores as engine_scores
 from ..errors import MetricsError
-from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
+from ..evaluation import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
 from ..measures import parse, with_gain
 from . import defer_pandas
 

@@ -9,7 +9,7 @@ import argparse
 import pandas as pd
 
 from .. import __version__
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED, TESTS

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from .. import io
-from ..evaluate import as_runs
-from ..lint import lint
+from ..evaluation import as_runs
+from ..linting import lint
 from . import defer_pandas
 
 

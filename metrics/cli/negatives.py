@@ -14,7 +14,7 @@ import sys
 from .. import io
 from ..analysis.judgments import training_set
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..ranking import rank
 from . import positive_int
 

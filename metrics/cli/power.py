@@ -8,7 +8,7 @@ import argparse
 import pandas as pd
 
 from ..engines import evaluate
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED, paired_matrix

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED

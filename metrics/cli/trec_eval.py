@@ -115,7 +115,7 @@ def trec_eval_lines(qrels, run, measures=("official",), *, per_query: bool = Fal
                 texts[v.measure] = np.where(was_missing, "", texts[v.measure])
             else:
                 values[str(v.measure)] = np.where(was_missing, 0.0, values[str(v.measure)])
-    lines = []
+    lines: list[str] = []
     if per_query:
         columns = []  # (name column, one formatted value per query) for every per-query value
         for v in plan:

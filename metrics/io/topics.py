@@ -34,12 +34,14 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from ..errors import MetricsError
-from .sources import decompress, is_parquet, read_parquet_table, without_bom
+from .inflate import decompress
+from .parquet import read_parquet_table
+from .sniff import is_parquet, without_bom
 from .topics_markup import read_sgml, read_xml
 
 if TYPE_CHECKING:
@@ -265,7 +267,7 @@ def _bulk_jsonl(data: bytes) -> pd.DataFrame | None:
     id_name = next((n for n in QID_NAMES if n in lowered), None)
     if id_name is None:
         return None
-    columns = {}
+    columns: dict[str, Any] = {}
     for name, col in zip(lowered, table.columns):
         typ = col.type
         if name == id_name:

@@ -5,9 +5,8 @@ scores finite, duplicates refused or dropped, ranks filled in canonical order wh
 has none, and the doubtful but usable facts (ties, a rank column that disagrees with the
 scores, negative grades) reported as :class:`Finding` objects.
 
-One file of about 540 lines: every check of :func:`finish` names its row through the same
-:class:`Origin` (the line map, the quoted text, the keys of in-memory rows), and a check moved
-apart would need that object's insides elsewhere.
+Every check of :func:`finish` names its row through the same :class:`Origin` (the line map, the
+quoted text, the keys of in-memory rows).
 """
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ import pyarrow.compute as pc
 from ..errors import MetricsError
 from ..ranking import canonical_order, offsets_of, positions, run_heads, take
 from .keys import exact_duplicates
-from .sources import line_ends, line_text
+from .lines import line_ends, line_text
 
 RUN_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
                         ("rank", pa.int64()), ("tag", pa.string())])
@@ -143,8 +142,7 @@ def quoting(quote: bool):
 
 @dataclass
 class Origin:
-    """Where rows came from: names for messages, and the text to quote lines from (named apart
-    from the module :mod:`metrics.io.sources`, which opens and sniffs the input)."""
+    """Where rows came from: names for messages, and the text to quote lines from."""
 
     source: str
     lines: LineMap | None = None     # None: rows of an in-memory table
@@ -495,7 +493,7 @@ def _order_findings(qcode: np.ndarray, score: np.ndarray, rank: np.ndarray | Non
                     queries: pa.Array) -> list[Finding]:
     """Rank column against score order, and tied scores, per query (vectorised)."""
     n = len(qcode)
-    findings = []
+    findings: list[Finding] = []
     if n < 2:
         return findings
     by_score = None  # (query codes, scores) in an order where scores never rise within a query

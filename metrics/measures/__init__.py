@@ -41,7 +41,8 @@ def _parse_cached(text: str, family_only: bool = False) -> Measure:
 def _trec_first(text: str) -> bool:
     """True when ``text`` is read as trec_eval spells it: its name is a trec_eval measure or nickname
     and not spelled exactly as one of our names (``map``, ``rbp``, ``P.5``; but ``P``, ``ndcg``)."""
-    name = re.match(r"\s*([A-Za-z0-9_]*)", text).group(1)
+    match = re.match(r"\s*([A-Za-z0-9_]*)", text)
+    name = match.group(1) if match else ""
     return is_trec_spelling(text, TREC_MEASURES) and (name not in REGISTRY or "." in text)
 
 

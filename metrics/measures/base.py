@@ -133,6 +133,7 @@ def _convert(family: Family, key: str, raw: str, text: str) -> Any:
         known = ", ".join(family.params) or "none"
         raise MetricsError(f"measure {text!r}: {family.name} has no parameter {key!r}",
                            fix=f"known parameters: {known}")
+    value: Any
     try:
         if spec.type is bool:
             low = raw.strip().lower()

@@ -19,6 +19,7 @@ Parameter kinds, as trec_eval's measure initialisers read them:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -160,6 +161,7 @@ def values_of(spec: TrecMeasure, raw: str | None, options: dict, printed_raw=_SA
         fmt = (lambda c: f"{spec.name}_{c}") if spec.kind == "cut_long" else (lambda c: f"{spec.name}_{c:3.2f}")
         return [TrecValue(fmt(c), spec.build(c, options), spec) for c in cutoffs]
     printed = spec.name if printed_raw is None else f"{spec.name}_{printed_raw}"
+    param: Sequence[Any]
     if spec.kind == "params":
         param = spec.defaults if raw is None else tuple(atof(part) for part in raw.split(","))
     else:

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..settings import human_bytes
-from ..stats.compare import BETTER, WORSE
+from ..stats.comparison import BETTER, WORSE
 
 if TYPE_CHECKING:
-    from ..engines.partition import Progress
+    from ..engines.partitioning import Progress
 
 LATEX_MARKERS = {BETTER: "\\blacktriangle", WORSE: "\\blacktriangledown"}
 """The LaTeX command that stands for each significance marker of :func:`metrics.stats.compare`."""

@@ -63,7 +63,7 @@ from .common import (
     TESTS,
     TIE_TOLERANCE,
 )
-from .compare import COMPARE_COLUMNS, compare, difference_profile, paired_matrix, per_query, versus_baseline
+from .comparison import COMPARE_COLUMNS, compare, difference_profile, paired_matrix, per_query, versus_baseline
 from .corrections import FAMILIES, adjust, adjust_family, benjamini_hochberg, bonferroni, family_label, holm
 from .descriptive import DESCRIPTIVE_FAMILIES, is_descriptive
 from .paired import (

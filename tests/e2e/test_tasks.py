@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 import metrics
 from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
+from metrics.tasks import views as task_views
 from tests.e2e.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -299,5 +300,5 @@ def test_five_teams_submit_at_once(server, tmp_path):
     sessions = run_async(rush(teams, runs, bound=TEAMS))
     assert sorted(r for s in sessions for r in s["results"]) == ["refused"] * TEAMS + ["stored"] * TEAMS
     assert [s["errors"] for s in sessions if s["errors"]] == []
-    stored = [s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None]
-    assert sorted(s["team_name"] for s in stored) == [f"T{i}" for i in range(TEAMS)]
+    stored = [s for s in task_views.view(tasks.open(links.instructor)).submissions if s.team is not None]
+    assert sorted(s.team_name for s in stored) == [f"T{i}" for i in range(TEAMS)]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.lint import RANX_STABLE_MAX, parity
+from metrics.linting import RANX_STABLE_MAX, parity
 
 ranx = pytest.importorskip("ranx")
 pytrec_eval = pytest.importorskip("pytrec_eval")

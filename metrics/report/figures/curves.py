@@ -25,7 +25,7 @@ import plotly.colors
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS
+from ...evaluation import TIE_DECIMALS
 from ...stats import bootstrap_ci
 
 PALETTE: tuple[str, ...] = tuple(plotly.colors.qualitative.D3)

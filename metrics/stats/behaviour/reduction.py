@@ -21,13 +21,14 @@ full qrels as the reference).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means, rank_run
+from ...evaluation import TIE_DECIMALS, as_runs, means, rank_run
 from ...io import read_qrels
 from ...ranking import positions
 from ..agreement import kendall_tau
@@ -114,7 +115,8 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     full = means(evaluate(qrels, runs, measures, **options))
     reduction = "keep" if keep is not None else "pool"
     levels = list(keep if keep is not None else depths)
-    mean_rows, draw_rows = [], []
+    mean_rows: list[dict[str, Any]] = []
+    draw_rows: list[dict[str, Any]] = []
     for level in levels:
         random = reduction == "keep" and level < 100
         for d in range(draws if random else 1):

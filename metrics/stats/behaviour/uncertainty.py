@@ -20,7 +20,7 @@ from itertools import permutations
 import numpy as np
 
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS
+from ...evaluation import TIE_DECIMALS
 from ..agreement import kendall_tau
 from ..common import DEFAULT_LEVEL, DEFAULT_SEED, check_count, check_level
 from .rankings import tau_ap, tau_ap_symmetric

@@ -11,7 +11,7 @@ import pytest
 import metrics
 from metrics.analysis import explain as ex
 from metrics.errors import MetricsError
-from metrics.evaluate import evaluate_ranked
+from metrics.evaluation import evaluate_ranked
 from metrics.ranking import rank
 
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"

@@ -242,7 +242,7 @@ def test_leaderboard_bars():
 # ---------------------------------------------------------------- with the library
 
 def test_metric_curve_of_library_curves():
-    evaluate = pytest.importorskip("metrics.evaluate", exc_type=ImportError)
+    evaluate = pytest.importorskip("metrics.evaluation", exc_type=ImportError)
     qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d5"], "label": [2, 1, 1]})
     run_a = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2", "q2"],
                           "docno": ["d1", "d3", "d2", "d4", "d5", "d6"], "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})

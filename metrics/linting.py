@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from . import io
 from .errors import MetricsError
-from .evaluate import evaluate_ranked
+from .evaluation import evaluate_ranked
 from .io.validate import plural
 from .measures import iprec_curve
 from .ranking import Ranked, rank
