@@ -49,7 +49,8 @@ with tab_agree:
                             key="beh_tau_ap")
         st.markdown("**Kendall's τ-b between the system orders**")
         st.table(plain_frame(ui.matrix_table(result["tau"])))
-        st.caption("τ-b counts every discordant pair of systems alike (scipy.stats.kendalltau); τ_AP (Yilmaz, "
+        st.caption(f"Over {len(sel.systems)} systems (the order of their means over all topics). "
+                   "τ-b counts every discordant pair of systems alike (scipy.stats.kendalltau); τ_AP (Yilmaz, "
                    "Aslam & Robertson 2008) weighs a swap near the top more, symmetrised here as "
                    "(τ_AP(a, b) + τ_AP(b, a)) / 2. Means are rounded to 12 decimals before ordering.")
         st.markdown("**System order under each measure** (1 = best)")

@@ -195,6 +195,9 @@ if len(systems) >= 2:
                                       "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"])))
         stability = stats.ranking_stability(ui.cutoff_means(compared, family, max_k))
         st.markdown(f"**Ranking stability**: Kendall's τ between the systems' orders by {family} at each cutoff")
+        few = methods.few_systems_warning(len(everyone))
+        if few:
+            st.caption(few)
         st.table(stability.map("{:.3f}".format))
 
 d1, d2, d3 = st.columns(3)

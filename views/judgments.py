@@ -78,7 +78,9 @@ with tab_unjudged:
                         config=figures.FIGURE_CONFIG, key="strategy_ranks")
     with right:
         st.table(plain_frame(ju.agreement_display(judgments.rank_agreement(table), labels)))
-        st.caption("Kendall's τ-b between the system orders (1: same order, -1: reversed).")
+        st.caption(f"Kendall's τ-b between the orders of the {len(sel.systems)} systems (1: same order, -1: "
+                   "reversed)." + (" " + methods.few_systems_warning(len(sel.systems))
+                                   if methods.few_systems_warning(len(sel.systems)) else ""))
 
     st.subheader("Judging to-do list")
     c1, c2 = st.columns([2, 1])

@@ -100,6 +100,7 @@ def test_judgments_compares_one_measure_and_ranks_bpref_and_infap_apart(open_app
     assert bool(said) == all_judged
     if all_judged:   # every top-10 judged: the treatments give the same values
         assert (treatments["unjudged = 0"] == treatments["condensed (judged only)"]).all()
+    assert any("orders of the 3 systems" in c.value and "4 values" in c.value for c in at.caption)
     method = next(e for e in at.expander if e.label == "Method").markdown[0].value
     assert "Buckley & Voorhees 2004" in method and "Yilmaz & Aslam 2006" in method
 
