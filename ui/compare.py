@@ -168,16 +168,22 @@ def _p_cell(p: float) -> str:
     return NOT_TESTED if p != p else format_p(p)
 
 
+NUMBER_WIDTH = 72
+TOPIC_WIDTH = 160
+"""Pixel widths of the Helped/Hurt most tables: four numbers and the query id in 75 + 3 x 72 px and the
+topic in 160, 451 px in all: a half of the page at 1400 px holds them without a horizontal scroll."""
+
+
 def extremes_config(baseline: str, system: str) -> dict:
-    """Column widths of the "Helped most"/"Hurt most" tables: the numbers narrow and whole, the topic
-    the rest of the width on one line (cut at TOPIC_LIMIT characters; the full text is in the
-    expander below the table)."""
+    """Column widths of the "Helped most"/"Hurt most" tables: the numbers narrow and whole (Δ and the
+    query pinned, so they stay in sight on a narrow screen), the topic on one line in what is left
+    (cut at TOPIC_LIMIT characters; the full text is in the expander below the table)."""
     return {"_index": st.column_config.TextColumn("Query", width="small", pinned=True),
-            "Topic": st.column_config.TextColumn("Topic", width="large",
+            "Topic": st.column_config.TextColumn("Topic", width=TOPIC_WIDTH,
                                                  help="Cut to one line; the full text is below the table."),
-            baseline: st.column_config.TextColumn(baseline, width="small"),
-            system: st.column_config.TextColumn(system, width="small"),
-            "Δ": st.column_config.TextColumn("Δ", width="small", pinned=True)}
+            baseline: st.column_config.TextColumn(baseline, width=NUMBER_WIDTH),
+            system: st.column_config.TextColumn(system, width=NUMBER_WIDTH),
+            "Δ": st.column_config.TextColumn("Δ", width=NUMBER_WIDTH, pinned=True)}
 
 
 def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, topics: pd.DataFrame) -> pd.DataFrame:
@@ -205,11 +211,15 @@ def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, sys
     }).set_index("Query")
 
 
-def full_topics(rows: pd.DataFrame, qids) -> None:
-    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`): their full text in
-    an expander, as plain text, one query a line."""
+TOPIC_CHARS = 24
+"""About the characters a topic cell of TOPIC_WIDTH pixels shows before the grid cuts it."""
+
+
+def full_topics(rows: pd.DataFrame, qids, limit: int = TOPIC_LIMIT) -> None:
+    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`, or the cell's width
+    at about ``limit`` characters): their full text in an expander, as plain text, one query a line."""
     text = rows.drop_duplicates("qid").set_index("qid")["text"].astype(str)
-    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > TOPIC_LIMIT]
+    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > limit]
     if long:
         with st.expander(f"Full topic text ({len(long)} cut above)"):
             for qid, topic in long:

@@ -159,7 +159,7 @@ for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped mo
         if len(queries):
             st.dataframe(queries, column_config=ui.extremes_config(baseline, system), width="stretch",
                          key=f"cmp_{'helped' if helped else 'hurt'}")
-            ui.full_topics(rows, queries.index)
+            ui.full_topics(rows, queries.index, ui.TOPIC_CHARS)
         else:
             st.caption(none)
 

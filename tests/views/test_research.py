@@ -70,8 +70,8 @@ def test_compare_states_the_family_skips_descriptive_measures_and_fits_the_extre
     frames = [d for d in at.dataframe if "Δ" in d.value.columns]
     assert frames
     config = json.loads(frames[0].proto.columns)
-    assert config["Δ"]["width"] == "small" and config["Δ"]["pinned"] is True
-    assert config["Topic"]["width"] == "large" and config["_index"]["pinned"] is True
+    assert config["Δ"]["width"] == 72 and config["Δ"]["pinned"] is True
+    assert config["Topic"]["width"] == 160 and config["_index"]["pinned"] is True
 
 
 JUDGMENTS = "views/judgments.py"
