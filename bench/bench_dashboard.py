@@ -62,7 +62,7 @@ def first_screen(browser, url: str) -> tuple[float, float]:
 def gain_switches(page, rounds: int) -> list[float]:
     """Seconds from a click on the sidebar's gain to the leaderboard re-rendered, linear and back."""
     times = []
-    for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg=exp-log2)@10")] * rounds:
+    for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg='exp-log2')@10")] * rounds:
         radio = page.locator('[data-testid="stSidebar"]').get_by_text(gain, exact=False).first
         radio.wait_for()
         started = page.evaluate("() => performance.now()")

@@ -36,7 +36,7 @@ from metrics.store import Workspace  # noqa: E402
 CACHED = 'ws.load_ranked("bench", "run")'
 UNCACHED = ('__import__("metrics.ranking").ranking.rank(ws.load_run("bench", "run"), ws.load_qrels("bench"), '
             'name="run")')
-SETTINGS = {"gain linear -> exp": "nDCG(dcg=exp-log2)@10", "cutoff nDCG@10 -> nDCG@20": "nDCG@20",
+SETTINGS = {"gain linear -> exp": "nDCG(dcg='exp-log2')@10", "cutoff nDCG@10 -> nDCG@20": "nDCG@20",
             "measure AP": "AP"}
 
 CHILD = """

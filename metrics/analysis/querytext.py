@@ -255,7 +255,7 @@ def _top_k(rankeds, k: int) -> dict:
         parts["rel"].append(r.rel[keep])
         parts["judged"].append(r.judged[keep])
         parts["docno"].append(r.docno.filter(pa.array(keep)))
-    out = {key: np.concatenate(v) for key, v in parts.items() if key != "docno"}
+    out: dict[str, Any] = {key: np.concatenate(v) for key, v in parts.items() if key != "docno"}
     docno = pa.chunked_array(parts["docno"], type=pa.string()).combine_chunks()
     encoded = pc.dictionary_encode(docno)
     key = out["qcode"] * max(len(encoded.dictionary), 1) + encoded.indices.to_numpy(zero_copy_only=False)

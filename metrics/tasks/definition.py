@@ -8,6 +8,7 @@ qrels and seed give the same split on every machine.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -159,7 +160,16 @@ class TaskDefinition:
         for key in ("measures", "public_topics"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
+        if data.get("measures") is not None:
+            data["measures"] = tuple(canonical_measure(m) for m in data["measures"])
         return cls(**data)
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_measure(text: str) -> str:
+    """``text`` as the engine prints it now: a task stored with an older spelling
+    (``nDCG(dcg=exp-log2)@10``) keeps matching the scores of its new submissions."""
+    return str(parse(text))
 
 
 def public_split(judged: list[str], definition: TaskDefinition) -> set[str]:

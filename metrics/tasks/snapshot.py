@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from .definition import TaskDefinition
+from .definition import TaskDefinition, canonical_measure
 
 __all__ = ["Snapshot", "read_meta", "read_snapshot", "cached_snapshot", "keep_snapshot", "forget_snapshot",
            "SNAPSHOTS_KEPT"]
@@ -76,7 +76,7 @@ class Snapshot:
             found = {}
             for sid, measure, qid, value in zip(s["submission"].astype(int).tolist(), s["measure"].astype(str).tolist(),
                                                 s["qid"].astype(str).tolist(), s["value"].astype(float).tolist()):
-                found.setdefault((sid, measure), {})[qid] = value
+                found.setdefault((sid, canonical_measure(measure)), {})[qid] = value
             self.computed["values"] = found
         values: Values = found
         return values

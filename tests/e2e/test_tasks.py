@@ -101,7 +101,7 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     join(alpha, join_link, "Alpha")
     join(beta, join_link, "Beta")
     submit(alpha, LEGAL / "dense.run")
-    expect(main(alpha)).to_contain_text("scored on the public topics: nDCG(dcg=exp-log2)@10", timeout=TIMEOUT)
+    expect(main(alpha)).to_contain_text("scored on the public topics: nDCG(dcg='exp-log2')@10", timeout=TIMEOUT)
     submit(beta, LEGAL / "bm25_ce.run")
     expect(main(beta)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
     submit(alpha, LEGAL / "bm25_qe.run")  # the third submission, over Alpha's cap of one
@@ -135,8 +135,8 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     csv = pd.read_csv(stdlib_io.StringIO(download(teacher, "Final standings (CSV)")), comment="#", index_col="name")
     hidden = set(tasks.open(instructor).snapshot().hidden_qids)
     expected = hidden_means({"Alpha": LEGAL / "dense.run", "Beta": LEGAL / "bm25_ce.run",
-                             "baseline: bm25": LEGAL / "bm25.run"}, hidden, "nDCG(dcg=exp-log2)@10")
-    column = "nDCG(dcg=exp-log2)@10"
+                             "baseline: bm25": LEGAL / "bm25.run"}, hidden, "nDCG(dcg='exp-log2')@10")
+    column = "nDCG(dcg='exp-log2')@10"
     assert list(csv.index) == sorted(expected, key=expected.get, reverse=True)
     for name, value in expected.items():
         assert csv.loc[name, column] == pytest.approx(value, abs=1e-12)

@@ -62,7 +62,7 @@ def _pytrec(qrels, run, measures) -> dict:
     return pytrec_eval.RelevanceEvaluator(_nested(qrels, "rel"), set(measures)).evaluate(_nested(run, "score"))
 
 
-RANX = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg@10", "nDCG(dcg=exp-log2)@10": "ndcg_burges@10",
+RANX = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg@10", "nDCG(dcg='exp-log2')@10": "ndcg_burges@10",
         "P@5": "precision@5", "RR": "mrr"}
 
 

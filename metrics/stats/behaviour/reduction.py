@@ -114,7 +114,7 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     measures = list(measures)
     full = means(evaluate(qrels, runs, measures, **options))
     reduction = "keep" if keep is not None else "pool"
-    levels = list(keep if keep is not None else depths)
+    levels = list(keep if keep is not None else depths or ())
     mean_rows: list[dict[str, Any]] = []
     draw_rows: list[dict[str, Any]] = []
     for level in levels:

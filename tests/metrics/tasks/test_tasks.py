@@ -324,3 +324,25 @@ def test_a_teams_lint_needs_open_public_judgments_and_never_covers_hidden_topics
     judged = next(f for f in findings if f.kind == "judged")
     assert judged.count == 15  # Judged@10 over the 15 public topics, not the 50
     assert next(f for f in views.view(instructor).submissions if f.team is not None).lint != findings
+
+
+def test_a_task_stored_with_the_older_measure_spelling_still_matches_its_new_scores(tasks, clock):
+    """Tasks stored before measure strings printed ir_measures' quoted form keep their boards."""
+    made = make_task(tasks, measures=("nDCG(dcg='exp-log2')@10", "AP"))
+    instructor = tasks.open(made.instructor)
+    old, new = "nDCG(dcg=exp-log2)@10", "nDCG(dcg='exp-log2')@10"
+
+    def respell(con):
+        (text,) = con.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+        definition = json.loads(json.loads(text))
+        definition["measures"] = [old, "AP"]
+        con.execute("UPDATE meta SET value = ? WHERE key = 'definition'", [json.dumps(json.dumps(definition))])
+        con.execute("UPDATE scores SET measure = ? WHERE measure = ?", [old, new])
+
+    instructor.task.write(respell)
+    team = tasks.open(tasks.join(made.join, "Alpha"))
+    team.submit(RUNS["dense"], "d1", "dense.run")  # scored under the printed spelling
+    board = views.view(instructor).board
+    assert board.primary == new
+    means = {row.label: row.means[new] for row in board.rows}
+    assert set(means) == {"bm25", "d1"} and all(0 < value < 1 for value in means.values())

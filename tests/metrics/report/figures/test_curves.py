@@ -131,7 +131,7 @@ def test_order_changes_only_where_every_system_has_a_value():
 
 def test_metric_curve_draws_one_line_per_system_with_the_given_numbers():
     frame = tidy({"bm25": [0.5, 0.45, 0.4], "dense": [0.3, 0.5, 0.55]})
-    label = "nDCG(dcg=exp-log2)@k"
+    label = "nDCG(dcg='exp-log2')@k"
     fig = metric_curve(frame, measure_label=label)
     assert isinstance(fig, go.Figure)
     assert [t.name for t in fig.data] == ["bm25", "dense"]
