@@ -58,9 +58,18 @@ def _registry_names() -> tuple[str, ...]:
             ours.append(f"{name}@{0.5 if family.cutoff_type is float else 10}")
         else:
             ours += [name, f"{name}@10"] if family.cutoff == "optional" else [name]
-    trec = [name for name in TREC_MEASURES if expand(name)]
+    trec = [name for name in TREC_MEASURES if _expands(name)]
     return tuple(dict.fromkeys([*ours, *trec, "ndcg_cut.10", "P.5,10", "iprec_at_recall.0.3", "map_cut.100",
                                 "recall.100", "set_F.1", "rbp.p=0.95"]))
+
+
+def _expands(name: str) -> bool:
+    """Whether a trec_eval name stands for measures of a qrels here (one that needs preference
+    judgments, such as prefs_num_prefs_poss, does not, and says so by raising)."""
+    try:
+        return bool(expand(name))
+    except metrics.MetricsError:
+        return False
 
 
 def suggested_measures(gain: str) -> list[str]:

@@ -33,7 +33,7 @@ def test_behaviour_over_ten_systems_has_no_warning_and_the_library_interval(open
     at, names = open_ct(open_app, tmp_path, monkeypatch, BEHAVIOUR, 10)
     assert_ok(at)
     assert not [w for w in at.warning if "can take only" in w.value]
-    measures = ["nDCG(dcg=exp-log2)@10", "AP"]
+    measures = [metrics.with_gain("nDCG@10", "exp"), "AP"]
     frame = metrics.evaluate(metrics.read_qrels(qrels_frame(all_judged=False)),
                              {system_name(i): metrics.read_run(run_frame(i), name=system_name(i)) for i in range(10)},
                              measures)
@@ -52,7 +52,10 @@ def test_compare_states_the_family_skips_descriptive_measures_and_fits_the_extre
 
     at, names = open_ct(open_app, tmp_path, monkeypatch, COMPARE, 3, all_judged=True)
     assert_ok(at)
-    at.session_state[f"cmp_measures::{at.session_state['gain']}"] = ["nDCG(dcg=exp-log2)@10", "AP", "Judged@10"]
+    import metrics
+
+    at.session_state[f"cmp_measures::{at.session_state['gain']}"] = [metrics.with_gain("nDCG@10", "exp"), "AP",
+                                                                       "Judged@10"]
     at.run()
     assert_ok(at)
     caption = next(c.value for c in at.caption if "correction:" in c.value)
