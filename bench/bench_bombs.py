@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-QRELS = ROOT / "sample_data" / "legal" / "qrels.txt"
+QRELS = ROOT / "ndcg_lab" / "sample_data" / "legal" / "qrels.txt"
 BLOCK = 64 << 20
 
 TWO_READERS = """

@@ -121,7 +121,7 @@ def test_where_it_differs_shows_a_dash_for_what_does_not_exist(open_app):
 
 def test_a_read_only_link_is_not_told_it_stored_the_fused_run(open_app, tmp_path, monkeypatch):
     from metrics import store
-    from ui import state
+    from ndcg_lab.ui import state
 
     monkeypatch.setenv("NDCG_LAB_MODE", "shared")
     home = tmp_path / "home"
@@ -145,10 +145,10 @@ def test_query_search_opens_the_exact_id_before_a_topic_that_mentions_it(open_ap
 
     import metrics
     from metrics import store
+    from ndcg_lab.ui.query import find_queries
     from tests.conftest import ROOT
-    from ui.query import find_queries
 
-    legal = ROOT / "sample_data" / "legal"
+    legal = ROOT / "ndcg_lab" / "sample_data" / "legal"
     qrels = metrics.read_qrels(legal / "qrels.txt")
     qids = sorted(set(qrels.table["qid"].to_pylist()), key=int)
     text = {q: f"topic number {q}" for q in qids}
