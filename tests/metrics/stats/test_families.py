@@ -10,7 +10,7 @@ import metrics
 from metrics import stats
 from metrics.errors import MetricsError
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 MEASURES = ["nDCG(dcg=exp-log2)@10", "AP", "Judged@10", "NumRet", "NumRel", "NumRelRet"]
 
 
