@@ -9,11 +9,11 @@ from the first stage's top k (a user may declare k instead). Given k, :func:`hea
   the first stage's order), with the first stage's documents below k left in place. The ideal
   ranking is the qrels' (trec_eval's IDCG over every judged document), so the oracle's nDCG is
   below 1 wherever the first stage missed relevant documents;
-- the re-ranker's value, its relative improvement over the first stage, (R - F) / F, said
-  against the 5-15 % band that cross-encoder re-rankers are usually credited with, and the share
-  of the headroom it reached, 1 - (O - R) / (O - F) = (R - F) / (O - F) for first stage F,
-  oracle O and re-ranked R: per query (undefined where O = F) and for the means, with a seeded
-  percentile bootstrap interval over queries;
+- the re-ranker's value, its relative improvement over the first stage, (R - F) / F (a share of
+  the first stage's own mean, so the same gain reads larger over a weak first stage; no external
+  benchmark is implied), and the share of the headroom it reached,
+  1 - (O - R) / (O - F) = (R - F) / (O - F) for first stage F, oracle O and re-ranked R: per
+  query (undefined where O = F) and for the means, with a seeded percentile bootstrap interval over queries;
 - the depth sweep: the run that re-ranks only the first stage's top d (the re-ranker's order for
   those d documents, the first stage's order below), for each d, with its mean, its paired test
   against the first stage (and against the previous depth), so that a user sees where deeper
@@ -47,12 +47,8 @@ from ..stats import (
     paired_pvalues,
 )
 
-__all__ = ["BAND", "DEFAULT_SWEEP", "Headroom", "band_verdict", "detect_depth", "headroom", "oracle_run",
+__all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "headroom", "oracle_run",
            "list_depth", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
-
-BAND = (0.05, 0.15)
-"""The relative improvement (R - F) / F commonly claimed for cross-encoder re-ranking of a first
-stage's top k: 5-15 %."""
 
 DEFAULT_SWEEP = (10, 20, 50, 100, 200, 500, 1000)
 """Depths d of the sweep (those below k), then k itself."""
@@ -225,15 +221,6 @@ def sweep_depths(depth: int, sweep=None) -> list[int]:
     return [d for d in wanted if d < depth] + [depth]
 
 
-def band_verdict(relative: float, band=BAND) -> str:
-    """The relative improvement said against the usual 5-15 % band: "below", "within" or "above"
-    (or "undefined" when the first stage scores 0)."""
-    if not np.isfinite(relative):
-        return "undefined"
-    low, high = band
-    return "below" if relative < low else "above" if relative > high else "within"
-
-
 @dataclass
 class Headroom:
     """The two-stage analysis of one (first stage, re-ranked run) pair.
@@ -289,8 +276,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     has.
 
     ``summary`` holds the means of ``first``, ``oracle``, ``reranked`` and ``recall`` (R@k of the
-    first stage); ``relative`` = (R - F) / F of the means and its ``verdict`` against
-    :data:`BAND`; ``share`` = (R - F) / (O - F) of the means with ``share_ci`` (percentile
+    first stage); ``relative`` = (R - F) / F of the means (relative to the first
+    stage's mean); ``share`` = (R - F) / (O - F) of the means with ``share_ci`` (percentile
     bootstrap: the three means of each resample of the queries, ``resamples`` draws from
     ``seed``), ``relative_ci`` from the same resamples; ``query_share`` (the mean of the per-query
     shares over the ``defined`` queries where O != F) with ``query_share_ci``; the queries,
@@ -370,12 +357,12 @@ def _summary(per_query: pd.DataFrame, kept: pd.DataFrame, m: str, recall: str, *
     return {
         "queries": len(per_query), "recall": float(kept.loc["first", recall]),
         "first": mean_f, "oracle": mean_o, "reranked": mean_r, "headroom": mean_o - mean_f, "gained": mean_r - mean_f,
-        "relative": relative, "relative_ci": _interval(boot_relative, tail), "verdict": band_verdict(relative),
+        "relative": relative, "relative_ci": _interval(boot_relative, tail),
         "share": _share_of(mean_r - mean_f, mean_o - mean_f), "share_ci": _interval(boot_share, tail),
         "defined": int(len(defined)), "query_share": float(defined.mean()) if len(defined) else float("nan"),
         "query_share_ci": (tuple(bootstrap_ci(defined, resamples=resamples, seed=seed, level=level))
                            if len(defined) else (float("nan"), float("nan"))),
-        "band": BAND, "seed": seed, "resamples": resamples, "level": level,
+        "seed": seed, "resamples": resamples, "level": level,
     }
 
 

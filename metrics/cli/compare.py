@@ -47,7 +47,11 @@ def register(sub) -> None:
                    help="t: paired t-test; wilcoxon: signed-rank; randomization: Fisher's permutation test; "
                         "bootstrap: studentised paired bootstrap")
     p.add_argument("--correction", choices=tuple(stats.CORRECTIONS), default="holm",
-                   help="multiple-testing correction across runs x measures (bh = Benjamini-Hochberg)")
+                   help="multiple-testing correction (bh = Benjamini-Hochberg)")
+    p.add_argument("--family", choices=tuple(stats.FAMILIES), default="all",
+                   help="the p-values corrected together: all = every run x measure cell; measure = each "
+                        "measure over its runs (as PyTerrier). Descriptive measures (Judged@k, NumRet, ...) "
+                        "are never tested")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the markers")
     p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="seed of every random draw")
     p.add_argument("--permutations", type=positive_int, default=stats.DEFAULT_PERMUTATIONS,
@@ -85,11 +89,13 @@ def run(args) -> int:
     measures = list(dict.fromkeys(frame["measure"].astype(str)))
     table = stats.compare(frame, baseline, names, measures, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, permutations=args.permutations,
-                          resamples=args.resamples, tolerance=args.tolerance, missing=missing)
+                          resamples=args.resamples, tolerance=args.tolerance, missing=missing,
+                          family=args.family)
     settings = {
         "tool": f"nDCG Lab {__version__}", "qrels": str(args.qrels), "qrels_sha256": qrels.digest,
         "baseline": baseline, "runs_sha256": {r.name: r.digest for r in runs},
         "test": args.test, "test_name": stats.TESTS[args.test], "correction": args.correction,
+        "family": args.family, "correction_family": stats.family_label(args.correction, args.family),
         "alpha": args.alpha, "seed": args.seed, "permutations": args.permutations, "resamples": args.resamples,
         "confidence_level": stats.DEFAULT_LEVEL, "tie_tolerance": args.tolerance,
         "missing_queries": MISSING_NOTE[missing],
@@ -143,8 +149,10 @@ def text_table(table: pd.DataFrame, settings: dict) -> str:
         per_run = low != high or rows["baseline_mean"].nunique() > 1   # --skip-missing: pairs differ per run
         queries = f"{low} queries" if low == high else f"{low}-{high} queries, each run paired over its own"
         base = f"baseline {first.baseline}" + ("" if per_run else f" = {first.baseline_mean:.4f}")
+        tested = int(table["p_value"].notna().sum())
+        family = settings.get("correction_family", correction)
         head = (f"{measure}  {base}  ({queries}; "
-                f"{test}; {correction} correction over {len(table)} comparison{'s' if len(table) != 1 else ''}; "
+                f"{test}; {family}, {tested} tested comparison{'s' if tested != 1 else ''}; "
                 f"seed {settings['seed']})")
         shown = pd.DataFrame({
             "system": rows["system"], "mean": rows["mean"].map("{:.4f}".format),

@@ -2,7 +2,7 @@
 
 Per query (``-q``) and in the mean: the first stage's value, the oracle value of its top K (its
 top K sorted by gain; IDCG from the qrels, as trec_eval), the re-ranked value, the relative
-improvement against the usual 5-15 % band, and the share of the headroom reached,
+improvement (R - F) / F over the first stage's mean, and the share of the headroom reached,
 1 - (oracle - reranked) / (oracle - first) (undefined where the oracle equals the first stage),
 with a seeded bootstrap interval; then the depth sweep (re-rank only the first stage's top d).
 K is detected (the re-ranked top K drawn from the first stage's top K) unless ``--depth`` says it.
@@ -44,7 +44,7 @@ def register(sub) -> None:
         "headroom", help="how much of the oracle's gain a re-ranker reached, and how deep re-ranking pays",
         description="Two-stage analysis of a re-ranked run against its first stage: the first stage's value "
                     "and recall@K, the oracle re-ranking of its top K (the ceiling), the re-ranked value, "
-                    "the relative improvement (against the usual 5-15% band) and the share of the headroom "
+                    "the relative improvement over the first stage's mean and the share of the headroom "
                     "reached, 1 - (oracle - reranked) / (oracle - first), with a bootstrap interval; then "
                     "the depth sweep: re-rank only the first stage's top d.")
     p.add_argument("qrels")
@@ -121,14 +121,13 @@ def _table(result: analysis.Headroom, per_query: bool) -> str:
     how = "detected" if result.detected == k else (
         f"declared; detected {result.detected}" if result.detected else "declared; no re-ranking detected")
     level = f"{100 * s['level']:.0f}%"
-    low, high = (f"{100 * b:.0f}" for b in s["band"])
     rows = [
         f"{result.reranked} re-ranking {result.first}'s top {k} ({how}) · {m} · {s['queries']} queries",
         f"  first stage  {result.first}: {m} {s['first']:.4f}, R@{k} {s['recall']:.4f}",
         f"  oracle       best order of its top {k}: {m} {s['oracle']:.4f} (the ceiling; IDCG from the qrels)",
         f"  re-ranked    {result.reranked}: {m} {s['reranked']:.4f}",
         f"  relative improvement {percent(s['relative'])} [{percent(s['relative_ci'][0])}, "
-        f"{percent(s['relative_ci'][1])}]: {s['verdict']} the usual {low}-{high}% band",
+        f"{percent(s['relative_ci'][1])}] of the first stage's mean",
         f"  share of the headroom reached {_share(s['share'])} [{_share(s['share_ci'][0])}, "
         f"{_share(s['share_ci'][1])}] (of the means; {level} bootstrap, {s['resamples']:,} resamples, "
         f"seed {s['seed']})",

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..stats import CORRECTIONS, TESTS
+from ..stats import CORRECTIONS, TESTS, family_label
 from .text import markers_note
 
 
@@ -114,11 +114,13 @@ def to_json(table: pd.DataFrame, stamp: dict | None = None, extra: dict | None =
     return json.dumps(body, indent=2)
 
 
-def significance_stamp(baseline: str, test: str, correction: str, alpha: float = 0.05) -> dict:
+def significance_stamp(baseline: str, test: str, correction: str, alpha: float = 0.05, family: str = "all") -> dict:
     """The stamp entries that say what a table's significance markers mean: the baseline every
     system is tested against, the paired test and the multiple-testing correction (their codes, as
     ``metrics.stats.compare`` takes them), the level, and the line that reads the markers (▲ in
-    text, blacktriangle in LaTeX: significantly better; ▼, blacktriangledown: significantly worse)."""
+    text, blacktriangle in LaTeX: significantly better; ▼, blacktriangledown: significantly worse),
+    and the correction family (every cell together or each measure apart; descriptive measures untested)."""
     note = markers_note(TESTS.get(test, test), CORRECTIONS.get(correction, correction), alpha)
-    return {"baseline": baseline, "test": test, "correction": correction, "alpha": alpha,
+    return {"baseline": baseline, "test": test, "correction": correction, "alpha": alpha, "family": family,
+            "correction_family": family_label(correction, family) + "; descriptive measures not tested",
             "markers": f"vs baseline {baseline}: {note} (in text: ▲ better, ▼ worse)"}

@@ -48,6 +48,46 @@ def shorten(text: str, limit: int = TOPIC_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+NAME_LIMIT = 18
+"""Characters of a run name that a sidebar chip shows before it cuts the rest."""
+
+
+def distinct_labels(names, limit: int = NAME_LIMIT) -> dict[str, str]:
+    """``{name: label}`` with every label at most ``limit`` characters and no two alike, so that two
+    runs that share a long prefix (``trec_21_IKR3_TT_M_run1``, ``..._run2``) never show as the same
+    cut name. A short name is its own label; a long one keeps its head and as much of its tail as
+    it takes to tell it apart (``trec_21…M_run1``); names that differ only in the middle show the
+    part where they differ (``…IKR3_TT…``)."""
+    names = list(dict.fromkeys(str(n) for n in names))
+    labels = {n: n for n in names if len(n) <= limit}
+    long = [n for n in names if len(n) > limit]
+    for tail in range(4, limit - 2):
+        head = limit - 1 - tail
+        trial = {n: n[:head] + "…" + n[-tail:] for n in long}
+        taken = list(labels.values()) + list(trial.values())
+        if len(set(taken)) == len(taken):
+            return {n: labels.get(n, trial.get(n)) for n in names}
+    for n in long:   # names alike at both ends: show where each first differs from the others
+        others = [o for o in names if o != n]
+        start = max((_common_prefix(n, o) for o in others), default=0)
+        window = n[max(0, start - 3):][:limit - 2]
+        labels[n] = "…" + window + "…"
+    seen: dict[str, int] = {}
+    out = {}
+    for n in names:
+        label = labels[n]
+        seen[label] = seen.get(label, 0) + 1
+        out[n] = label if seen[label] == 1 else f"{label[:limit - 3]}#{seen[label]}"
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return i
+
+
 def markers_note(test: str, correction: str, alpha: float) -> str:
     """The export stamp's line that says what the LaTeX markers mean."""
     corrected = "no correction" if correction.lower() in ("none", "no correction") else f"{correction} correction"

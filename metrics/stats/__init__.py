@@ -39,8 +39,11 @@ Choices, stated once:
   of each system's mean and of the mean difference, from the same resamples.
 - Effect size: paired Cohen's d = mean(d) / sd(d) (ddof = 1).
 - Wins / ties / losses: d > tolerance / |d| <= tolerance / d < -tolerance.
-- Corrections across the family of all (system, measure) comparisons:
-  Bonferroni, Holm (step-down) and Benjamini-Hochberg (step-up, FDR).
+- Corrections: Bonferroni, Holm (step-down) and Benjamini-Hochberg (step-up, FDR), across a
+  family that is every (system, measure) comparison (``family="all"``, the default) or each
+  measure's comparisons apart (``family="measure"``, as PyTerrier).
+- Descriptive measures (Judged@k, NumRet, NumRel, NumRelRet, ...: :mod:`.descriptive`) are
+  reported but never tested or marked, and join no family.
 - Tukey HSD: by default the two-way (randomised block: systems x queries)
   version, whose error term removes the query effect, as Carterette (2012)
   and Sakai (2014) use for IR; ``design="one-way"`` is
@@ -61,7 +64,8 @@ from .common import (
     TIE_TOLERANCE,
 )
 from .comparison import COMPARE_COLUMNS, compare, difference_profile, paired_matrix, per_query, versus_baseline
-from .corrections import adjust, benjamini_hochberg, bonferroni, holm
+from .corrections import FAMILIES, adjust, adjust_family, benjamini_hochberg, bonferroni, family_label, holm
+from .descriptive import DESCRIPTIVE_FAMILIES, is_descriptive
 from .paired import (
     effect_size,
     paired_pvalues,
@@ -77,7 +81,8 @@ from .paired import (
 )
 
 __all__ = ["COMPARE_COLUMNS", "CORRECTIONS", "DEFAULT_LEVEL", "DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES",
-           "DEFAULT_SEED", "EXACT_MAX", "TESTS", "TIE_TOLERANCE", "adjust", "benjamini_hochberg",
+           "DEFAULT_SEED", "DESCRIPTIVE_FAMILIES", "EXACT_MAX", "FAMILIES", "TESTS", "TIE_TOLERANCE", "adjust",
+           "adjust_family", "benjamini_hochberg", "family_label", "is_descriptive",
            "bonferroni", "bootstrap_ci", "bootstrap_means", "bootstrap_pvalues", "compare",
            "difference_profile", "effect_size", "holm", "kendall_tau", "paired_bootstrap", "paired_matrix",
            "paired_pvalues", "paired_randomization", "paired_ttest", "paired_wilcoxon", "per_query",

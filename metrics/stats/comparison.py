@@ -20,7 +20,8 @@ from .common import (
     check_count,
     check_level,
 )
-from .corrections import adjust, holm
+from .corrections import adjust_family, check_family
+from .descriptive import is_descriptive
 from .paired import effect_size, paired_pvalues, wins_ties_losses
 
 BETTER = "▲"   # significantly better than the baseline
@@ -69,21 +70,25 @@ def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str) -> 
 COMPARE_COLUMNS = ["measure", "system", "baseline", "n_queries", "baseline_mean", "baseline_ci_low",
                    "baseline_ci_high", "mean", "mean_ci_low", "mean_ci_high", "diff", "rel_diff", "diff_ci_low",
                    "diff_ci_high", "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses", "significant",
-                   "marker", "test", "correction"]
+                   "marker", "test", "correction", "family"]
 
 
 def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = None,
             measures: Sequence[str] | None = None, *, test: str = "t", correction: str = "holm",
             alpha: float = 0.05, seed: int = DEFAULT_SEED, permutations: int = DEFAULT_PERMUTATIONS,
             resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-            tolerance: float = TIE_TOLERANCE, intervals: bool = True, missing: str = "zero") -> pd.DataFrame:
+            tolerance: float = TIE_TOLERANCE, intervals: bool = True, missing: str = "zero",
+            family: str = "all") -> pd.DataFrame:
     """Every system against ``baseline`` on every measure of a tidy frame: one row per (measure, system).
 
     Columns (:data:`COMPARE_COLUMNS`): means with bootstrap CIs, ``diff`` =
     mean - baseline_mean, ``rel_diff`` = diff / baseline_mean, the CI of the
     mean difference, the raw ``p_value`` of ``test`` and ``p_adjusted`` under
-    ``correction`` over all rows, paired Cohen's d, wins/ties/losses at
-    ``tolerance``, and ``marker`` "▲"/"▼" when p_adjusted < alpha.
+    ``correction`` within the ``family`` (``"all"``: every row together; ``"measure"``: each
+    measure's rows apart, as PyTerrier), paired Cohen's d, wins/ties/losses at ``tolerance``,
+    and ``marker`` "▲"/"▼" when p_adjusted < alpha. Descriptive measures
+    (:func:`metrics.stats.descriptive.is_descriptive`: Judged@k, NumRet, ...) are reported but
+    not tested: their p-values are NaN, they join no family and get no marker.
     ``missing="zero"``: queries are the union over the frame, sorted by qid; one a
     system lacks scores 0. ``missing="skip"``: each system is paired with the baseline
     over the queries both have (``n_queries`` per row; both means over those queries),
@@ -96,6 +101,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
     if correction not in CORRECTIONS:
         raise MetricsError(f"unknown correction {correction!r}", fix="use one of " + ", ".join(CORRECTIONS))
     level = check_level(level)
+    family = check_family(family)
     resamples = check_count("resamples", resamples)
     present = list(dict.fromkeys(frame["system"].astype(str)))
     if baseline not in present:
@@ -109,7 +115,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
     if not systems or not measures:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in COMPARE_COLUMNS})
     options = dict(test=test, correction=correction, alpha=alpha, seed=seed, permutations=permutations,
-                   resamples=resamples, level=level, tolerance=tolerance, intervals=intervals)
+                   resamples=resamples, level=level, tolerance=tolerance, intervals=intervals, family=family)
     if _missing(missing) == "skip":
         return _compare_common_queries(frame, baseline, systems, measures, options)
 
@@ -136,15 +142,17 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
         low = high = np.full(3 * k, np.nan)
     if p is None:
         p = paired_pvalues(d, test, seed=seed, permutations=permutations, resamples=resamples)
+    column_measures = [m for m in measures for _ in systems]
+    p = np.where([is_descriptive(m) for m in column_measures], np.nan, np.asarray(p, dtype=np.float64))
     wins, ties, losses = wins_ties_losses(d, tolerance)
     base_mean, mean = base.mean(axis=0), other.mean(axis=0)
     diff = mean - base_mean
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(base_mean != 0, diff / np.where(base_mean != 0, base_mean, 1.0), np.nan)
-    p_adj = adjust(p, correction)
+    p_adj = adjust_family(p, correction, column_measures if family == "measure" else None)
     significant = p_adj < alpha
     out = pd.DataFrame({
-        "measure": [m for m in measures for _ in systems], "system": systems * len(measures),
+        "measure": column_measures, "system": systems * len(measures),
         "baseline": baseline, "n_queries": n,
         "baseline_mean": base_mean, "baseline_ci_low": low[:k], "baseline_ci_high": high[:k],
         "mean": mean, "mean_ci_low": low[k:2 * k], "mean_ci_high": high[k:2 * k],
@@ -152,6 +160,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
         "p_value": p, "p_adjusted": p_adj, "effect_size": effect_size(d),
         "wins": wins, "ties": ties, "losses": losses, "significant": significant,
         "marker": np.where(significant, np.where(diff > 0, BETTER, WORSE), ""), "test": test, "correction": correction,
+        "family": family,
     })
     return out[COMPARE_COLUMNS]
 
@@ -172,7 +181,8 @@ def _compare_common_queries(frame: pd.DataFrame, baseline: str, systems: list[st
                                    fix="compare runs of the same topics, or score missing queries as 0")
             rows.append(compare(pair[pair["qid"].isin(common)], baseline, [system], [measure], **options))
     out = pd.concat(rows, ignore_index=True)
-    p_adj = adjust(out["p_value"].to_numpy(dtype=np.float64), options["correction"])
+    p_adj = adjust_family(out["p_value"].to_numpy(dtype=np.float64), options["correction"],
+                          out["measure"].to_numpy() if options["family"] == "measure" else None)
     significant = p_adj < options["alpha"]
     out["p_adjusted"] = p_adj
     out["significant"] = significant
@@ -182,22 +192,25 @@ def _compare_common_queries(frame: pd.DataFrame, baseline: str, systems: list[st
 
 def versus_baseline(frame, baseline: str, alpha: float = 0.05, *, test: str = "t", correction: str = "holm",
                     seed: int = DEFAULT_SEED, permutations: int = DEFAULT_PERMUTATIONS,
-                    resamples: int = DEFAULT_RESAMPLES):
+                    resamples: int = DEFAULT_RESAMPLES, family: str = "all"):
     """Every system against ``baseline`` for every measure, with ``test`` and ``correction``.
 
     Returns a frame ``system, measure, baseline_mean, mean, p_value, p_adjusted, p_holm, significant,
-    marker, test, correction`` where marker is "▲" (significantly better), "▼" (significantly worse)
-    or "", significance being ``p_adjusted < alpha``. The correction family is all (system, measure)
-    comparisons in ``frame``; ``p_holm`` is always the Holm-adjusted p-value.
+    marker, test, correction, family`` where marker is "▲" (significantly better), "▼" (significantly
+    worse) or "", significance being ``p_adjusted < alpha``. The correction family is all (system,
+    measure) comparisons in ``frame`` (``family="all"``) or each measure's (``"measure"``);
+    ``p_holm`` is always the Holm-adjusted p-value in the same family. Descriptive measures are
+    not tested (NaN p-values, no marker).
     """
     columns = ["system", "measure", "baseline_mean", "mean", "p_value", "p_adjusted", "p_holm", "significant",
-               "marker", "test", "correction"]
+               "marker", "test", "correction", "family"]
     systems = [s for s in dict.fromkeys(frame["system"].astype(str)) if s != baseline]
     if not systems or not len(frame):
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
     full = compare(frame, baseline, systems, test=test, correction=correction, alpha=alpha, seed=seed,
-                   permutations=permutations, resamples=resamples, intervals=False)
-    full["p_holm"] = holm(full["p_value"].to_numpy())
+                   permutations=permutations, resamples=resamples, intervals=False, family=family)
+    full["p_holm"] = adjust_family(full["p_value"].to_numpy(dtype=np.float64), "holm",
+                                   full["measure"].to_numpy() if family == "measure" else None)
     return full[columns].reset_index(drop=True)
 
 

@@ -13,6 +13,7 @@ import streamlit as st
 import metrics
 from metrics.stats import behaviour as B
 from metrics.stats import paired_matrix
+from metrics.stats.behaviour.uncertainty import KINDS
 from ndcg_lab.ui import compare as cmp
 from ndcg_lab.ui import state
 from ndcg_lab.ui.text import md
@@ -21,6 +22,8 @@ SEED = 0
 RESAMPLES = 1000
 KEEP_LEVELS = (10, 20, 30, 50, 70, 100)
 POOL_DEPTHS = (1, 3, 5, 10, 20, 50)
+DRAWS = 10
+TAU_RESAMPLES = 1000
 
 
 def default_measures(gain: str) -> list[str]:
@@ -65,6 +68,28 @@ def per_query(sel: state.Selection, a: str, b: str) -> pd.DataFrame:
     return B.per_query_agreement(frame(sel, (a, b)), a, b)
 
 
+@st.cache_data(show_spinner="Bootstrapping the topics…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def tau_interval(sel: state.Selection, a: str, b: str, kind: str, resamples: int, seed: int) -> dict:
+    """:func:`metrics.stats.behaviour.tau_interval` between the system orders under measures ``a`` and
+    ``b`` over the selected systems (topics x systems matrices aligned by qid)."""
+    names = sel.system_names
+    data = frame(sel, (a, b))
+    first = paired_matrix(data, a, names)
+    second = paired_matrix(data, b, names).reindex(first.index).fillna(0.0)
+    return B.tau_interval(first.to_numpy(), second.to_numpy(), kind, resamples=resamples, seed=seed)
+
+
+def interval_text(result: dict) -> str:
+    """``τ-b = 0.733, 95% interval [0.467, 1.000] over 50 topics (1,000 resamples, seed 0)``, with the
+    draws that had no τ when there were some."""
+    name = KINDS[result["kind"]]
+    undefined = (f"; {result['undefined']:,} draws tied every system and have no τ" if result["undefined"] else "")
+    return (f"{name} = {result['value']:.3f}, {int(result['level'] * 100)}% interval [{result['low']:.3f}, "
+            f"{result['high']:.3f}] over {result['topics']} topics ({result['resamples']:,} resamples of the topics, "
+            f"seed {result['seed']}{undefined}); over {result['systems']} systems it can take "
+            + (f"{result['values']:,} values." if result["values"] else "many values."))
+
+
 @st.cache_data(show_spinner="Resampling…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float, delta: float,
           target: float) -> dict:
@@ -77,11 +102,12 @@ def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: 
 
 @st.cache_data(show_spinner="Drawing topic sets…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def topic_set_size(sel: state.Selection, measure: str, trials: int, seed: int, alpha: float, delta: float,
-                   target: float) -> dict:
-    """Swap rates by topic-set size (``swaps``, ``swap_summary``) and the topic-set-size designs (``topics``)
-    of one measure over the selected systems, with ``n_topics``."""
+                   target: float, method: str = "disjoint") -> dict:
+    """Swap rates by topic-set size (``swaps``, ``swap_summary``; ``method`` as
+    :func:`metrics.stats.behaviour.swap_rates`) and the topic-set-size designs (``topics``) of one
+    measure over the selected systems, with ``n_topics``."""
     x = paired_matrix(frame(sel, (measure,)), measure, sel.system_names).to_numpy()
-    rates = B.swap_rates(x, trials=trials, seed=seed)
+    rates = B.swap_rates(x, trials=trials, seed=seed, method=method)
     return {"swaps": rates, "swap_summary": B.swap_summary(rates, delta), "n_topics": x.shape[0],
             "topics": B.topics_needed(x, delta=delta, alpha=alpha, power=target)}
 
@@ -91,10 +117,12 @@ def _runs(sel: state.Selection) -> dict:
 
 
 @st.cache_data(show_spinner="Reducing the qrels…", max_entries=32, hash_funcs=state.HASH_FUNCS)
-def reduction(sel: state.Selection, measures: tuple[str, ...], kind: str, levels: tuple, seed: int) -> dict:
-    """:func:`metrics.stats.behaviour.reduction_curves` for the selected systems (``kind``: keep or pool)."""
+def reduction(sel: state.Selection, measures: tuple[str, ...], kind: str, levels: tuple, seed: int,
+              draws: int = DRAWS) -> dict:
+    """:func:`metrics.stats.behaviour.reduction_curves` for the selected systems (``kind``: keep or pool),
+    a random reduction drawn ``draws`` times."""
     levels = list(levels)
-    return B.reduction_curves(state.qrels(sel), _runs(sel), list(measures), seed=seed,
+    return B.reduction_curves(state.qrels(sel), _runs(sel), list(measures), seed=seed, draws=draws,
                               keep=levels if kind == "keep" else None, depths=levels if kind == "pool" else None)
 
 

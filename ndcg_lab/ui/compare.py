@@ -118,12 +118,12 @@ def measure_picker(where, gain: str, default: str) -> list[str]:
 @st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, systems: tuple[str, ...],
                test: str, correction: str, seed: int, permutations: int, resamples: int, tolerance: float,
-               alpha: float) -> pd.DataFrame:
+               alpha: float, family: str = "all") -> pd.DataFrame:
     """metrics.stats.compare over the evaluated frame of ``sel`` (cached on digests and settings)."""
     frame = state.evaluate(sel, measures)
     return stats.compare(frame, baseline, list(systems), list(measures), test=test, correction=correction,
                          alpha=alpha, seed=seed, permutations=permutations, resamples=resamples,
-                         tolerance=tolerance)
+                         tolerance=tolerance, family=family)
 
 
 @st.cache_data(show_spinner="Bootstrapping every cutoff…", max_entries=32, hash_funcs=state.HASH_FUNCS)
@@ -159,14 +159,40 @@ def display_table(rows: pd.DataFrame, level: float = stats.DEFAULT_LEVEL) -> pd.
         "Δ": rows["diff"].map("{:+.4f}".format).to_numpy(),
         "Δ %": rows["rel_diff"].map(percent).to_numpy(),
         ci: [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rows["diff_ci_low"], rows["diff_ci_high"])],
-        "p": rows["p_value"].map(format_p).to_numpy(),
-        "p (corrected)": rows["p_adjusted"].map(format_p).to_numpy(),
+        "p": rows["p_value"].map(_p_cell).to_numpy(),
+        "p (corrected)": rows["p_adjusted"].map(_p_cell).to_numpy(),
         "Effect size d": rows["effect_size"].map("{:+.3f}".format).to_numpy(),
         "Wins / ties / losses": [f"{w} / {t} / {lost}"
                                  for w, t, lost in zip(rows["wins"], rows["ties"], rows["losses"])],
         "Sig.": rows["marker"].to_numpy(),
     }, index=pd.Index(rows["system"].astype(str).to_numpy(), name="System"))
     return shown
+
+
+NOT_TESTED = "not tested"
+"""The p cells of a descriptive measure (Judged@k, NumRet, ...): shown, never tested."""
+
+
+def _p_cell(p: float) -> str:
+    return NOT_TESTED if p != p else format_p(p)
+
+
+NUMBER_WIDTH = 72
+TOPIC_WIDTH = 160
+"""Pixel widths of the Helped/Hurt most tables: four numbers and the query id in 75 + 3 x 72 px and the
+topic in 160, 451 px in all: a half of the page at 1400 px holds them without a horizontal scroll."""
+
+
+def extremes_config(baseline: str, system: str) -> dict:
+    """Column widths of the "Helped most"/"Hurt most" tables: the numbers narrow and whole (Δ and the
+    query pinned, so they stay in sight on a narrow screen), the topic on one line in what is left
+    (cut at TOPIC_LIMIT characters; the full text is in the expander below the table)."""
+    return {"_index": st.column_config.TextColumn("Query", width="small", pinned=True),
+            "Topic": st.column_config.TextColumn("Topic", width=TOPIC_WIDTH,
+                                                 help="Cut to one line; the full text is below the table."),
+            baseline: st.column_config.TextColumn(baseline, width=NUMBER_WIDTH),
+            system: st.column_config.TextColumn(system, width=NUMBER_WIDTH),
+            "Δ": st.column_config.TextColumn("Δ", width=NUMBER_WIDTH, pinned=True)}
 
 
 def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, topics: pd.DataFrame) -> pd.DataFrame:
@@ -194,11 +220,15 @@ def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, sys
     }).set_index("Query")
 
 
-def full_topics(rows: pd.DataFrame, qids) -> None:
-    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`): their full text in
-    an expander, as plain text, one query a line."""
+TOPIC_CHARS = 24
+"""About the characters a topic cell of TOPIC_WIDTH pixels shows before the grid cuts it."""
+
+
+def full_topics(rows: pd.DataFrame, qids, limit: int = TOPIC_LIMIT) -> None:
+    """Under a table whose topics were cut (:func:`metrics.report.text.shorten`, or the cell's width
+    at about ``limit`` characters): their full text in an expander, as plain text, one query a line."""
     text = rows.drop_duplicates("qid").set_index("qid")["text"].astype(str)
-    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > TOPIC_LIMIT]
+    long = [(q, text[q]) for q in qids if q in text.index and len(text[q]) > limit]
     if long:
         with st.expander(f"Full topic text ({len(long)} cut above)"):
             for qid, topic in long:
@@ -270,6 +300,7 @@ def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=state.HASH_FUNCS)
 def significance(sel: state.Selection, measures: tuple[str, ...], baseline: str, test: str,
-                 correction: str) -> pd.DataFrame:
+                 correction: str, family: str = "all") -> pd.DataFrame:
     """The leaderboard's markers: metrics.stats.versus_baseline over the selection (seed 0, cached)."""
-    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction)
+    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction,
+                                 family=family)

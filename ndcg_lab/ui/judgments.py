@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import metrics
 from metrics.analysis import judgments
 from metrics.ranking import Ranked
 from ndcg_lab.ui import state
@@ -19,9 +20,10 @@ RANKS_COLUMN = {"ranks": st.column_config.ListColumn("ranks", help="system@rank,
 run's name (a fused run is called ``rrf(k=60) of a, b``)."""
 STRATEGY_SHORT = {"zero": "0", "condensed": "condensed", "inferred": "inferred", "Bpref": "Bpref", "infAP": "infAP"}
 INCOMPLETE = {"Bpref": "Bpref (unjudged ignored)", "infAP": "infAP (estimated from the judged)"}
-"""Measures built for incomplete judgments, ranked beside the three treatments of unjudged documents:
-Bpref counts only judged non-relevant documents above each relevant one (Buckley & Voorhees 2004);
-infAP estimates AP from the judged documents as a random sample of the pool (Yilmaz & Aslam 2006)."""
+"""Measures built for incomplete judgments, shown in a table of their own (they are other measures, not
+treatments of the chosen one): Bpref counts only judged non-relevant documents above each relevant one
+(Buckley & Voorhees 2004); infAP estimates AP from the judged documents as a random sample of the pool
+(Yilmaz & Aslam 2006)."""
 
 
 def ranked_systems(sel: state.Selection) -> dict[str, Ranked]:
@@ -39,17 +41,37 @@ def strategy_labels(sel: state.Selection) -> dict[str, str]:
 
 def strategy_frames(sel: state.Selection, measure: str) -> dict[str, pd.Series]:
     """{strategy: mean per system} through the app's cached evaluation: ``measure`` under each
-    treatment of unjudged documents, then Bpref and infAP (on the run as it is: they treat
-    unjudged documents themselves)."""
+    treatment of unjudged documents (unjudged = 0, condensed, and inferred with a proxy), and only
+    ``measure``: the treatments are compared on one measure."""
     out = {
         "zero": state.means(sel, [measure])[0][measure],
         "condensed": state.means(sel, [measure], judged_only=True)[0][measure],
     }
     if sel.proxy_digest:
         out["inferred"] = state.means(sel, [measure], inferred=True)[0][measure]
-    incomplete, _ = state.means(sel, list(INCOMPLETE))
-    out.update({name: incomplete[name] for name in INCOMPLETE})
     return out
+
+
+def incomplete_display(sel: state.Selection, digits: int = 4) -> pd.DataFrame:
+    """Bpref and infAP per system, each with its own rank (1 = best): measures of their own, never
+    marked against a treatment of another measure."""
+    values, _ = state.means(sel, list(INCOMPLETE))
+    parts = [strategy_display(judgments.strategy_table({name: values[name]}), INCOMPLETE, digits)
+             for name in INCOMPLETE]
+    return pd.concat(parts, axis=1)
+
+
+def all_judged(sel: state.Selection, measure: str) -> int | None:
+    """The cutoff k of ``measure`` when every selected system's top k is judged on every query
+    (Judged@k = 1 for all), else None: the treatments of unjudged documents then cannot differ."""
+    try:
+        k = metrics.parse_measure(measure).cutoff
+    except metrics.MetricsError:
+        return None
+    if not k:
+        return None
+    judged = state.means(sel, [f"Judged@{k}"])[0][f"Judged@{k}"]
+    return int(k) if len(judged) and bool((judged >= 1.0 - 1e-12).all()) else None
 
 
 def strategy_display(table: pd.DataFrame, labels: dict[str, str], digits: int = 4) -> pd.DataFrame:

@@ -23,6 +23,28 @@ CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right
               "text-align:center;font-weight:600;font-size:.85em;border:1px solid rgba(0,0,0,.15);")
 
 
+def find_queries(qids: list[str], topic_text: Mapping[str, str], search: str) -> list[str]:
+    """The queries that ``search`` finds, best match first: the query whose id is exactly the
+    search, then ids that start with it, ids that contain it, and last the queries whose topic text
+    contains it (case-insensitive); each group keeps the order of ``qids``. "32" opens query 32
+    before query 42 whose text mentions 32."""
+    needle = search.strip().lower()
+    if not needle:
+        return list(qids)
+    groups: list[list[str]] = [[], [], [], []]
+    for qid in qids:
+        low = str(qid).lower()
+        if low == needle:
+            groups[0].append(qid)
+        elif low.startswith(needle):
+            groups[1].append(qid)
+        elif needle in low:
+            groups[2].append(qid)
+        elif needle in topic_text.get(qid, "").lower():
+            groups[3].append(qid)
+    return [q for group in groups for q in group]
+
+
 def grade_label(grade, status: str) -> str:
     """How a grade reads in a table: "3", "? (unjudged)", "2 (inferred)" or "" (not retrieved)."""
     if status == "not retrieved":

@@ -18,6 +18,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats, store
+from metrics.report.text import distinct_labels
 from ndcg_lab.ui import ingest, session
 from ndcg_lab.ui.text import visitor_text
 
@@ -112,7 +113,9 @@ def _systems_widget(collection: str, names: list[str]) -> list[str]:
     def picked():
         ss[chosen_key] = list(ss[key])
 
-    shown = st.sidebar.multiselect("Systems", names, default=ss[chosen_key], key=key, on_change=picked)
+    labels = distinct_labels(names)
+    shown = st.sidebar.multiselect("Systems", names, default=ss[chosen_key], key=key, on_change=picked,
+                                   format_func=labels.get)
     return [n for n in shown if n in names]
 
 

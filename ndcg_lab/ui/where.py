@@ -16,6 +16,7 @@ from metrics.analysis import bands as bands_analysis
 from metrics.analysis import headroom as headroom_analysis
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
+from metrics.report.text import format_p
 from ndcg_lab.ui import state
 from ndcg_lab.ui.state import CACHE_TTL
 from ndcg_lab.ui.text import md
@@ -88,23 +89,31 @@ def bands(sel: state.Selection, a: str, b: str, *, k: int, edges) -> bands_analy
                   state.run(sel, b, known[b]))
 
 
+MISSING = "—"
+"""What a table cell or sentence shows for a value that does not exist (a rank in a run that never
+retrieved the document, a p-value with nothing to test), as on the other pages."""
+
+
+def p_text(p: float) -> str:
+    """A p-value as the tables show it; :data:`MISSING` when there is none."""
+    return MISSING if p != p else format_p(p)
+
+
 def share_text(value: float) -> str:
     """A share of the headroom as a percentage (``12.6%``); ``n/a`` when undefined."""
     return "n/a" if value != value else f"{100 * value:.1f}%"
 
 
 def verdict_sentence(result: headroom_analysis.Headroom) -> str:
-    """One plain sentence: the relative improvement against the usual 5-15 % band (names escaped)."""
+    """One plain sentence: the relative improvement over the first stage's mean, with its interval (names escaped)."""
     s = result.summary
-    low, high = (f"{100 * b:.0f}" for b in s["band"])
     relative = s["relative"]
     if relative != relative:
         return f"{md(result.first)} scores 0 on {md(result.measure)}: a relative improvement is undefined."
     interval = f"{100 * s['relative_ci'][0]:+.1f}% to {100 * s['relative_ci'][1]:+.1f}%"
-    where = {"below": "below", "within": "within", "above": "above"}[s["verdict"]]
-    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{100 * relative:+.1f}%** over "
-            f"{md(result.first)} ({int(100 * s['level'])}% interval {interval}): **{where}** the {low}-{high}% band "
-            "that cross-encoder re-rankers are usually credited with.")
+    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{100 * relative:+.1f}%** of "
+            f"{md(result.first)}'s mean ({int(100 * s['level'])}% interval {interval}): relative to the first "
+            "stage, so the same gain reads larger over a weaker first stage.")
 
 
 def waterfall_pair(frames: dict, colors: dict | None = None) -> None:

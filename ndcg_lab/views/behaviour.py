@@ -3,6 +3,7 @@ and what incomplete or alternative judgments do to the conclusions."""
 import pandas as pd
 import streamlit as st
 
+from metrics.report import methods
 from metrics.report.figures import behaviour as figs
 from metrics.report.figures.curves import FIGURE_CONFIG, system_colors
 from metrics.stats import behaviour as B
@@ -23,6 +24,12 @@ defaults = ui.default_measures(sel.gain)
 offered = list(dict.fromkeys([*defaults, *cmp.suggested_measures(sel.gain)]))
 st.caption(f"Collection **{md(sel.collection)}** · {len(sel.systems)} systems · every random draw is seeded "
            "(the seed is shown with each result).")
+few = methods.few_systems_warning(len(sel.systems))
+if few:
+    st.warning(few)
+with st.expander("Method"):
+    st.markdown(methods.behaviour_method(seed=ui.SEED, resamples=ui.TAU_RESAMPLES, draws=ui.DRAWS,
+                                         swap_method=st.session_state.get("beh_swap_method", "disjoint")))
 
 tab_agree, tab_power, tab_size, tab_reduce, tab_judges = st.tabs(
     ["Agreement", "Discriminative power", "Topic-set size", "Incomplete judgments", "Two qrels"])
@@ -42,7 +49,8 @@ with tab_agree:
                             key="beh_tau_ap")
         st.markdown("**Kendall's τ-b between the system orders**")
         st.table(plain_frame(ui.matrix_table(result["tau"])))
-        st.caption("τ-b counts every discordant pair of systems alike (scipy.stats.kendalltau); τ_AP (Yilmaz, "
+        st.caption(f"Over {len(sel.systems)} systems (the order of their means over all topics). "
+                   "τ-b counts every discordant pair of systems alike (scipy.stats.kendalltau); τ_AP (Yilmaz, "
                    "Aslam & Robertson 2008) weighs a swap near the top more, symmetrised here as "
                    "(τ_AP(a, b) + τ_AP(b, a)) / 2. Means are rounded to 12 decimals before ordering.")
         st.markdown("**System order under each measure** (1 = best)")
@@ -57,6 +65,9 @@ with tab_agree:
         st.caption(f"Mean per system under {md(a)} and {md(b)}: τ-b = {result['tau'].loc[a, b]:.3f}, "
                    f"τ_AP = {result['tau_ap'].loc[a, b]:.3f}; {len(swaps)} pair(s) of systems swap "
                    "(joined by red dashed lines, the systems ringed in red).")
+        if a != b:
+            for kind in ("tau", "tau_ap"):
+                st.markdown(ui.interval_text(ui.tau_interval(sel, a, b, kind, ui.TAU_RESAMPLES, ui.SEED)))
         if len(swaps):
             st.table(plain_frame(swaps.rename(columns={"a_diff": f"Δ {a}", "b_diff": f"Δ {b}"})))
         st.markdown("**Per-query agreement**")
@@ -98,6 +109,8 @@ with tab_power:
 with tab_size:
     c1, c2, c3, c4 = st.columns(4)
     sm = ui.measure_picker(c1, offered, defaults[:3], f"beh_size_measures::{sel.gain}")
+    swap_method = st.radio("Swap method", list(B.SWAP_METHODS), horizontal=True, key="beh_swap_method",
+                           format_func=B.SWAP_METHODS.get)
     delta = float(c2.number_input("Minimum difference δ", min_value=0.001, max_value=1.0, value=0.02, step=0.01,
                                   format="%.3f", key="beh_delta"))
     target = float(c3.number_input("Power 1 − β", min_value=0.5, max_value=0.99, value=0.8, step=0.05,
@@ -107,13 +120,15 @@ with tab_size:
     if not sm:
         st.info("Pick at least one measure.")
     else:
-        sized = {m: ui.topic_set_size(sel, m, ui.RESAMPLES, ui.SEED, size_alpha, delta, target) for m in sm}
+        sized = {m: ui.topic_set_size(sel, m, ui.RESAMPLES, ui.SEED, size_alpha, delta, target, swap_method)
+                 for m in sm}
         st.plotly_chart(figs.swap_curves({m: r["swap_summary"] for m, r in sized.items()}), config=FIGURE_CONFIG,
                         key="beh_swaps")
         n_topics = next(iter(sized.values()))["n_topics"]
-        st.caption(f"Swap rate (Voorhees & Buckley 2002): {ui.RESAMPLES:,} seeded draws (seed {ui.SEED}) of two "
-                   f"disjoint topic sets of each size from the {n_topics} topics; a pair of systems swaps when "
-                   "the two sets order it differently.")
+        st.caption(f"Swap rate (Voorhees & Buckley 2002), method: {B.SWAP_METHODS[swap_method]}; "
+                   f"{ui.RESAMPLES:,} seeded draws (seed {ui.SEED}) of two topic sets of each size from the "
+                   f"{n_topics} topics; a pair of systems swaps when the two sets order it differently. "
+                   + methods.swap_rise_note(swap_method))
         designs = pd.concat([r["topics"].assign(measure=m) for m, r in sized.items()])
         st.markdown("**Topics needed** (Sakai 2016)")
         st.table(plain_frame(designs.set_index(["measure", "design"])))
@@ -134,11 +149,13 @@ with tab_reduce:
     column = st.radio("Agreement", ["tau", "tau_ap"], horizontal=True, key="beh_reduce_column",
                       format_func={"tau": "Kendall's τ-b", "tau_ap": "τ_AP"}.get)
     levels = ui.KEEP_LEVELS if kind == "keep" else ui.POOL_DEPTHS
-    reduced = ui.reduction(sel, tuple(ui.reduction_measures(sel.gain)), kind, levels, reduce_seed)
+    reduced = ui.reduction(sel, tuple(ui.reduction_measures(sel.gain)), kind, levels, reduce_seed, ui.DRAWS)
     st.plotly_chart(figs.reduction_curves(reduced["tau"], column=column), config=FIGURE_CONFIG, key="beh_reduce")
     st.caption(("Each query keeps a seeded random x% of its judgments (at least one; nested across x)"
                 if kind == "keep" else "Only the judgments in the top d of any selected system are kept")
-               + f" (seed {reduce_seed}); τ compares each measure's system order with its order under the full "
+               + (f" ({ui.DRAWS} draws, seeds {reduce_seed} to {reduce_seed + ui.DRAWS - 1}: the line is their mean, "
+                  "the band spans the lowest to the highest draw)" if kind == "keep" else "")
+               + "; τ compares each measure's system order with its order under the full "
                  f"qrels ({reduced['settings']['judgments']:,} judgments). nDCG@10 scores unjudged documents 0; "
                  "condensed nDCG drops them; Bpref and infAP are built for incomplete judgments.")
     wide = reduced["means"].pivot_table(index=["level", "system"], columns="measure", values="mean", sort=False)

@@ -6,7 +6,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats
-from metrics.report import export
+from metrics.report import export, methods
 from metrics.report import text as report_text
 from metrics.report.figures import compare as figs
 from metrics.report.figures.curves import FIGURE_CONFIG
@@ -40,7 +40,11 @@ test = c2.selectbox("Test", list(state.TESTS), index=list(state.TESTS).index(sel
                     key=f"cmp_test::{sel.test}")
 correction = c3.selectbox("Correction", list(state.CORRECTIONS), index=list(state.CORRECTIONS).index(sel.correction),
                           format_func=state.CORRECTIONS.get, key=f"cmp_correction::{sel.correction}",
-                          help="Multiple-testing correction across systems x measures.")
+                          help="Multiple-testing correction.")
+family = st.radio("Correction family", list(stats.FAMILIES), format_func=stats.FAMILIES.get, horizontal=True,
+                  key="cmp_family", help="The p-values corrected together. Every cell: all systems × measures "
+                                         "of the table (the strictest). Each measure apart: as PyTerrier. "
+                                         "Descriptive measures (Judged@k, NumRet, ...) are never tested.")
 with st.expander("Test settings", expanded=False):
     s1, s2, s3, s4, s5 = st.columns(5)
     seed = int(s1.number_input("Seed", min_value=0, value=stats.DEFAULT_SEED, step=1, key="cmp_seed",
@@ -66,25 +70,31 @@ if not systems or not measures:
 compared = ui.with_systems(sel, [baseline, *systems])
 try:
     table = ui.comparison(compared, tuple(measures), baseline, tuple(systems), test, correction, seed, permutations,
-                          resamples, tolerance, alpha)
+                          resamples, tolerance, alpha, family)
 except metrics.MetricsError as exc:
     st.error(md(str(exc)))
     st.stop()
 n_queries = int(table["n_queries"].iloc[0])
 
 # ---------------------------------------------------------------- one table per measure
-st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{state.CORRECTIONS[correction]}** over "
-           f"{len(table)} comparison(s) (systems × measures) · ▲/▼: corrected p < {alpha:g} · "
+tested = int(table["p_value"].notna().sum())
+st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{md(stats.family_label(correction, family))}**, "
+           f"{tested} tested comparison(s)"
+           + (f", {len(table) - tested} descriptive not tested" if tested < len(table) else "")
+           + f" · ▲/▼: corrected p < {alpha:g} · "
            f"{n_queries} queries "
            f"(a query a run lacks scores 0) · Δ = system − {md(baseline)} · CI: percentile bootstrap, {resamples:,} "
            f"resamples · d: paired Cohen's d · seed {seed}")
+with st.expander("Method"):
+    st.markdown(methods.compare_method(test=test, correction=correction, family=family, alpha=alpha, seed=seed,
+                                       resamples=resamples, permutations=permutations, topics=n_queries))
 for measure, rows in table.groupby("measure", sort=False):
     st.subheader(measure)
     st.caption(f"Baseline **{md(baseline)}**: mean {rows['baseline_mean'].iloc[0]:.4f} "
                f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
     st.table(plain_frame(ui.display_table(rows)))
 
-stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha),
+stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha, family),
          "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance}
 e1, e2, e3 = st.columns(3)
 e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
@@ -148,8 +158,9 @@ for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped mo
         st.markdown(f"**{title}** by {md(system)}")
         queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
         if len(queries):
-            st.table(plain_frame(queries))
-            ui.full_topics(rows, queries.index)
+            st.dataframe(queries, column_config=ui.extremes_config(baseline, system), width="stretch",
+                         key=f"cmp_{'helped' if helped else 'hurt'}")
+            ui.full_topics(rows, queries.index, ui.TOPIC_CHARS)
         else:
             st.caption(none)
 
@@ -185,6 +196,9 @@ if len(systems) >= 2:
                                       "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"])))
         stability = stats.ranking_stability(ui.cutoff_means(compared, family, max_k))
         st.markdown(f"**Ranking stability**: Kendall's τ between the systems' orders by {family} at each cutoff")
+        few = methods.few_systems_warning(len(everyone))
+        if few:
+            st.caption(few)
         st.table(stability.map("{:.3f}".format))
 
 d1, d2, d3 = st.columns(3)

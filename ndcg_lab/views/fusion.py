@@ -2,8 +2,10 @@
 import streamlit as st
 
 import metrics
+from metrics import stats
 from metrics.analysis import fusion as methods
 from metrics.analysis import fusion_tuning
+from metrics.report import methods as method_texts
 from metrics.report.figures import fusion as fusion_figures
 from ndcg_lab.ui import fusion, state
 from ndcg_lab.ui.ingest import md
@@ -52,15 +54,21 @@ except metrics.MetricsError as exc:
 name = fusion.label(result.recipe)
 markers = {(name, row.measure): row.marker for row in versus.itertuples() if row.against.startswith("baseline")}
 st.caption(f"**{md(name)}** beside its inputs and the baseline · {state.TESTS[sel.test]}, "
-           f"{state.CORRECTIONS[sel.correction]} correction · ▲/▼ against the baseline · bold: best in column")
+           f"{md(stats.family_label(sel.correction, 'all'))} (per reference) · ▲/▼ against the baseline · "
+           "bold: best in column")
 st.html(leaderboard_html(table, markers))
 st.markdown("**Significance of the fused run** (against the baseline and the best input)")
 st.dataframe(versus[["against", "measure", "mean", "baseline_mean", "diff", "p_value", "p_adjusted", "marker",
                      "wins", "ties", "losses"]].rename(columns={"baseline_mean": "reference mean"}),
              hide_index=True, width="stretch")
 stored = next((r for r in runs if r.digest == result.run.digest), None)
+read_only = state.workspace().read_only
 if stored is not None:
-    st.success(f"Stored in {md(sel.collection)} as **{md(stored.name)}**.")
+    if read_only:
+        st.info(f"This collection already holds this fused run as **{md(stored.name)}**. This is a read-only "
+                "link: you can fuse and compare here, but not store.")
+    else:
+        st.success(f"Stored in {md(sel.collection)} as **{md(stored.name)}**.")
 elif st.button("Store the fused run in the workspace", type="primary", disabled=state.workspace().read_only,
                help="This is a read-only link: storing is turned off." if state.workspace().read_only else None):
     try:
@@ -72,6 +80,8 @@ elif st.button("Store the fused run in the workspace", type="primary", disabled=
         st.rerun()
 with st.expander("Recipe"):
     st.json(result.recipe.to_dict())
+with st.expander("Method"):
+    st.markdown(method_texts.fusion_method(test=sel.test, correction=sel.correction, family="all"))
 
 st.subheader("Sweep")
 st.warning("Choosing k or the weights on the same queries that you report on overfits: the best setting "

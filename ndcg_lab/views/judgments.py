@@ -3,6 +3,7 @@ import streamlit as st
 
 import metrics
 from metrics.analysis import judgments
+from metrics.report import methods
 from metrics.report.figures import curves as figures
 from metrics.report.figures import judgments as jfig
 from ndcg_lab.ui import judgments as ju
@@ -19,6 +20,9 @@ colors = figures.system_colors(state.all_system_names(sel))
 docs, topics = state.docs(sel), state.topics(sel)
 st.caption(f"Collection **{md(sel.collection)}** · {len(sel.systems)} systems · judged = in the qrels "
            "(any grade); proxy labels never count as judgments on this page.")
+
+with st.expander("Method"):
+    st.markdown(methods.judgments_method())
 
 tab_unjudged, tab_negatives, tab_pool = st.tabs(["Unjudged documents", "Hard negatives", "Pool depth"])
 
@@ -43,12 +47,20 @@ with tab_unjudged:
     labels = ju.strategy_labels(sel)
     table = judgments.strategy_table(ju.strategy_frames(sel, measure))
     st.table(plain_frame(ju.strategy_display(table, labels)))
-    st.caption(f"**{measure}** per system. unjudged = 0: unjudged documents gain nothing (trec_eval's default). "
-               "condensed: unjudged documents are removed before scoring (judged_only, trec_eval -J). "
-               "inferred: proxy labels fill the unjudged documents. Bpref and infAP, measures built for "
-               "incomplete judgments, rank the systems beside them: Bpref counts only judged non-relevant "
-               "documents above each relevant one; infAP estimates AP from the judged documents as a sample. "
-               "▲/▼: places gained or lost against unjudged = 0.")
+    st.caption(f"**{md(measure)}** per system under each treatment. unjudged = 0: unjudged documents gain nothing "
+               "(trec_eval's default). condensed: unjudged documents are removed before scoring (judged_only, "
+               "trec_eval -J). inferred: proxy labels fill the unjudged documents. ▲/▼: places gained or lost "
+               f"against unjudged = 0, on {md(measure)} alone.")
+    full = ju.all_judged(sel, measure)
+    if full is not None:
+        st.info(f"Every selected system's top {full} is judged on every query (Judged@{full} = 1): the "
+                "treatments of unjudged documents cannot differ here. A difference between measures comes from "
+                "the measures, not from the judgments.")
+    st.markdown("**Measures built for incomplete judgments**, each ranked on its own")
+    st.table(plain_frame(ju.incomplete_display(sel)))
+    st.caption("Bpref (Buckley & Voorhees 2004) counts only judged non-relevant documents above each relevant one; "
+               "infAP (Yilmaz & Aslam 2006) estimates AP from the judged documents as a sample. They are other "
+               f"measures than {md(measure)}, so their ranks are not set against its treatments.")
     if not sel.proxy_digest:
         st.info(f"Collection **{md(sel.collection)}** has no proxy judgments, so there is no *inferred* column. "
                 "To add one, open the Data page, expand **Qrels, proxy judgments, topics and document titles** "
@@ -66,7 +78,9 @@ with tab_unjudged:
                         config=figures.FIGURE_CONFIG, key="strategy_ranks")
     with right:
         st.table(plain_frame(ju.agreement_display(judgments.rank_agreement(table), labels)))
-        st.caption("Kendall's τ-b between the system orders (1: same order, -1: reversed).")
+        st.caption(f"Kendall's τ-b between the orders of the {len(sel.systems)} systems (1: same order, -1: "
+                   "reversed)." + (" " + methods.few_systems_warning(len(sel.systems))
+                                   if methods.few_systems_warning(len(sel.systems)) else ""))
 
     st.subheader("Judging to-do list")
     c1, c2 = st.columns([2, 1])

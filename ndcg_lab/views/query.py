@@ -1,5 +1,4 @@
 """Query explorer: one query's ranked lists side by side and the arithmetic behind its nDCG."""
-import pandas as pd
 import streamlit as st
 
 import metrics
@@ -64,18 +63,13 @@ if wanted_qid is not None and str(wanted_qid) in order.index:
     ss["qe_qid"] = str(wanted_qid)
     ss["qe_search"] = ""
 search = st.text_input("Find a query by id or topic text", key="qe_search", placeholder="e.g. 12 or negligence")
-options = pd.Series(order.index.astype(str))
-if search.strip():
-    needle = search.strip().lower()
-    text = options.map(lambda q: topic_text.get(q, "")).str.lower()
-    options = options[options.str.lower().str.contains(needle, regex=False)
-                      | text.str.contains(needle, regex=False)]
-options = options.tolist()
+options = view.find_queries(order.index.astype(str).tolist(), topic_text, search)
 if not options:
     st.warning(f"No query id or topic contains {md(repr(search))}.")
     st.stop()
-if ss.get("qe_qid") not in options:
-    ss["qe_qid"] = options[0]
+if ss.get("qe_qid") not in options or (search.strip() and ss.get("_qe_last_search") != search):
+    ss["qe_qid"] = options[0]   # a new search opens its best match: the exact id first
+ss["_qe_last_search"] = search
 
 
 def _label(qid: str) -> str:

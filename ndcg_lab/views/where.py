@@ -3,10 +3,11 @@ and in which rank bands and grades two runs differ."""
 import streamlit as st
 
 import metrics
+from metrics import stats
 from metrics.analysis import bands as bands_analysis
+from metrics.report import methods
 from metrics.report.figures import where as figs
 from metrics.report.figures.curves import FIGURE_CONFIG, system_colors
-from metrics.report.text import format_p
 from ndcg_lab.ui import state, where
 from ndcg_lab.ui.text import md, plain_frame
 
@@ -80,7 +81,8 @@ if result is not None:
                 f"{md(a)}'s order below)")
     st.plotly_chart(figs.sweep_curve(result.sweep, s, measure=measure), width="stretch", config=FIGURE_CONFIG,
                     key="where_sweep")
-    sweep = result.sweep.assign(**{c: result.sweep[c].map(format_p) for c in ("p_value", "p_adjusted", "p_previous")},
+    sweep = result.sweep.assign(**{c: result.sweep[c].map(where.p_text) for c in ("p_value", "p_adjusted",
+                                                                                     "p_previous")},
                                 share=result.sweep["share"].map(where.share_text))
     st.table(plain_frame(sweep.rename(columns={
         "depth": "d", "mean": measure, "diff": f"Δ vs {a}", "share": "share of headroom", "p_value": "p",
@@ -90,7 +92,12 @@ if result is not None:
                f"{state.CORRECTIONS[sel.correction]} correction over the depths; 'p vs the depth before' tests d "
                "against the previous depth: where it stops being small, deeper re-ranking stops paying.")
     with st.expander("Per query", expanded=False):
-        st.dataframe(result.per_query, hide_index=True, width="stretch", key="where_per_query")
+        st.dataframe(result.per_query, hide_index=True, width="stretch", placeholder=where.MISSING,
+                     key="where_per_query")
+
+with st.expander("Method"):
+    st.markdown(methods.where_method(level=stats.DEFAULT_LEVEL, resamples=stats.DEFAULT_RESAMPLES,
+                                     seed=stats.DEFAULT_SEED))
 
 # ---------------------------------------------------------------- rank bands
 st.divider()
@@ -124,14 +131,14 @@ t2.markdown("**By grade** (mean over queries)")
 t2.table(split.means("grade").rename(lambda g: g if g == "total" else f"grade {g}").map("{:+.4f}".format)
          .rename("B − A").to_frame())
 with st.expander("Per query", expanded=False):
-    st.dataframe(split.by_band, width="stretch", key="where_bands_per_query")
+    st.dataframe(split.by_band, width="stretch", placeholder=where.MISSING, key="where_bands_per_query")
 
 st.markdown(f"**Relevant documents only one run retrieves** in its top {k}")
 counts = split.only_one.groupby("run", sort=False).size()
 st.caption(" · ".join(f"{md(n)}: {int(counts.get(n, 0))}" for n in (a, b)))
 if len(split.only_one):
     st.dataframe(split.only_one.rename(columns={"rank": "rank in its run", "other_rank": "rank in the other"}),
-                 hide_index=True, width="stretch", key="where_only_one")
+                 hide_index=True, width="stretch", placeholder=where.MISSING, key="where_only_one")
 
 st.markdown(f"**Recall@k** of both runs, k = 1..{k}")
 st.plotly_chart(figs.recall_curves(split.recall, colors=system_colors(names)), width="stretch",
@@ -142,6 +149,6 @@ st.markdown(f"**Queries where {md(a)} found no relevant document in its top {top
 if len(split.rescued):
     st.dataframe(split.rescued.rename(columns={"relevant": "relevant in the qrels", "found": f"found by {b}",
                                                "first_rank": f"first relevant rank in {b}"}),
-                 hide_index=True, width="stretch", key="where_rescued")
+                 hide_index=True, width="stretch", placeholder=where.MISSING, key="where_rescued")
 else:
-    st.caption(f"None ({len(split.lost)} the other way round).")
+    st.caption(f"{where.MISSING} no such query ({len(split.lost)} the other way round).")

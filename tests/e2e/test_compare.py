@@ -36,3 +36,27 @@ def test_compare_page_agrees_with_the_cli(app_server, page, open_app, wait_for_a
 
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, exceptions.first.inner_text()
+
+
+def test_helped_and_hurt_tables_fit_their_column_at_1400_px(app_server, page, open_app, wait_for_app):
+    """The Helped most / Hurt most tables show every column, Δ included, without a horizontal scroll,
+    one line a row (the page's viewport is 1400 px wide)."""
+    from pathlib import Path
+
+    open_app(page, app_server)
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Compare").click()
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Helped most", exact=False).first.scroll_into_view_if_needed()
+    grids = main.locator('[data-testid="stDataFrame"]')
+    grids.first.wait_for()
+    assert grids.count() >= 2
+    for i in range(2):
+        grid = grids.nth(i)
+        grid.scroll_into_view_if_needed()
+        scroller = grid.locator(".dvn-scroller").first
+        widths = scroller.evaluate("(el) => [el.scrollWidth, el.clientWidth]")
+        assert widths[0] <= widths[1] + 1, widths   # nothing cut: no horizontal scroll
+    out = Path(__file__).resolve().parents[2] / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    grids.first.screenshot(path=str(out / "compare-helped-most.png"))

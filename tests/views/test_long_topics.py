@@ -48,7 +48,7 @@ def test_long_topics_are_cut_with_the_full_text_on_demand(open_app, tmp_path, mo
     text = dict(zip(topics["qid"], topics["text"]))
     at = open_app("views/compare.py", home=home)
     assert_ok(at)
-    helped = next(t.value for t in at.table if "Topic" in t.value.columns)
+    helped = next(t.value for t in at.dataframe if "Topic" in t.value.columns)
     assert len(helped)
     for qid, cell in helped["Topic"].items():
         cell = str(cell).replace("\\", "")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .curves import PALETTE, new_figure
+from .curves import PALETTE, band_trace, new_figure
 from .curves import plain as _esc
 
 SWAP = "#d62728"
@@ -89,14 +89,21 @@ def swap_curves(summaries: Mapping[str, pd.DataFrame], *, column: str = "swap_ra
 
 
 def reduction_curves(tau: pd.DataFrame, *, column: str = "tau") -> go.Figure:
-    """Kendall's tau (or tau_ap) with the full qrels' order against the reduction level, one line per measure."""
+    """Kendall's tau (or tau_ap) with the full qrels' order against the reduction level, one line per measure:
+    the mean over the seeded draws, with a shaded band from the lowest to the highest draw where the
+    frame has one (``<column>_low``, ``<column>_high``)."""
     kind = tau["reduction"].iloc[0] if len(tau) else "keep"
     fig = new_figure(xaxis_title="% of judgments kept per query" if kind == "keep" else "pool depth",
                yaxis_title="τ-b with the full qrels" if column == "tau" else "τ_AP with the full qrels",
                yaxis_range=[-1.05, 1.05])
     for i, (measure, part) in enumerate(tau.groupby("measure", sort=False)):
+        colour = PALETTE[i % len(PALETTE)]
+        if f"{column}_low" in part.columns:
+            fig.add_trace(band_trace(_esc(measure), part["level"].to_numpy(dtype=np.float64),
+                                      part[f"{column}_low"].to_numpy(dtype=np.float64),
+                                      part[f"{column}_high"].to_numpy(dtype=np.float64), colour, "draws"))
         fig.add_trace(go.Scatter(x=part["level"], y=part[column], mode="lines+markers", name=_esc(measure),
-                                 line={"color": PALETTE[i % len(PALETTE)]}))
+                                 legendgroup=_esc(measure), line={"color": colour}))
     return fig
 
 

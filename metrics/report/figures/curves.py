@@ -161,12 +161,14 @@ def mean_curves(curves: Mapping[str, pd.DataFrame], *, n_boot: int | None = None
 # ---------------------------------------------------------------- order changes
 
 def order_changes(mean_frame: pd.DataFrame) -> list[dict]:
-    """Cutoffs k where the ranking of systems by mean value differs from the previous cutoff.
+    """Cutoffs k where some pair of systems is ordered the other way round from the last cutoff that
+    told the two apart.
 
-    ``mean_frame`` is tidy ``system, k, value``. Order is value descending, ties
-    (equal to 12 decimals) by system name ascending. Only cutoffs where every
-    system has a value are compared. Returns ``[{"k", "before", "after"}]`` with
-    ``before``/``after`` lists of system names, best first.
+    ``mean_frame`` is tidy ``system, k, value``. A pair of systems tied at k (equal to 12 decimals)
+    has no order there: a tie is never a change, and a pair that leads, ties, then trails changes
+    where it trails. Only cutoffs where every system has a value are compared. Returns
+    ``[{"k", "before", "after"}]`` with ``before``/``after`` the orders at the previous cutoff and
+    at k (value descending, ties by system name ascending), best first.
     """
     _require_columns(mean_frame, ("system", "k", "value"), "order_changes")
     matrix = mean_frame.pivot_table(index="system", columns="k", values="value", aggfunc="first",
@@ -179,9 +181,16 @@ def order_changes(mean_frame: pd.DataFrame) -> list[dict]:
     values = np.round(matrix.to_numpy(dtype=np.float64), TIE_DECIMALS)
     # stable argsort of -value per column: best first, ties keep name order
     order = np.argsort(-values, axis=0, kind="stable")
-    changed = np.flatnonzero((order[:, 1:] != order[:, :-1]).any(axis=0)) + 1
-    return [{"k": int(ks[j]), "before": names[order[:, j - 1]].tolist(), "after": names[order[:, j]].tolist()}
-            for j in changed]
+    i, j = np.triu_indices(len(names), 1)
+    sign = np.sign(values[i] - values[j])            # pairs x cutoffs; 0 = tied at that cutoff
+    last = np.zeros(len(i))                          # each pair's last non-zero sign so far
+    changed = []
+    for c in range(sign.shape[1]):
+        if c and (sign[:, c] * last < 0).any():
+            changed.append(c)
+        last = np.where(sign[:, c] != 0, sign[:, c], last)
+    return [{"k": int(ks[c]), "before": names[order[:, c - 1]].tolist(), "after": names[order[:, c]].tolist()}
+            for c in changed]
 
 
 def _require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -242,7 +251,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
             lower = part["lower"].to_numpy(dtype=np.float64)
             upper = part["upper"].to_numpy(dtype=np.float64)
         if lower is not None and upper is not None:
-            fig.add_trace(_band_trace(system, k, lower, upper, colour, band_label))
+            fig.add_trace(band_trace(system, k, lower, upper, colour, band_label))
         customdata = None
         hover = f"<b>{plain(system)}</b><br>k = %{{x}}<br>{plain(measure_label)} = %{{y:.4f}}"
         if lower is not None and upper is not None:
@@ -260,7 +269,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
     return fig
 
 
-def _band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str,
+def band_trace(system: str, k: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str,
                 band_label: str) -> go.Scatter:
     """A closed polygon (upper left-to-right, lower right-to-left) filled in the system's colour."""
     keep = np.isfinite(lower) & np.isfinite(upper)
@@ -344,7 +353,7 @@ def precision_recall_curve(frame: pd.DataFrame, *, measure_label: str = "IPrec",
         customdata = None
         if has_band:
             lower, upper = part["lower"].to_numpy(dtype=np.float64), part["upper"].to_numpy(dtype=np.float64)
-            fig.add_trace(_band_trace(system, recall, lower, upper, colour, band_label))
+            fig.add_trace(band_trace(system, recall, lower, upper, colour, band_label))
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
         lines.append(go.Scatter(

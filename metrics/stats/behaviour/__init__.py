@@ -8,6 +8,8 @@ size, incomplete and alternative judgments.
   swap rates (Voorhees and Buckley 2002), topic-set size (Sakai 2016).
 - :mod:`.reduction`: seeded reductions of the qrels (share kept, pool depth) and the order
   agreement with the full qrels (Buckley and Voorhees 2004).
+- :mod:`.uncertainty`: how much a tau means: its percentile bootstrap interval over topics
+  (Efron and Tibshirani 1993) and the few values it can take over a few systems.
 - :mod:`.judges`: two qrels for the same topics: label agreement and the system orders.
 
 Statistics take a topics x systems matrix or a system x measure table; the frame functions take
@@ -17,6 +19,7 @@ seeded (``seed``, reported by every caller).
 from .judges import label_agreement, system_shift
 from .labels import confusion, krippendorff_alpha, weighted_kappa
 from .power import (
+    SWAP_METHODS,
     asl_curve,
     discriminative_power,
     pair_asl,
@@ -39,9 +42,11 @@ from .rankings import (
     tau_ap_symmetric,
 )
 from .reduction import keep_share, pool_depth, reduction_curves
+from .uncertainty import FEW_SYSTEMS, distinct_values, order_correlation, tau_interval, tau_values
 
-__all__ = ["DEFAULT_MEASURES", "asl_curve", "confusion", "discriminative_power", "keep_share", "krippendorff_alpha",
-           "label_agreement", "measure_agreement", "order_of", "pair_asl", "per_query_agreement", "pool_depth",
-           "rbo", "reduction_curves", "share_significant", "swap_rates", "swap_summary", "swapped_pairs",
-           "system_orders", "system_shift", "tau_ap", "tau_ap_matrix", "tau_ap_symmetric", "topics_needed",
-           "tukey_asl", "weighted_kappa"]
+__all__ = ["DEFAULT_MEASURES", "FEW_SYSTEMS", "SWAP_METHODS", "asl_curve", "confusion", "discriminative_power",
+           "distinct_values", "keep_share", "krippendorff_alpha", "label_agreement", "measure_agreement",
+           "order_correlation", "order_of", "pair_asl", "per_query_agreement", "pool_depth", "rbo",
+           "reduction_curves", "share_significant", "swap_rates", "swap_summary", "swapped_pairs", "system_orders",
+           "system_shift", "tau_ap", "tau_ap_matrix", "tau_ap_symmetric", "tau_interval", "tau_values",
+           "topics_needed", "tukey_asl", "weighted_kappa"]

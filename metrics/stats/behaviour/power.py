@@ -6,9 +6,15 @@
   scores are permuted across systems, and ASL(i, j) = (1 + #{trials: max mean - min mean >=
   |mean_i - mean_j|}) / (1 + B), the rule of :mod:`metrics.stats` (never 0).
 - Swap rates (Voorhees and Buckley 2002): for a topic-set size n, ``trials`` seeded draws of two
-  disjoint sets of n topics; a pair of systems swaps when its mean differences on the two sets
-  have opposite signs (a zero difference on either set is no swap); the rate is binned by the
-  absolute difference on the first set.
+  sets of n topics; a pair of systems swaps when its mean differences on the two sets have
+  opposite signs (a zero difference on either set is no swap); the rate is binned by the absolute
+  difference on the first set. ``method="disjoint"`` (Voorhees and Buckley's): the two sets share
+  no topic, so n <= N/2. As n nears N/2 the two sets become near-complements of each other: their
+  differences average to the full set's (n d1 + n d2 = 2n d), so on a pair whose full-set
+  difference d is small a lead on one half forces a deficit on the other, and the rate rises with
+  n for such pairs. That rise is the split's, not the measure's. ``method="resampled"``: each set
+  is n topics drawn with replacement from all N, independently of the other (n <= N); the sets
+  overlap and never become complements (this variant is ours, not a published protocol).
 - Topic-set size (Sakai 2016): the fewest topics n whose power reaches 1 - beta for a minimum
   detectable difference ``delta`` at ``alpha``, from the residual variance of the matrix:
   paired t-test on two systems (sigma_d^2 = 2 V_E, noncentral t with n - 1 df and
@@ -32,6 +38,9 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
 DEFAULT_DELTA = 0.02
 BIN_WIDTH = 0.01
+SWAP_METHODS: dict[str, str] = {
+    "disjoint": "two disjoint random sets of n topics (Voorhees and Buckley 2002)",
+    "resampled": "two independent draws of n topics with replacement (overlapping sets)"}
 MAX_TOPICS = 100_000
 # Permuted topic x system cells per block of the randomised Tukey HSD (float64): 32 MB.
 _TUKEY_BLOCK = 2**22
@@ -105,28 +114,37 @@ def topic_set_sizes(n_topics: int, count: int = 5) -> list[int]:
 
 
 def swap_rates(values, sizes: Sequence[int] | None = None, *, trials: int = DEFAULT_TRIALS,
-               seed: int = DEFAULT_SEED, bin_width: float = BIN_WIDTH) -> pd.DataFrame:
-    """Swap rates by topic-set size and difference bin: ``topics, bin_low, bin_high, pairs, swaps, rate``.
+               seed: int = DEFAULT_SEED, bin_width: float = BIN_WIDTH, method: str = "disjoint") -> pd.DataFrame:
+    """Swap rates by topic-set size and difference bin: ``topics, bin_low, bin_high, pairs, swaps, rate, method``.
 
-    For each size n: ``trials`` draws of a random permutation of the topics (one seeded generator,
-    sizes in the order given); the first n topics form set 1, the next n set 2. Each pair of
-    systems in each trial is one observation, binned by |mean difference on set 1|.
+    For each size n (one seeded generator, sizes in the order given), ``method="disjoint"``:
+    ``trials`` draws of a random permutation of the topics; the first n topics form set 1, the next
+    n set 2. ``method="resampled"``: ``rng.integers(0, N, (trials, 2n))``, the first n columns set
+    1, the next n set 2. Each pair of systems in each trial is one observation, binned by |mean
+    difference on set 1|.
     """
     x = _matrix(values)
     trials = check_count("trials", trials)
+    if method not in SWAP_METHODS:
+        raise MetricsError(f"unknown swap method {method!r}", fix="use one of " + ", ".join(SWAP_METHODS))
     if not bin_width > 0:
         raise MetricsError(f"bin width must be positive, got {bin_width!r}", fix="for example 0.01")
     n_topics, m = x.shape
     sizes = topic_set_sizes(n_topics) if sizes is None else [int(s) for s in sizes]
+    largest = n_topics // 2 if method == "disjoint" else n_topics
     for s in sizes:
-        if not 1 <= s <= n_topics // 2:
-            raise MetricsError(f"topic-set size {s} does not give two disjoint sets of {n_topics} topics",
-                               fix=f"use sizes from 1 to {n_topics // 2}")
+        if not 1 <= s <= largest:
+            raise MetricsError(f"topic-set size {s} does not give two "
+                               f"{'disjoint ' if method == 'disjoint' else ''}sets of {n_topics} topics",
+                               fix=f"use sizes from 1 to {largest}")
     rng = np.random.default_rng(seed)
     a, b = np.triu_indices(m, 1)
     rows = []
     for s in sizes:
-        picks = rng.random((trials, n_topics)).argsort(axis=1)[:, :2 * s]
+        if method == "disjoint":
+            picks = rng.random((trials, n_topics)).argsort(axis=1)[:, :2 * s]
+        else:
+            picks = rng.integers(0, n_topics, (trials, 2 * s))
         first = x[picks[:, :s]].mean(axis=1)       # trials x systems
         second = x[picks[:, s:]].mean(axis=1)
         d1, d2 = first[:, b] - first[:, a], second[:, b] - second[:, a]
@@ -136,8 +154,9 @@ def swap_rates(values, sizes: Sequence[int] | None = None, *, trials: int = DEFA
         swaps = np.bincount(bins, weights=swapped, minlength=len(pairs))
         for k in np.flatnonzero(pairs):
             rows.append({"topics": s, "bin_low": k * bin_width, "bin_high": (k + 1) * bin_width,
-                         "pairs": int(pairs[k]), "swaps": int(swaps[k]), "rate": swaps[k] / pairs[k]})
-    return pd.DataFrame(rows, columns=["topics", "bin_low", "bin_high", "pairs", "swaps", "rate"])
+                         "pairs": int(pairs[k]), "swaps": int(swaps[k]), "rate": swaps[k] / pairs[k],
+                         "method": method})
+    return pd.DataFrame(rows, columns=["topics", "bin_low", "bin_high", "pairs", "swaps", "rate", "method"])
 
 
 def swap_summary(rates: pd.DataFrame, delta: float = DEFAULT_DELTA) -> pd.DataFrame:
@@ -227,14 +246,14 @@ def topics_needed(values, *, delta: float = DEFAULT_DELTA, alpha: float = DEFAUL
 def discriminative_power(values, systems: Sequence[str] | None = None, *, alpha: float = DEFAULT_ALPHA,
                          delta: float = DEFAULT_DELTA, power: float = DEFAULT_POWER,
                          resamples: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
-                         sizes: Sequence[int] | None = None) -> dict:
+                         sizes: Sequence[int] | None = None, method: str = "disjoint") -> dict:
     """Everything ``power`` reports for one measure: ``asl`` (per pair), ``share`` (significant at alpha),
     ``swaps`` (rates by size and bin), ``swap_summary``, ``topics`` (the designs), and the settings."""
     x = _matrix(values)
     asl = pair_asl(x, systems, resamples=resamples, seed=seed)
-    rates = swap_rates(x, sizes, trials=resamples, seed=seed)
+    rates = swap_rates(x, sizes, trials=resamples, seed=seed, method=method)
     return {"asl": asl, "share": share_significant(asl, alpha), "swaps": rates,
             "swap_summary": swap_summary(rates, delta), "topics": topics_needed(x, delta=delta, alpha=alpha,
                                                                                  power=power),
-            "settings": {"seed": seed, "resamples": resamples, "alpha": alpha, "delta": delta, "power": power,
-                         "n_topics": x.shape[0], "n_systems": x.shape[1]}}
+            "settings": {"seed": seed, "resamples": resamples, "swap_method": method, "alpha": alpha,
+                         "delta": delta, "power": power, "n_topics": x.shape[0], "n_systems": x.shape[1]}}

@@ -8,6 +8,11 @@ Two reductions (Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
 - ``pool``: the judgments of the documents in the top d of any of the given runs (canonical
   order: score descending, docno descending), the pool a shallower assessment would have had.
 
+A random reduction (``keep``) is drawn ``draws`` times (seeds ``seed``, ``seed + 1``, ...; 10 by
+default): a single draw over a few systems gives a tau that jumps between a handful of values (over
+two systems, -1 or +1), so each level reports the mean over the draws and the band from the lowest
+to the highest draw. Pool depths are not random: one draw.
+
 Every reduced qrels is evaluated once for all runs, over its own queries (a query whose pool
 holds no judged document drops out, as it would from a qrels built that way); each measure's system order under it is
 compared with the same measure's order under the full qrels (Kendall's tau-b and tau_ap, the
@@ -27,12 +32,13 @@ from ...evaluation import TIE_DECIMALS, as_runs, means, rank_run
 from ...io import read_qrels
 from ...ranking import positions
 from ..agreement import kendall_tau
-from ..common import DEFAULT_SEED
+from ..common import DEFAULT_SEED, check_count
 from .rankings import tau_ap
 
 DEFAULT_MEASURES = ("nDCG@10", "nDCG(judged_only=True)@10", "Bpref", "infAP")
 DEFAULT_KEEP = (10, 30, 50, 100)
 DEFAULT_DEPTHS = (10, 20, 50)
+DEFAULT_DRAWS = 10
 
 
 def _frame(qrels) -> pd.DataFrame:
@@ -87,16 +93,20 @@ def _order_agreement(full: pd.DataFrame, reduced: pd.DataFrame) -> tuple[list, l
 
 def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
                      keep: Sequence[float] | None = None, depths: Sequence[int] | None = None,
-                     seed: int = DEFAULT_SEED, **options) -> dict:
+                     seed: int = DEFAULT_SEED, draws: int = DEFAULT_DRAWS, **options) -> dict:
     """Means per system and order agreement with the full qrels for each reduction.
 
     Exactly one of ``keep`` (percentages) and ``depths`` (pool depths). Returns ``means`` (tidy:
-    ``reduction, level, system, measure, mean, judgments``) and ``tau`` (``reduction, level,
-    measure, tau, tau_ap, judgments``); ``options`` go to :func:`metrics.evaluate` (missing,
-    rel_level, ...). Level 100 (keep) is the full qrels itself.
+    ``reduction, level, system, measure, mean, judgments``; for ``keep`` the mean over the draws),
+    ``tau`` (``reduction, level, measure, tau, tau_low, tau_high, tau_ap, tau_ap_low, tau_ap_high,
+    draws, defined, judgments``: the mean over the ``defined`` draws that have a tau, and the lowest
+    and highest draw) and ``draws`` (one ``tau``/``tau_ap`` row per draw, with its ``seed``);
+    ``options`` go to :func:`metrics.evaluate` (missing, rel_level, ...). Level 100 (keep) is the
+    full qrels itself, one draw.
     """
     if (keep is None) == (depths is None):
         raise MetricsError("give either shares to keep or pool depths", fix="e.g. keep=(10, 30, 50, 100)")
+    draws = check_count("draws", draws)
     qrels = read_qrels(qrels)
     runs = as_runs(runs)
     if len(runs) < 2:
@@ -106,16 +116,38 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     reduction = "keep" if keep is not None else "pool"
     levels = list(keep if keep is not None else depths or ())
     mean_rows: list[dict[str, Any]] = []
-    tau_rows: list[dict[str, Any]] = []
+    draw_rows: list[dict[str, Any]] = []
     for level in levels:
-        reduced = keep_share(qrels, level, seed=seed) if reduction == "keep" else pool_depth(qrels, runs, int(level))
-        table = full if reduction == "keep" and level >= 100 else means(evaluate(reduced, runs, measures, **options))
-        table = table.reindex(columns=full.columns)
-        for system, row in table.iterrows():
-            mean_rows.extend({"reduction": reduction, "level": level, "system": system, "measure": m,
-                              "mean": float(row[m]), "judgments": len(reduced)} for m in full.columns)
-        taus, taps = _order_agreement(full, table)
-        tau_rows.extend({"reduction": reduction, "level": level, "measure": m, "tau": t, "tau_ap": ap,
-                         "judgments": len(reduced)} for m, t, ap in zip(full.columns, taus, taps))
-    return {"means": pd.DataFrame(mean_rows), "tau": pd.DataFrame(tau_rows), "full": full,
-            "settings": {"seed": seed, "reduction": reduction, "levels": levels, "judgments": len(qrels)}}
+        random = reduction == "keep" and level < 100
+        for d in range(draws if random else 1):
+            draw_seed = seed + d
+            if reduction == "keep":
+                reduced = keep_share(qrels, level, seed=draw_seed)
+            else:
+                reduced = pool_depth(qrels, runs, int(level))
+            table = full if not random and reduction == "keep" else means(evaluate(reduced, runs, measures, **options))
+            table = table.reindex(columns=full.columns)
+            for system, row in table.iterrows():
+                mean_rows.extend({"reduction": reduction, "level": level, "system": system, "measure": m,
+                                  "mean": float(row[m]), "judgments": len(reduced)} for m in full.columns)
+            taus, taps = _order_agreement(full, table)
+            draw_rows.extend({"reduction": reduction, "level": level, "seed": draw_seed if random else None,
+                              "measure": m, "tau": t, "tau_ap": ap, "judgments": len(reduced)}
+                             for m, t, ap in zip(full.columns, taus, taps))
+    per_draw = pd.DataFrame(draw_rows)
+    keys = ["reduction", "level", "system", "measure"]
+    mean_frame = pd.DataFrame(mean_rows).groupby(keys, sort=False, as_index=False).agg(
+        mean=("mean", "mean"), judgments=("judgments", "first"))
+    return {"means": mean_frame, "tau": _summarise_draws(per_draw), "draws": per_draw, "full": full,
+            "settings": {"seed": seed, "draws": draws if reduction == "keep" else 1, "reduction": reduction,
+                         "levels": levels, "judgments": len(qrels)}}
+
+
+def _summarise_draws(per_draw: pd.DataFrame) -> pd.DataFrame:
+    """Per (level, measure): the mean of tau and tau_ap over the draws that have one, and the lowest and
+    highest draw (the band)."""
+    grouped = per_draw.groupby(["reduction", "level", "measure"], sort=False)
+    out = grouped.agg(tau=("tau", "mean"), tau_low=("tau", "min"), tau_high=("tau", "max"),
+                      tau_ap=("tau_ap", "mean"), tau_ap_low=("tau_ap", "min"), tau_ap_high=("tau_ap", "max"),
+                      draws=("tau", "size"), defined=("tau", "count"), judgments=("judgments", "first"))
+    return out.reset_index()

@@ -112,3 +112,28 @@ def test_errors_exit_2(capsys):
     assert exc.value.code == 2
     with pytest.raises(SystemExit):
         main(["compare", QRELS, BM25, CE, "--permutations", "0"])
+
+
+def test_family_option_and_descriptive_measures(capsys):
+    code, out, _ = run_cli(capsys, QRELS, BM25, CE, DENSE, "-m", EXP10, "-m", "AP", "-m", "Judged@10",
+                           "--correction", "bonferroni", "--family", "measure", "--format", "json")
+    assert code == 0
+    body = json.loads(out)
+    assert body["settings"]["family"] == "measure"
+    assert body["settings"]["correction_family"] == ("Bonferroni over each measure apart, over its systems "
+                                                     "(as PyTerrier)")
+    rows = body["comparisons"]
+    judged = [r for r in rows if r["measure"] == "Judged@10"]
+    assert all(r["p_value"] is None and r["marker"] == "" for r in judged)
+    for r in rows:
+        if r["measure"] != "Judged@10":   # two runs per measure: Bonferroni doubles each p
+            assert r["p_adjusted"] == pytest.approx(min(1.0, 2 * r["p_value"]))
+    code, out, _ = run_cli(capsys, QRELS, BM25, CE, "-m", "AP", "-m", "Judged@10")
+    assert "Holm over every (system, measure) cell together, 1 tested comparison" in out
+
+
+def test_export_stamp_states_the_family():
+    from metrics.report import export
+    stamp = export.significance_stamp("bm25", "t", "holm", 0.05, "measure")
+    assert stamp["family"] == "measure"
+    assert stamp["correction_family"].startswith("Holm over each measure apart")

@@ -255,3 +255,14 @@ def test_metric_curve_of_library_curves():
     assert frame["value"].to_numpy() == pytest.approx(expected)
     fig = metric_curve(frame, measure_label="nDCG@k")
     assert np.asarray(fig.data[0].y) == pytest.approx(expected)
+
+
+def test_an_exact_tie_is_not_an_order_change():
+    # k=1: both exactly 0.473333 (listed by name); k=2: k leads. Nothing was ordered before k=2.
+    frame = tidy({"k": [0.473333, 0.6, 0.7], "d_21": [0.473333, 0.5, 0.5]})
+    assert order_changes(frame) == []
+    # a pair that leads, ties, then trails changes where it trails, and only there
+    frame = tidy({"a": [0.6, 0.5, 0.5, 0.5], "b": [0.4, 0.5, 0.7, 0.7]})
+    assert order_changes(frame) == [{"k": 3, "before": ["a", "b"], "after": ["b", "a"]}]
+    # leads, ties, leads again: no change at all
+    assert order_changes(tidy({"a": [0.6, 0.5, 0.6], "b": [0.4, 0.5, 0.4]})) == []

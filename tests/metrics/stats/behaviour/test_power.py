@@ -134,3 +134,24 @@ def test_topics_needed_is_the_fewest_with_enough_power():
     k = out.loc["one-way ANOVA", "topics"]
     assert f_power(k) >= 0.8 > f_power(k - 1)
     assert out.loc["one-way ANOVA", "variance"] == pytest.approx(v)
+
+
+def test_disjoint_halves_become_complements_and_swap_where_resampled_sets_do_not():
+    # 2 topics, differences +1 and -1 between two systems: sets of 1 disjoint topic always hold one
+    # of each, so every trial swaps (rate 1); two independent draws with replacement pick different
+    # topics half the time
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    disjoint = swap_rates(x, [1], trials=500, seed=0, bin_width=0.5)
+    assert disjoint["swaps"].sum() == disjoint["pairs"].sum() == 500
+    assert (disjoint["method"] == "disjoint").all()
+    resampled = swap_rates(x, [1], trials=500, seed=0, bin_width=0.5, method="resampled")
+    picks = np.random.default_rng(0).integers(0, 2, (500, 2))
+    assert resampled["swaps"].sum() == int((picks[:, 0] != picks[:, 1]).sum())
+    assert (resampled["method"] == "resampled").all()
+
+
+def test_resampled_sets_may_reach_every_topic_and_methods_are_checked():
+    x = matrix(topics=10)
+    assert set(swap_rates(x, [10], trials=20, seed=0, method="resampled")["topics"]) == {10}
+    with pytest.raises(metrics.MetricsError, match="unknown swap method"):
+        swap_rates(x, [2], method="halves")

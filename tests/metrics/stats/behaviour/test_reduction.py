@@ -48,7 +48,7 @@ def test_pool_depth_by_hand():
 
 
 def test_reduction_curves_on_the_legal_sample():
-    out = reduction_curves(QRELS, RUNS, keep=(30, 100), seed=0)
+    out = reduction_curves(QRELS, RUNS, keep=(30, 100), seed=0, draws=1)
     tau = out["tau"].set_index(["level", "measure"])
     assert (tau.loc[100, "tau"] == 1.0).all() and (tau.loc[100, "tau_ap"] == 1.0).all()
     # the 30% row: means equal a direct evaluation of the reduced qrels, tau_ap against the full order
@@ -63,3 +63,19 @@ def test_reduction_curves_on_the_legal_sample():
 def test_reduction_needs_one_kind():
     with pytest.raises(metrics.MetricsError):
         reduction_curves(QRELS, RUNS)
+
+
+def test_random_reductions_are_averaged_over_seeded_draws_with_a_band():
+    out = reduction_curves(QRELS, RUNS, ["Bpref", "AP"], keep=(30, 100), seed=4, draws=10)
+    full = metrics.means(metrics.evaluate(QRELS, RUNS, ["Bpref"]))["Bpref"]
+    by_hand = []
+    for s in range(4, 14):   # the draws: seeds 4..13, each tau_ap against the full order
+        reduced = metrics.means(metrics.evaluate(keep_share(QRELS, 30, seed=s), RUNS, ["Bpref"]))["Bpref"]
+        by_hand.append(tau_ap(full.round(12), reduced.reindex(full.index).round(12)))
+    row = out["tau"].set_index(["level", "measure"]).loc[(30, "Bpref")]
+    assert row["draws"] == 10 and row["defined"] == 10
+    assert row["tau_ap"] == pytest.approx(np.mean(by_hand))
+    assert (row["tau_ap_low"], row["tau_ap_high"]) == pytest.approx((min(by_hand), max(by_hand)))
+    assert out["tau"].set_index(["level", "measure"]).loc[(100, "Bpref"), "draws"] == 1   # the full qrels: one
+    assert sorted(out["draws"].query("level == 30 and measure == 'AP'")["seed"]) == list(range(4, 14))
+    assert out["settings"]["draws"] == 10
