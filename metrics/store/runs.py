@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from .. import io
 from ..errors import MetricsError
 from . import tables
-from .records import RunInfo, Usage, check_disk, run_changed, writes
+from .records import RunInfo, Usage, run_changed, writes
 
 
 class Runs:
@@ -34,7 +34,7 @@ class Runs:
         """
         run = tables.as_run(run)
         name = tables.clean_name(run.name if name is None else name, "run")
-        check_disk(self.path, 2 * run.table.nbytes)   # the lines and the write-ahead log of them
+        self._check_room(run.table.nbytes)   # the lines (the log of a small insert is in the reserve)
         with self._write(run.source) as cur:
             cid = self._own(cur, collection)
             existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
