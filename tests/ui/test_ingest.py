@@ -176,3 +176,27 @@ def test_an_upload_over_a_bound_is_refused_whole(monkeypatch):
     ((kind, text),) = reports
     assert kind == "error" and text.startswith("Nothing of this upload was stored (3 files, ")
     assert "more than 2 files" in text
+
+
+def test_the_files_of_one_upload_are_stored_all_or_none_against_the_quota(monkeypatch, tmp_path):
+    reports = []
+    monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
+    monkeypatch.setattr(ingest, "report", lambda kind, text: reports.append((kind, text)))
+    from metrics.store import Quota, Workspace
+
+    one = 3 * (1 + 2 + 4 + 16) + len("bm25") + len("bm25.run") + 64   # tables.py: 3 lines and the link
+    other = b"1 Q0 e1 1 2.5 tfid\n1 Q0 e2 2 1.5 tfid\n2 Q0 e3 1 0.5 tfid\n"
+    with Workspace(tmp_path / "w.duckdb") as free:
+        free.create_collection("c", QRELS)
+        base = free.usage().bytes
+    with Workspace(tmp_path / "q.duckdb", quota=Quota(bytes=base + one + 10)) as ws:
+        ws.create_collection("c", QRELS)
+        files = [Upload("bm25.run", RUN), Upload("tfid.run", other)]  # the first fits, the two do not
+        ingest.store_uploads(files, ingest.run_reader, ingest.run_saver(ws, "c"), metrics.settings.Settings())
+        assert ws.runs("c") == []
+        ((kind, text),) = reports
+        assert kind == "error" and text.startswith("Nothing of these 2 files was stored: tfid.run: the workspace")
+        reports.clear()
+        ingest.store_uploads([Upload("bm25.run", RUN, "again")], ingest.run_reader, ingest.run_saver(ws, "c"),
+                             metrics.settings.Settings())
+        assert [r.name for r in ws.runs("c")] == ["bm25"] and reports[0][0] == "success"
