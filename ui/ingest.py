@@ -8,12 +8,11 @@ stop it half-way. Its ``file_id`` is remembered so that later reruns do not stor
 """
 from __future__ import annotations
 
-import gc
-
 import streamlit as st
 
 import metrics
 from metrics import io
+from metrics.io.memory import release_memory
 from metrics.io.sources import upload_refusals
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
 from metrics.settings import human_bytes
@@ -81,8 +80,14 @@ def _read_one(file, reader):
 
 
 def parse_files(files, reader) -> list:
-    """Parse each file without drawing anything; [(file, parsed or None, error text or None)]."""
-    return [(file, *_read_one(file, reader)) for file in files or []]
+    """Parse each file without drawing anything; [(file, parsed or None, error text or None)].
+    After a file is refused, what parsing it took goes back to the system (:func:`release_memory`)."""
+    parsed = []
+    for file in files or []:
+        parsed.append((file, *_read_one(file, reader)))
+        if parsed[-1][2] is not None:
+            release_memory()
+    return parsed
 
 
 def bounded(files: list, settings) -> list:
@@ -131,7 +136,7 @@ def store_uploads(files, reader, save, settings, *, larger_than: int | None = No
                 report("error", str(exc) if exc.source else f"{file.name}: {exc}")
     del good
     if fresh:
-        gc.collect()   # the server runs no full collection after every script run (.streamlit/config.toml)
+        release_memory()   # the server runs no full collection after every script run (.streamlit/config.toml)
 
 
 def run_saver(ws, collection: str):

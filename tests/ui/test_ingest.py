@@ -151,7 +151,7 @@ def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
 
 def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypatch):
     calls, saved = [], []
-    monkeypatch.setattr(ingest.gc, "collect", lambda: calls.append("collect"))
+    monkeypatch.setattr(ingest, "release_memory", lambda: calls.append("collect"))
     monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
     monkeypatch.setattr(ingest, "report", lambda kind, text: calls.append((kind, text)))
     big = b"".join(b"3 Q0 d%d %d 1.0 big\n" % (i, i) for i in range(1, 9))
@@ -160,7 +160,8 @@ def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypat
     ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings,
                          larger_than=len(RUN) * 2)
     assert saved == ["bm25.run"]
-    assert calls[0][0] == "error" and calls[0][1].startswith("broken.run") and calls[1] == "collect"
+    assert calls[0] == "collect"                        # the refused file's memory, at once
+    assert calls[1][0] == "error" and calls[1][1].startswith("broken.run") and calls[2] == "collect"
     assert ingest.new_files(files) == [files[2]]       # left for the streaming engine on the page
     ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings)
     assert saved == ["bm25.run", "big.run"]
