@@ -1,5 +1,5 @@
-"""Shared test helpers: paths to bundled and shared data, and the one AppTest harness of the page
-and ui tests (``open_app``)."""
+"""Shared test helpers: paths to the test data, and the one AppTest harness of the page and ui tests
+(``open_app``)."""
 from __future__ import annotations
 
 import sys
@@ -14,7 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-TREC_EVAL_DATA = ROOT.parent / "shared" / "data" / "trec_eval"
+DATA = ROOT / "tests" / "data"
+# trec_eval 10's own test files (4 decimals) and the rest of its quicktest; NIST's notice is in
+# each folder's LICENSE.md. The 10-decimal references of trec_eval 10 on generated cases.
+TREC_EVAL_DATA = DATA / "trec_eval"
+TREC_EVAL_QUICKTEST_DATA = DATA / "trec_eval_quicktest"
+TREC_EVAL10_DATA = DATA / "trec_eval10"
 APP = ROOT / "app.py"
 
 
@@ -35,8 +40,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def trec_eval_data() -> Path:
-    if not (TREC_EVAL_DATA / "qrels.test").exists():
-        pytest.skip("../shared/data/trec_eval is absent")
+    """trec_eval 10's own test files (tests/data/trec_eval, README.md there)."""
     return TREC_EVAL_DATA
 
 

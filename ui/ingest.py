@@ -13,8 +13,8 @@ import streamlit as st
 import metrics
 from metrics import io
 from metrics.io.memory import release_memory
-from metrics.io.sources import upload_refusals
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
+from metrics.io.upload_limits import upload_refusals
 from metrics.settings import human_bytes
 from ui.text import md, visitor_text
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 import metrics
 from metrics import engines
-from metrics.io.sources import expand, is_url, shard_name
+from metrics.io.paths import expand, is_url, shard_name
 from metrics.report.text import human_bytes
 from metrics.settings import check_server_source
 from ui import ingest, state

@@ -14,7 +14,8 @@ import pyarrow.compute as pc
 
 from ..errors import MetricsError
 from ..evaluate import run_specs
-from ..io.sources import compression_of, expand, filesystem, is_url
+from ..io.paths import expand, filesystem, is_url
+from ..io.sniff import compression_of
 from ..ranking import run_heads
 
 HASH = "crc32(utf-8 qid) mod N"

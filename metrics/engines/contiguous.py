@@ -37,7 +37,7 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluate import evaluate_ranked
 from ..io.keys import exact_duplicates
-from ..io.sources import expand, filesystem, is_url, join_path
+from ..io.paths import expand, filesystem, is_url, join_path
 from ..io.validate import encode
 from ..ranking import rank, run_heads, take
 from .partition import PROGRESS_SECONDS, Progress, n_workers, plain_bytes, remove_tree, request_stop

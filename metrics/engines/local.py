@@ -17,7 +17,8 @@ import pyarrow as pa
 
 from .. import io
 from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, run_specs, score_runs
-from ..io.sources import compression_of, display_name, expand, filesystem, is_shards, is_url, shard_name, stem
+from ..io.paths import display_name, expand, filesystem, is_shards, is_url, shard_name, stem
+from ..io.sniff import compression_of
 from ..io.validate import quoting
 from .buckets import COMPRESSED_RATIO, local_threads
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error", allowed=None) -> io.Run:
     """One run from several files (shards) in memory, for the local engine: each file read by
     metrics.io, then duplicates across files checked with file and line. ``allowed``: see
-    :func:`metrics.io.sources.expand` (server files a visitor named: checked, never quoted)."""
+    :func:`metrics.io.paths.expand` (server files a visitor named: checked, never quoted)."""
     from .partition import duplicates
 
     paths = expand(files, allowed=allowed)

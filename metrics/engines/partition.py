@@ -23,7 +23,7 @@ import pyarrow.fs as pafs
 from .. import io
 from ..errors import MetricsError
 from ..io.keys import exact_duplicates
-from ..io.sources import display_name, expand, filesystem, is_url, join_path, shard_name, stem
+from ..io.paths import display_name, expand, filesystem, is_url, join_path, shard_name, stem
 from ..io.validate import RUN, encode, quoting
 from ..settings import check_server_source
 from .buckets import HASH, bucket_of, default_buckets
@@ -156,7 +156,7 @@ def partition(run, qrels, out=None, *, n_buckets: int | None = None, name: str |
     partitioned on its workers (inputs and ``out`` must then be visible to them); without one, on
     ``threads`` threads of this process (pyarrow and numpy release the GIL). The folder is
     written under a temporary name and renamed to ``out`` only on success; an earlier partition
-    at ``out`` is replaced. ``allowed``: see :func:`metrics.io.sources.expand` (server files a
+    at ``out`` is replaced. ``allowed``: see :func:`metrics.io.paths.expand` (server files a
     visitor named: checked, and their lines never quoted in errors).
     """
     files = expand(run, allowed=allowed)

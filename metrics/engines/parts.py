@@ -30,28 +30,12 @@ import pyarrow.parquet as pq
 from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
+from ..io.inflate import DECOMPRESS_ERRORS, decompress_error, inflate_refusal, open_decompressed, read_ahead
 from ..io.keys import as_array
+from ..io.lines import check_line_lengths, line_ends, line_of_offset, line_too_long
+from ..io.paths import display_name, filesystem, is_url, join_path, peek
 from ..io.read import layout_of
-from ..io.sources import (
-    DECOMPRESS_ERRORS,
-    check_line_lengths,
-    check_text,
-    compression_of,
-    decompress_error,
-    display_name,
-    filesystem,
-    first_data_line,
-    inflate_refusal,
-    is_url,
-    join_path,
-    line_ends,
-    line_of_offset,
-    line_too_long,
-    open_decompressed,
-    peek,
-    read_ahead,
-    without_bom,
-)
+from ..io.sniff import check_text, compression_of, first_data_line, without_bom
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
 from ..io.validate import RUN, Origin, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column

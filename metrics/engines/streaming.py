@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from .. import io
 from ..errors import MetricsError
 from ..evaluate import Options, measure_list, run_specs, takes_options, tidy
-from ..io.sources import filesystem, is_shards, is_url, join_path, shard_name
+from ..io.paths import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
 from . import contiguous
 from .buckets import PARTITIONED, bucket_of, check_engine, local_threads

@@ -5,7 +5,10 @@ Bad input raises :class:`metrics.errors.MetricsError` naming file, line, problem
 Doubtful but usable input (tied scores, a rank column that disagrees with the scores, negative
 grades, dropped duplicates) is reported as :class:`Finding` objects on the result instead.
 
-Modules, lowest first: ``sources`` (open, sniff, decompress; paths and URLs), ``keys``
+Modules, lowest first: ``lines`` (line arithmetic for messages), ``sniff`` (magic bytes, formats
+that are not text, UTF-8 and NUL checks), ``inflate`` (bounded decompression as it streams),
+``raw_input`` (an input reopened per pass, hashed on a second thread), ``paths`` (paths, URLs,
+globs), ``upload_limits`` (the operator's bounds on one upload), ``parquet``, ``keys``
 (hashes, duplicates, digests), ``validate`` (Run, Qrels, findings), ``trec`` (TREC text),
 ``tables`` (headed text, JSON, parquet, frames, dicts; two-column tables), ``topics``,
 ``irds`` (ir_datasets), ``interchange`` (ranx, trectools, dicts, TREC and JSON writers),

@@ -18,27 +18,21 @@ import pyarrow as pa
 from .. import settings as settings_module
 from ..errors import MetricsError
 from . import trec
+from .inflate import DECOMPRESS_ERRORS, checked_blocks, decompress, decompress_error, read_ahead, read_path
 from .interchange import unwrap
 from .irds import is_irds, load_qrels
 from .keys import canonical_digest
-from .sources import (
-    DECOMPRESS_ERRORS,
+from .lines import line_of_offset
+from .paths import stem
+from .raw_input import RawInput, sha256_later
+from .sniff import (
     FIRST_DATA_LINE,
     UTF8_BOM,
-    RawInput,
     check_text,
-    checked_blocks,
     compression_of,
-    decompress,
-    decompress_error,
     first_data_line,
     is_parquet,
-    line_of_offset,
-    read_ahead,
-    read_path,
     refuse_other_formats,
-    sha256_later,
-    stem,
     without_bom,
 )
 from .tables import (
@@ -217,10 +211,10 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
     inflated whole within the limit, or its whole inflated text when that is one block (small).
 
     A compressed input is inflated once, straight into the block parser, the next block inflated
-    on a second thread while one is parsed (:func:`metrics.io.sources.read_ahead`), and never held
+    on a second thread while one is parsed (:func:`metrics.io.inflate.read_ahead`), and never held
     whole. Past :data:`PLAIN_RATIO` times the raw bytes read it may be a bomb: the blocks parsed
     so far are dropped, the rest is counted block by block and dropped
-    (:func:`metrics.io.sources.checked_blocks`), so that a bomb is refused at the inflate limit
+    (:func:`metrics.io.inflate.checked_blocks`), so that a bomb is refused at the inflate limit
     holding one block, and only an input within the limit is inflated again into the parser.
     The digest is the sha256 of the raw bytes (compressed bytes for a compressed input), hashed
     on a second thread. Bad input is never reported from here, except by the checks of the

@@ -22,7 +22,7 @@ import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
 from .keys import as_array
-from .sources import read_parquet_table
+from .parquet import read_parquet_table
 from .trec import BLOCK_SIZE, line_bounds, normalise, ranges
 from .validate import (
     QRELS,

@@ -39,7 +39,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from ..errors import MetricsError
-from .sources import decompress, is_parquet, read_parquet_table, without_bom
+from .inflate import decompress
+from .parquet import read_parquet_table
+from .sniff import is_parquet, without_bom
 from .topics_markup import read_sgml, read_xml
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
-from .sources import checked_blocks, count_newlines, read_ahead
+from .inflate import checked_blocks, read_ahead
+from .lines import count_newlines
 from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
 BLOCK_SIZE = 16 << 20
@@ -64,7 +65,7 @@ def read_trec_blocks(src, kind: Kind, source: str, plain_head, digest=None) -> t
     None), or None.
 
     ``src``: the path of a plain file (its blocks are hashed: the sha256 of the file), or an
-    iterable of blocks of text (:func:`metrics.io.sources.checked_blocks`; inflated text of a
+    iterable of blocks of text (:func:`metrics.io.inflate.checked_blocks`; inflated text of a
     compressed input, bytes in memory), hashed into ``digest`` (a hashlib object) when one is
     given. The whole text is never in memory at once: each block of :data:`FILE_BLOCK` bytes is
     checked, hashed on a second thread and parsed with the options of the fast path (the field

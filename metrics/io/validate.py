@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from ..errors import MetricsError
 from ..ranking import canonical_order, offsets_of, positions, run_heads, take
 from .keys import exact_duplicates
-from .sources import line_ends, line_text
+from .lines import line_ends, line_text
 
 RUN_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
                         ("rank", pa.int64()), ("tag", pa.string())])
@@ -143,8 +143,7 @@ def quoting(quote: bool):
 
 @dataclass
 class Origin:
-    """Where rows came from: names for messages, and the text to quote lines from (named apart
-    from the module :mod:`metrics.io.sources`, which opens and sniffs the input)."""
+    """Where rows came from: names for messages, and the text to quote lines from."""
 
     source: str
     lines: LineMap | None = None     # None: rows of an in-memory table

@@ -40,7 +40,7 @@ import pandas as pd
 from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
-from ..io.sources import stem
+from ..io.paths import stem
 from ..io.topics import query_text, read_topics
 from ..settings import Settings
 from ..store import Registry, WorkspaceLocked, token_hash

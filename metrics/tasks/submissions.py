@@ -23,7 +23,7 @@ from ..errors import MetricsError
 from ..evaluate import score_runs
 from ..io import validate as io_validate
 from ..io.keys import canonical_digest
-from ..io.sources import stem
+from ..io.paths import stem
 from ..lint import lint as lint_run
 from ..report.text import human_bytes
 from .definition import TaskDefinition, day_start, iso

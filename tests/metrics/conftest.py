@@ -1,10 +1,11 @@
 """Fixtures of the metrics tests: the generated collection and a real Dask LocalCluster (engine and
-cli tests), and trec_eval 10 (its shared reference outputs and the binary) for the conformance tests
-and the ``trec_eval`` subcommand.
+cli tests), and trec_eval 10 (its reference outputs in tests/data and the binary) for the conformance
+tests and the ``trec_eval`` subcommand.
 
 The binary is built from ../shared/tools (build-trec-eval) into a cache folder
 outside the repository ($XDG_CACHE_HOME or ~/.cache, under ndcg-lab/); tests
-that need it skip when the script or a C compiler is absent.
+that need it skip when the script or a C compiler is absent. The reference outputs
+are in the repository: the tests that read only them always run.
 """
 from __future__ import annotations
 
@@ -15,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from metrics import engines as scale
+from tests.conftest import TREC_EVAL10_DATA
 from tests.metrics.engines.collection import make_collection
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
-TREC_EVAL10 = SHARED / "data" / "trec_eval10"
-BUILD_SCRIPT = SHARED / "tools" / "build-trec-eval"
+BUILD_SCRIPT = ROOT.parent / "shared" / "tools" / "build-trec-eval"
 
 
 def _cache_dir() -> Path:
@@ -56,9 +56,8 @@ def trec_eval_4() -> Path:
 
 @pytest.fixture(scope="session")
 def trec_eval10_data() -> Path:
-    if not (TREC_EVAL10 / "INDEX.md").exists():
-        pytest.skip("../shared/data/trec_eval10 is absent")
-    return TREC_EVAL10
+    """trec_eval 10's 10-decimal references (tests/data/trec_eval10, INDEX.md there)."""
+    return TREC_EVAL10_DATA
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Conformance with trec_eval 10's own expected outputs (../shared/data/trec_eval).
+"""Conformance with trec_eval 10's own expected outputs (tests/data/trec_eval).
 
 trec_eval prints 4 decimals, so values must agree to within half a unit in
 the last place (5e-5).

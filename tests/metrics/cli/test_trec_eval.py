@@ -1,7 +1,7 @@
 """``python -m metrics trec_eval``: trec_eval 10's output line for line, and its refusals.
 
-The layout checks read trec_eval 10's own outputs (../shared/data/trec_eval10
-with 10 decimals, ../shared/data/trec_eval with 4) and, where a C compiler is
+The layout checks read trec_eval 10's own outputs (tests/data/trec_eval10
+with 10 decimals, tests/data/trec_eval with 4) and, where a C compiler is
 present, the 4-decimal trec_eval 10 binary run on the same cases.
 """
 from __future__ import annotations
@@ -13,10 +13,8 @@ import pytest
 
 from metrics.cli.trec_eval import format_value, trec_eval_lines, trec_line
 from metrics.errors import MetricsError
+from tests.conftest import ROOT, TREC_EVAL10_DATA, TREC_EVAL_DATA
 from tests.metrics.measures.trec_oracle import (
-    ROOT,
-    TREC_EVAL,
-    TREC_EVAL10,
     trec_eval10_cases,
     trec_eval_readme_cases,
     trec_options,
@@ -33,18 +31,16 @@ def lines_for(args: list[str], folder, decimals: int = 4) -> list[str]:
                            max_depth=options["max_depth"], num_docs=options["num_docs"], decimals=decimals)
 
 
-@pytest.mark.skipif(not CASES, reason="../shared/data/trec_eval10 is absent")
 @pytest.mark.parametrize("out, args", CASES, ids=[c[0] for c in CASES])
 def test_ten_decimals_equal_trec_eval_10_line_for_line(out, args):
-    assert lines_for(args, TREC_EVAL10, decimals=10) == (TREC_EVAL10 / out).read_text().splitlines()
+    assert lines_for(args, TREC_EVAL10_DATA, decimals=10) == (TREC_EVAL10_DATA / out).read_text().splitlines()
 
 
-@pytest.mark.skipif(not CASES, reason="../shared/data/trec_eval10 is absent")
 @pytest.mark.parametrize("out, args", CASES, ids=[c[0] for c in CASES])
 def test_four_decimals_have_trec_eval_layout(out, args):
     """Same lines as the reference, each value the reference's rounded to 4 decimals."""
-    ours = lines_for(args, TREC_EVAL10)
-    wide = (TREC_EVAL10 / out).read_text().splitlines()
+    ours = lines_for(args, TREC_EVAL10_DATA)
+    wide = (TREC_EVAL10_DATA / out).read_text().splitlines()
     assert len(ours) == len(wide)
     for mine, theirs in zip(ours, wide):
         name, qid, value = mine.split("\t")
@@ -57,22 +53,20 @@ def test_four_decimals_have_trec_eval_layout(out, args):
             assert abs(float(value) - float(ref_value)) <= 5e-5 + 1e-12, (mine, theirs)
 
 
-@pytest.mark.skipif(not CASES, reason="../shared/data/trec_eval10 is absent")
 def test_four_decimals_equal_the_trec_eval_binary(trec_eval_4):
     for out, args in CASES:
-        binary = subprocess.run([str(trec_eval_4), *args], cwd=TREC_EVAL10, capture_output=True, text=True,
+        binary = subprocess.run([str(trec_eval_4), *args], cwd=TREC_EVAL10_DATA, capture_output=True, text=True,
                                 check=True).stdout.splitlines()
-        assert lines_for(args, TREC_EVAL10) == binary, out
+        assert lines_for(args, TREC_EVAL10_DATA) == binary, out
 
 
 README_CASES = trec_eval_readme_cases()
 
 
-@pytest.mark.skipif(not README_CASES, reason="../shared/data/trec_eval is absent")
 @pytest.mark.parametrize("out, args", README_CASES, ids=[c[0] for c in README_CASES])
 def test_trec_eval_test_outputs_line_for_line(out, args):
     """trec_eval's own tests: official measures, -q, -c, -M100, -l2 with relstring.20, parameters."""
-    assert lines_for(args, TREC_EVAL) == (TREC_EVAL / out).read_text().splitlines()
+    assert lines_for(args, TREC_EVAL_DATA) == (TREC_EVAL_DATA / out).read_text().splitlines()
 
 
 def test_format_is_trec_evals():

@@ -17,8 +17,10 @@ import pytest
 import metrics
 import metrics.settings
 from metrics.errors import MetricsError
-from metrics.io.sources import check_upload, expand, sha256_later, upload_refusals
+from metrics.io.paths import expand
+from metrics.io.raw_input import sha256_later
 from metrics.io.topics import read_topics
+from metrics.io.upload_limits import check_upload, upload_refusals
 from tests.hostile_corpus import BOMBS, CASES, GOOD_QRELS, GOOD_RUN, INFLATE_LIMIT, STREAMING
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -95,20 +97,20 @@ def test_the_streaming_engine_gives_the_same_one_error(case, tmp_path, monkeypat
 def test_inputs_read_at_once_share_one_budget_of_inflated_bytes(monkeypatch):
     """A bomb read while others hold the process's budget (NDCG_LAB_INFLATE_TOTAL) is refused at
     its first block: N bombs at once hold at most the budget, not N times the limit."""
-    from metrics.io import sources
+    from metrics.io import inflate
 
     monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", "64MB")
     monkeypatch.setenv("NDCG_LAB_INFLATE_TOTAL", "40MB")
     data = BOMBS[0].data                                           # inflates to 4 MiB
-    sources._IN_FLIGHT[0] = 38 * 10**6                             # other visitors' uploads hold 38 MB
+    inflate._IN_FLIGHT[0] = 38 * 10**6                             # other visitors' uploads hold 38 MB
     try:
         with pytest.raises(MetricsError, match="unpacking other large inputs"):
-            sources.decompress(data, "bomb.run.gz")
-        assert sources.in_flight() == 38 * 10**6                   # this read gave back what it held
+            inflate.decompress(data, "bomb.run.gz")
+        assert inflate.in_flight() == 38 * 10**6                   # this read gave back what it held
     finally:
-        sources._IN_FLIGHT[0] = 0
-    assert len(sources.decompress(data, "bomb.run.gz")) == 4 * INFLATE_LIMIT + 19 - 4 * INFLATE_LIMIT % 19
-    assert sources.in_flight() == 0
+        inflate._IN_FLIGHT[0] = 0
+    assert len(inflate.decompress(data, "bomb.run.gz")) == 4 * INFLATE_LIMIT + 19 - 4 * INFLATE_LIMIT % 19
+    assert inflate.in_flight() == 0
 
 
 # --------------------------------------------------------------------------- server files

@@ -45,7 +45,7 @@ def test_unsupported_input_type():
 
 def test_layout_of_tells_parquet_whole_files_and_trec_text_for_every_reader():
     from metrics.io.read import layout_of
-    from metrics.io.sources import PARQUET_MAGIC, UTF8_BOM, without_bom
+    from metrics.io.sniff import PARQUET_MAGIC, UTF8_BOM, without_bom
 
     assert layout_of(PARQUET_MAGIC + b"\x15\x04") == "parquet"
     assert layout_of(b'{"q1": {"d1": 1.0}}') == "whole"

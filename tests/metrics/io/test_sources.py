@@ -1,4 +1,4 @@
-"""metrics.io.sources: decompression by magic bytes, missing files, empty, binary and
+"""Reading sources: decompression by magic bytes, missing files, empty, binary and
 undecodable input."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.io import sources
+from metrics.io import lines
 from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
 
 
@@ -68,19 +68,19 @@ def test_binary_and_undecodable_input():
 def test_count_newlines_equals_bytes_count(monkeypatch, size):
     rng = np.random.default_rng(size)
     data = rng.choice(np.frombuffer(b"ab \n\r", dtype=np.uint8), size).tobytes()
-    assert sources.count_newlines(data) == data.count(b"\n")
-    monkeypatch.setattr(sources, "_COUNT_SLICE", 4096)   # many slices, the last one short
-    assert sources.count_newlines(data) == data.count(b"\n")
-    assert sources.count_newlines(b"\n" * size) == size
+    assert lines.count_newlines(data) == data.count(b"\n")
+    monkeypatch.setattr(lines, "_COUNT_SLICE", 4096)   # many slices, the last one short
+    assert lines.count_newlines(data) == data.count(b"\n")
+    assert lines.count_newlines(b"\n" * size) == size
 
 
 def test_a_long_line_after_megabytes_of_short_ones_is_named_by_its_line():
     short = b"1 Q0 d 1 2.5 t\n" * 100_000          # 1.5 MB, counted in slices
     with pytest.raises(MetricsError) as info:
-        sources.check_line_lengths(short + b"x" * 5000 + b"\n", 0, 0, 4096, "r.txt")
+        lines.check_line_lengths(short + b"x" * 5000 + b"\n", 0, 0, 4096, "r.txt")
     assert info.value.line == 100_001
-    open_line, lines = sources.check_line_lengths(short, 0, 7, 4096, "r.txt")
-    assert (open_line, lines) == (0, 100_007)
+    open_line, ended = lines.check_line_lengths(short, 0, 7, 4096, "r.txt")
+    assert (open_line, ended) == (0, 100_007)
     with pytest.raises(MetricsError) as info:   # the next block: lines carried from the first
-        sources.check_line_lengths(b"y" * 5000 + b"\n", open_line, lines, 4096, "r.txt")
+        lines.check_line_lengths(b"y" * 5000 + b"\n", open_line, ended, 4096, "r.txt")
     assert info.value.line == 100_008

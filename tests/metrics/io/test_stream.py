@@ -22,7 +22,7 @@ import pytest
 import metrics
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.io import read, sources, trec
+from metrics.io import inflate, raw_input, read, trec
 from tests.hostile_corpus import GOOD_QRELS, INFLATE_LIMIT, STREAMED, block_run
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -94,38 +94,38 @@ def test_streamed_inputs_give_the_whole_file_paths_one_error(tmp_path, monkeypat
     assert case.message.lower() in str(streamed.value).lower()
     assert (f"{case.name} line {case.line}: " in str(streamed.value)) if case.line else \
         (f"{case.name} line " not in str(streamed.value))
-    assert sources.in_flight() == 0
+    assert inflate.in_flight() == 0
 
 
 def test_a_bomb_of_valid_text_is_refused_holding_one_block(monkeypatch, small_blocks):
     """Inflated bytes are counted as they stream and dropped: nothing is held but the block in hand."""
     monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", str(INFLATE_LIMIT))
     seen = []
-    checked = sources.checked_blocks
+    checked = inflate.checked_blocks
 
     def watched(*args, **kwargs):
         for block in checked(*args, **kwargs):
-            seen.append(sources.in_flight())
+            seen.append(inflate.in_flight())
             yield block
-    monkeypatch.setattr(sources, "checked_blocks", watched)
+    monkeypatch.setattr(inflate, "checked_blocks", watched)
     monkeypatch.setattr(read, "checked_blocks", watched)
     bomb = gzip.compress(b"q1 Q0 d1 1 2.5 sys\n" * (4 * INFLATE_LIMIT // 19 + 1), 1)
     with pytest.raises(MetricsError, match="inflates to more than"):
         io.read_run(bomb, source="bomb.run.gz")
     assert len(seen) > 200 and max(seen) <= 4096   # a 4 kB block in flight at a time, never more
-    assert sources.in_flight() == 0
+    assert inflate.in_flight() == 0
 
 
 @pytest.fixture
 def opens(monkeypatch):
     """How often a reader opens an input's text (each opening inflates it from its start)."""
     count = []
-    text = sources.RawInput.text
+    text = raw_input.RawInput.text
 
     def counted(self):
         count.append(1)
         return text(self)
-    monkeypatch.setattr(sources.RawInput, "text", counted)
+    monkeypatch.setattr(raw_input.RawInput, "text", counted)
     return count
 
 
@@ -164,7 +164,7 @@ def test_a_bomb_is_known_at_its_first_block_and_nothing_of_it_is_parsed(monkeypa
     with pytest.raises(MetricsError, match="inflates to more than 50,331,648 bytes"):
         io.read_run(bomb, source="bomb.run.gz")
     assert parsed == [] and len(opens) == 1
-    assert sources.in_flight() == 0
+    assert inflate.in_flight() == 0
 
 
 # --------------------------------------------------------------------------- real processes

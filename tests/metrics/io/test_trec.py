@@ -12,7 +12,7 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.io import read, sources, trec, validate
+from metrics.io import lines, read, trec, validate
 from tests.hostile_corpus import block_run
 from tests.metrics.io.helpers import QRELS, QRELS_ROWS, RUN, RUN_ROWS, fails, rows, write
 
@@ -216,7 +216,7 @@ def test_errors_quote_the_original_line_whatever_the_line_ends(newline):
     err = fails(lambda: io.read_run(data, source="r.txt"), source="r.txt", line=4,
                 problem="score 'x' is not a number", fix="column order")
     assert err.problem.endswith(": '1\\tQ0 b 2 x t'")
-    assert sources.line_of_offset(data, data.index(b"x")) == 4
+    assert lines.line_of_offset(data, data.index(b"x")) == 4
 
 
 _block_run = block_run

@@ -1,9 +1,9 @@
 """Every value of every all_trec measure equals trec_eval 10's own output.
 
-../shared/data/trec_eval10 holds trec_eval 10's output with 10 decimals for
+tests/data/trec_eval10 holds trec_eval 10's output with 10 decimals for
 ``-q -c -m all_trec`` (and -J, -M50, -l2) on graded random cases: per query
 and in the summary, values must agree to 1e-9 (NaN where trec_eval prints
--nan), and relstring character for character. ../shared/data/trec_eval holds
+-nan), and relstring character for character. tests/data/trec_eval holds
 trec_eval's own test outputs with 4 decimals, including measure parameters
 (``P.5,7,3``, ``ndcg.1=3,2=9,4=4.5``, ``utility.2,-1,0,0``): those agree to
 half a unit in the last place.
@@ -18,9 +18,8 @@ import pytest
 
 import metrics
 from metrics.measures import trec_plan
+from tests.conftest import TREC_EVAL10_DATA, TREC_EVAL_DATA
 from tests.metrics.measures.trec_oracle import (
-    TREC_EVAL,
-    TREC_EVAL10,
     as_number,
     library_values,
     read_trec_output,
@@ -30,6 +29,16 @@ from tests.metrics.measures.trec_oracle import (
 )
 
 CASES = trec_eval10_cases()
+
+
+def test_every_reference_case_is_in_the_repository():
+    """The 14 cases of tests/data/trec_eval10/INDEX.md and the 7 of trec_eval's own README table,
+    each with its expected output: none of the conformance tests is left out on a fresh clone."""
+    assert len(CASES) == 14 and len(trec_eval_readme_cases()) == 7
+    for out, args in CASES:
+        assert (TREC_EVAL10_DATA / out).is_file() and (TREC_EVAL10_DATA / args[-1]).is_file(), out
+    for out, _ in trec_eval_readme_cases():
+        assert (TREC_EVAL_DATA / out).is_file(), out
 
 
 def compare(expected: dict, got: dict, tolerance: float) -> int:
@@ -50,11 +59,10 @@ def compare(expected: dict, got: dict, tolerance: float) -> int:
     return len(expected)
 
 
-@pytest.mark.skipif(not CASES, reason="../shared/data/trec_eval10 is absent")
 @pytest.mark.parametrize("out, args", CASES, ids=[c[0] for c in CASES])
 def test_every_value_matches_trec_eval_10(out, args):
-    expected = read_trec_output((TREC_EVAL10 / out).read_text())
-    compared = compare(expected, library_values(trec_options(args), TREC_EVAL10), 1e-9)
+    expected = read_trec_output((TREC_EVAL10_DATA / out).read_text())
+    compared = compare(expected, library_values(trec_options(args), TREC_EVAL10_DATA), 1e-9)
     assert compared > 1000  # every measure of every query, not a sample
 
 
@@ -88,11 +96,10 @@ def test_evaluate_gives_the_same_per_query_values(trec_eval10_data):
 README_CASES = trec_eval_readme_cases()
 
 
-@pytest.mark.skipif(not README_CASES, reason="../shared/data/trec_eval is absent")
 @pytest.mark.parametrize("out, args", README_CASES, ids=[c[0] for c in README_CASES])
 def test_trec_eval_test_outputs_still_match(out, args):
-    expected = read_trec_output((TREC_EVAL / out).read_text())
-    got = library_values(trec_options(args), TREC_EVAL)
+    expected = read_trec_output((TREC_EVAL_DATA / out).read_text())
+    got = library_values(trec_options(args), TREC_EVAL_DATA)
     assert compare(expected, got, 5.1e-5) >= 20
 
 

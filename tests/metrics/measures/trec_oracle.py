@@ -9,26 +9,19 @@ import numpy as np
 
 import metrics
 from metrics.measures import TextMeasure, aggregate, relstring, trec_plan
+from tests.conftest import TREC_EVAL10_DATA, TREC_EVAL_DATA
 from tests.metrics.measures.hand import ranked_from as ranked_from
-
-ROOT = Path(__file__).resolve().parents[3]
-TREC_EVAL10 = ROOT.parent / "shared" / "data" / "trec_eval10"
-TREC_EVAL = ROOT.parent / "shared" / "data" / "trec_eval"
 
 
 def trec_eval10_cases() -> list[tuple[str, list[str]]]:
-    """(expected output file, trec_eval arguments) for every case of ../shared/data/trec_eval10/INDEX.md."""
-    index = TREC_EVAL10 / "INDEX.md"
-    if not index.exists():
-        return []
+    """(expected output file, trec_eval arguments) for every case of tests/data/trec_eval10/INDEX.md."""
+    index = TREC_EVAL10_DATA / "INDEX.md"
     return [(out, args.split()) for out, args in re.findall(r"\| (\S+\.out) \| `trec_eval (.*?)`", index.read_text())]
 
 
 def trec_eval_readme_cases() -> list[tuple[str, list[str]]]:
-    """(expected output file, trec_eval arguments) of trec_eval's own tests (../shared/data/trec_eval/README.md)."""
-    readme = TREC_EVAL / "README.md"
-    if not readme.exists():
-        return []
+    """(expected output file, trec_eval arguments) of trec_eval's own tests (tests/data/trec_eval/README.md)."""
+    readme = TREC_EVAL_DATA / "README.md"
     found = re.findall(r"\| (out\S*) \| `trec_eval (.*?)`", readme.read_text())
     return [(out, args.replace("test/", "").split()) for out, args in found]
 
