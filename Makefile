@@ -15,6 +15,7 @@ run: setup-run
 lint: setup-test
 	lint-imports
 	$(PYTHON) -m ruff check .
+	$(PYTHON) -m mypy
 
 # The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
 # the tests start compile them again.

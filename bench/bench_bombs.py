@@ -1,7 +1,7 @@
 """Peak memory (not time) of hostile inputs: compression bombs, two at once, and a one-line gigabyte.
 
     python bench/bench_bombs.py                          # this checkout
-    python bench/bench_bombs.py --code /work/main        # another checkout of nDCG Lab (before)
+    python bench/bench_bombs.py --code ../before        # another checkout of nDCG Lab (before)
     python bench/bench_bombs.py --cases one two line --inflate-limit 1GB --bomb-gib 2
 
 Each case runs in a process of its own (``python -m metrics eval`` in the checkout ``--code``, or

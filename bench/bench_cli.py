@@ -1,14 +1,14 @@
 """Time small evaluations from the command line as whole processes: start-up is most of their time.
 
-    flock /work/team/bench.lock python bench/bench_cli.py               # 5 rounds, legal sample
-    flock /work/team/bench.lock python bench/bench_cli.py --repeats 9
+    python bench/bench_cli.py               # 5 rounds, legal sample
+    python bench/bench_cli.py --repeats 9
 
 Each round runs every command once, in this order (interleaved, so that a busy moment of the
 machine falls on all of them alike); the table shows each command's median wall-clock seconds
 and its ratio to the floor:
 
 - `floor`: `python -c "import numpy, pyarrow.csv, pyarrow.compute"`, the imports any pyarrow
-  reader of text pays (issue 12, target 2: our eval at most 1.5x this);
+  reader of text pays (the target: our eval at most 1.5x this);
 - `eval 1 run`, `eval 4 runs`: `python -m metrics eval` on sample_data/legal, nDCG@10 and AP;
 - `trec_eval (ours)`: `python -m metrics trec_eval -m ndcg_cut.10 -m map` on one run;
 - `trec_eval 10`: the C binary on the same run, built by ../shared/tools/build-trec-eval into
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
             times[name].append(time.perf_counter() - start)
     floor = statistics.median(times[FLOOR])
     print(f"Whole processes on the legal sample, median of {args.repeats} interleaved rounds "
-          f"(`flock /work/team/bench.lock python bench/bench_cli.py --repeats {args.repeats}`):\n")
+          f"(`python bench/bench_cli.py --repeats {args.repeats}`):\n")
     print("| command | median s | x floor | runs (s) | command line |")
     print("|---|---:|---:|---|---|")
     for name, values in times.items():

@@ -1,7 +1,7 @@
 """Dashboard timings in a real browser: first screen, gain switch, and (optionally) a 7M-line upload.
 
-    flock /work/team/bench.lock python bench/bench_dashboard.py          # sample data only
-    flock /work/team/bench.lock python bench/bench_dashboard.py --big    # also upload bench/data/dev-run.txt
+    python bench/bench_dashboard.py          # sample data only
+    python bench/bench_dashboard.py --big    # also upload bench/data/dev-run.txt
 
 Starts `streamlit run app.py` on a fresh workspace (the harness of tests/e2e), drives Debian's
 headless Chromium, and prints medians with the command and the load average. Nothing here is
@@ -62,7 +62,7 @@ def first_screen(browser, url: str) -> tuple[float, float]:
 def gain_switches(page, rounds: int) -> list[float]:
     """Seconds from a click on the sidebar's gain to the leaderboard re-rendered, linear and back."""
     times = []
-    for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg=exp-log2)@10")] * rounds:
+    for gain, header in [("Linear", "nDCG@10"), ("Exponential", "nDCG(dcg='exp-log2')@10")] * rounds:
         radio = page.locator('[data-testid="stSidebar"]').get_by_text(gain, exact=False).first
         radio.wait_for()
         started = page.evaluate("() => performance.now()")

@@ -16,7 +16,7 @@ The peer is the least Streamlit can do to show the same table: an app whose scri
 prints them), served by the same Streamlit, opened by as many new sessions at once. It runs first,
 then our app with the visitors above, then (``--first-screens``) our app with visitors that only
 open it, as the peer's do. Nothing is asserted here (tests/e2e/test_load.py asserts the memory
-bound). Run it alone: `flock /work/team/bench.lock python bench/bench_load.py`.
+bound). Run it alone: `python bench/bench_load.py`.
 """
 from __future__ import annotations
 

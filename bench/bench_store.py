@@ -1,6 +1,6 @@
 """Storing the 7M-line run in a workspace, and re-evaluating it from the store in a fresh process.
 
-    flock /work/team/bench.lock python bench/bench_store.py [--dataset dev] [--repeats 3] [--evals 5]
+    python bench/bench_store.py [--dataset dev] [--repeats 3] [--evals 5]
 
 Times (``time.perf_counter``):
 - ``add_run``: ``Workspace.add_run`` of the parsed run into a fresh workspace (the run is read with
@@ -36,7 +36,7 @@ from metrics.store import Workspace  # noqa: E402
 CACHED = 'ws.load_ranked("bench", "run")'
 UNCACHED = ('__import__("metrics.ranking").ranking.rank(ws.load_run("bench", "run"), ws.load_qrels("bench"), '
             'name="run")')
-SETTINGS = {"gain linear -> exp": "nDCG(dcg=exp-log2)@10", "cutoff nDCG@10 -> nDCG@20": "nDCG@20",
+SETTINGS = {"gain linear -> exp": "nDCG(dcg='exp-log2')@10", "cutoff nDCG@10 -> nDCG@20": "nDCG@20",
             "measure AP": "AP"}
 
 CHILD = """
@@ -113,7 +113,7 @@ def main() -> None:
                      exact, repeats))
 
     print(f"7M-line store benchmark ({args.dataset}: {run.table.num_rows:,} lines), "
-          f"`flock /work/team/bench.lock python bench/bench_store.py --dataset {args.dataset} "
+          f"`python bench/bench_store.py --dataset {args.dataset} "
           f"--repeats {args.repeats} --evals {args.evals}`\n")
     print("| step | time | note |\n|---|---:|---|")
     print(f"| `add_run` (median of {args.repeats}, fresh workspace each) | {statistics.median(adds):.2f} s | "

@@ -36,7 +36,7 @@ process and its children (sampled every 0.1 s, from before the pages open to the
 CPU seconds from the start of the minute to the last answer; the CPU of this process (in socket
 mode, all the clients) over the same span. Prints a Markdown section for bench/RESULTS.md;
 asserts nothing.
-Run it alone: `flock /tmp/bench.lock python bench/bench_tasks.py` (the lock the machine's benches share).
+Run it alone: `python bench/bench_tasks.py`, with no other benchmark running on the machine.
 """
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ sys.path.insert(0, str(ROOT))
 
 from stclient import AppSession, file_state, pressed  # noqa: E402  (bench/, beside this file)
 
+from metrics.tasks import views as task_views  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 from tests.e2e.test_load import PeakRSS, errors_on, idle  # noqa: E402
 from tests.e2e.test_tasks import LEGAL, library, rush_task, submit_try  # noqa: E402
@@ -262,14 +263,14 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
                 spy.wait(timeout=60)
-            stored = [s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None]
+            stored = [s for s in task_views.view(tasks.open(links.instructor)).submissions if s.team is not None]
         finally:
             if spy is not None and spy.poll() is None:
                 spy.kill()
             server.stop()
     per_team: dict = {}
     for s in stored:
-        per_team[s["team_name"]] = per_team.get(s["team_name"], 0) + 1
+        per_team[s.team_name] = per_team.get(s.team_name, 0) + 1
     lost = teams - len(per_team)
     over = sum(n - 1 for n in per_team.values() if n > 1)
     errors = sum(len(s["errors"]) for s in sessions) + sum(r == "other" for s in sessions for r in s["results"])

@@ -48,6 +48,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, overload
 
 from .errors import MetricsError
 
@@ -297,7 +298,11 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def _size(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
+@overload
+def _size(env: Mapping[str, str], variable: str, default: int, *, unlimited: Literal[False] = False) -> int: ...
+@overload
+def _size(env: Mapping[str, str], variable: str, default: int | None, *, unlimited: bool = False) -> int | None: ...
+def _size(env: Mapping[str, str], variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
     def parse(variable, text):
         match = _SIZE.match(text)
         unit = match.group(2).lower() if match else None
@@ -308,7 +313,11 @@ def _size(env, variable: str, default: int | None, *, unlimited: bool = False) -
     return _setting(env, variable, default, parse, unlimited=_UNLIMITED if unlimited else ())
 
 
-def _count(env, variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
+@overload
+def _count(env: Mapping[str, str], variable: str, default: int, *, unlimited: Literal[False] = False) -> int: ...
+@overload
+def _count(env: Mapping[str, str], variable: str, default: int | None, *, unlimited: bool = False) -> int | None: ...
+def _count(env: Mapping[str, str], variable: str, default: int | None, *, unlimited: bool = False) -> int | None:
     def parse(variable, text):
         if not text.isdigit() or int(text) < 1:
             raise _bad(variable, text, "a whole number of at least 1" + (" (or unlimited)" if unlimited else ""))

@@ -69,7 +69,7 @@ def legal_cli_comparison() -> dict:
     legal = ROOT / "sample_data" / "legal"
     out = subprocess.run(
         [sys.executable, "-m", "metrics", "compare", str(legal / "qrels.txt"), str(legal / "bm25.run"),
-         str(legal / "bm25_ce.run"), "-m", "nDCG(dcg=exp-log2)@10", "--format", "json"],
+         str(legal / "bm25_ce.run"), "-m", "nDCG(dcg='exp-log2')@10", "--format", "json"],
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
     (row,) = json.loads(out)["comparisons"]
     return row
@@ -145,7 +145,7 @@ def sample_home(tmp_path_factory) -> Path:
     from ui import session
 
     home = tmp_path_factory.mktemp("sample-home")
-    manager = store.Workspaces(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())
+    manager = store.WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())
     try:
         manager.personal()
     finally:

@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.evaluate import evaluate_ranked, tidy
+from metrics.evaluation import evaluate_ranked, tidy
 from metrics.ranking import Ranked
 from metrics.store.records import judgments_changed
 from ui import session

@@ -97,9 +97,9 @@ def measure_picker(where, gain: str, default: str) -> list[str]:
                                help="Pick from the suggestions (Enter takes the highlighted one), or type any "
                                     "measure in the box below.")
     where.text_input("Add a measure by name", key=typed, on_change=add,
-                     placeholder="type a name and press Enter: P@1, nDCG(dcg=exp-log2)@15, NumRet(rel=1), bpref",
+                     placeholder="type a name and press Enter: P@1, nDCG(dcg='exp-log2')@15, NumRet(rel=1), bpref",
                      help="Enter adds exactly the measure typed, in ir_measures syntax (P(rel=2)@5, "
-                          "nDCG(dcg=exp-log2)@20, Bpref, IPrec@0.3) or as trec_eval spells it (bpref, "
+                          "nDCG(dcg='exp-log2')@20, Bpref, IPrec@0.3) or as trec_eval spells it (bpref, "
                           "ndcg_cut.10, P.5,10: several measures at once).")
     for message in ss.pop("_cmp_typed_errors", []):
         where.error(md(message))

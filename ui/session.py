@@ -1,6 +1,6 @@
 """The session's workspace and the operator's limits.
 
-One :class:`metrics.store.Workspaces` per server process opens the workspaces (``NDCG_LAB_MODE``):
+One :class:`metrics.store.WorkspaceRegistry` per server process opens the workspaces (``NDCG_LAB_MODE``):
 in ``personal`` mode the one workspace of whoever runs the app; in ``shared`` mode every visitor's
 own, reached by the token in the URL (``?ws=TOKEN``), with the sample collections shared read-only
 beneath it; a visitor who only reads has none (:func:`pristine`): it is made at their first change.
@@ -42,10 +42,10 @@ def settings() -> settings_module.Settings:
     return settings_module.load()
 
 @st.cache_resource(show_spinner=False)
-def _manager(config: settings_module.Settings) -> store.Workspaces:
-    return store.Workspaces(config, samples=samples())
+def _manager(config: settings_module.Settings) -> store.WorkspaceRegistry:
+    return store.WorkspaceRegistry(config, samples=samples())
 
-def manager() -> store.Workspaces:
+def manager() -> store.WorkspaceRegistry:
     """The one workspace manager of this process and these settings, shared by every session."""
     return _manager(settings())
 
@@ -87,7 +87,7 @@ def _session_access() -> store.Access | store.Pristine:
     st.query_params[TOKEN_PARAM] = access.token
     return access
 
-def _created(workspaces: store.Workspaces) -> store.Access:
+def _created(workspaces: store.WorkspaceRegistry) -> store.Access:
     """The first change of a pristine session: its workspace, its token in the address and the
     session state (the session's collection and selection are kept)."""
     access = workspaces.create()

@@ -6,6 +6,7 @@ only reshape that data, so the page shows nothing the API did not return.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -15,6 +16,7 @@ import streamlit as st
 import metrics
 from metrics import tasks as tasks_module
 from metrics.tasks import views as task_views
+from metrics.tasks.visible import Board, Finding, InstructorSubmission, Rules, TeamSubmission
 from ui import state
 from ui.text import md, plain_frame
 
@@ -74,76 +76,77 @@ def show_messages() -> None:
         {"error": st.error, "success": st.success, "warning": st.warning}.get(kind, st.info)(md(text))
 
 
-def rules_caption(task: dict) -> str:
-    caps = [f"{task['per_day']} a day" if task.get("per_day") else None,
-            f"{task['total']} in all" if task.get("total") else None]
+def rules_caption(task: Rules) -> str:
+    caps = [f"{task.per_day} a day" if task.per_day else None, f"{task.total} in all" if task.total else None]
     caps_text = " and ".join(c for c in caps if c) or "no cap"
-    return (f"Status: **{task['status']}** · opens {local(task['opens']) if task['opens'] else 'now'} · "
-            f"closes {local(task['closes'])} · measures {md(', '.join(task['measures']))} "
-            f"(primary {md(task['primary'])}) · {task['n_public']} public and {task['n_hidden']} hidden topics · "
+    return (f"Status: **{task.status}** · opens {local(task.opens) if task.opens else 'now'} · "
+            f"closes {local(task.closes)} · measures {md(', '.join(task.measures))} "
+            f"(primary {md(task.primary)}) · {task.n_public} public and {task.n_hidden} hidden topics · "
             f"submissions per team: {caps_text}")
 
 
-def board_frame(board: dict) -> pd.DataFrame:
+def board_frame(board: Board) -> pd.DataFrame:
     """A board of the view as a table to draw: local times, p-values to 4 digits, text escaped."""
     table = task_views.board_table(board)
     table["last submission"] = [local(x) if isinstance(x, str) else "—" for x in table.pop("last submission (UTC)")]
     for column in [c for c in table.columns if c.startswith("p vs")]:
         table[column] = [f"{p:.4f}" if p is not None and p == p else "—" for p in table[column]]
-    for m in board["measures"]:
+    for m in board.measures:
         table[m] = [f"{v:.4f}" if v == v else "—" for v in table[m]]
     table["submissions"] = [str(int(v)) if pd.notna(v) else "—" for v in table["submissions"]]
-    if any(e.get("you") for e in board["rows"]):
-        table.insert(1, "you", ["◀ you" if e.get("you") else "" for e in board["rows"]])
+    if any(e.you for e in board.rows):
+        table.insert(1, "you", ["◀ you" if e.you else "" for e in board.rows])
     return plain_frame(table.set_index("rank"))
 
 
-def board_note(board: dict) -> str:
-    what = "Final standings" if board["final"] else "Public board"
-    return (f"{what} on the {board['topics']} topics ({board['n_topics']}) · ordered by {md(board['primary'])} · "
-            f"vs baseline: {state.TESTS.get(board['test'], board['test'])}, "
-            f"{state.CORRECTIONS.get(board['correction'], board['correction'])} correction, "
-            f"▲/▼ significantly better/worse at p < {board['alpha']} · groups: rows not separated by a "
+def board_note(board: Board) -> str:
+    what = "Final standings" if board.final else "Public board"
+    return (f"{what} on the {board.topics} topics ({board.n_topics}) · ordered by {md(board.primary)} · "
+            f"vs baseline: {state.TESTS.get(board.test, board.test)}, "
+            f"{state.CORRECTIONS.get(board.correction, board.correction)} correction, "
+            f"▲/▼ significantly better/worse at p < {board.alpha} · groups: rows not separated by a "
             "significant difference between neighbours share a letter")
 
 
-def big_board(board: dict) -> list[str]:
+def big_board(board: Board) -> list[str]:
     """The projector's board: one heading line a row (rank, name, primary score, marker, group)."""
     lines = []
-    for e in board["rows"]:
-        value = e["means"][board["primary"]]
+    for e in board.rows:
+        value = e.means[board.primary]
         score = f"{value:.4f}" if value == value else "—"
-        group = f" · group {e['group']}" if e["group"] else ""
-        lines.append(f"### {e['rank']}. {md(e['name'])} · {score} {e['marker']}{group}")
+        group = f" · group {e.group}" if e.group else ""
+        lines.append(f"### {e.rank}. {md(e.name)} · {score} {e.marker}{group}")
     return lines
 
 
-def submissions_frame(submissions: list[dict], measures: list[str], means_key: str) -> pd.DataFrame:
+def submissions_frame(submissions: Sequence[TeamSubmission], measures: Sequence[str]) -> pd.DataFrame:
+    """A team's submissions with their means on the public topics."""
     rows = []
     for s in submissions:
-        means = s.get(means_key) or {}
-        rows.append({"#": s["id"], "label": s["label"], "file": s["file_name"], "received": local(s["received"]),
+        means = s.means_public
+        rows.append({"#": s.id, "label": s.label, "file": s.file_name, "received": local(s.received),
                      **{m: (f"{means[m]:.4f}" if m in means else "—") for m in measures},
-                     "final": "✓" if s.get("final") else ""})
+                     "final": "✓" if s.final else ""})
     return plain_frame(pd.DataFrame(rows, columns=["#", "label", "file", "received", *measures, "final"])
                        .set_index("#"))
 
 
-def instructor_frame(submissions: list[dict], primary: str) -> pd.DataFrame:
+def instructor_frame(submissions: Sequence[InstructorSubmission], primary: str) -> pd.DataFrame:
     """Every submission with its primary score on all, the public and the hidden topics."""
     rows = []
     for s in submissions:
-        means = {f"{primary} {part}": (f"{s[f'means_{part}'][primary]:.4f}" if f"means_{part}" in s else "—")
-                 for part in ("all", "public", "hidden")}
-        rows.append({"#": s["id"], "team": s["team_name"], "label": s["label"], "received": local(s["received"]),
-                     **means, "lint findings": len(s["lint"]), "removed": s["removed_reason"] or ""})
+        parts = {"all": s.means_all, "public": s.means_public, "hidden": s.means_hidden}
+        means = {f"{primary} {part}": (f"{found[primary]:.4f}" if found is not None else "—")
+                 for part, found in parts.items()}
+        rows.append({"#": s.id, "team": s.team_name, "label": s.label, "received": local(s.received),
+                     **means, "lint findings": len(s.lint), "removed": s.removed_reason or ""})
     return plain_frame(pd.DataFrame(rows).set_index("#"))
 
 
-def per_query_frame(submission: dict, measures: list[str]) -> pd.DataFrame:
-    rows = [{"topic": r["qid"], **{m: f"{r[m]:.4f}" for m in measures}} for r in submission["per_query"]]
+def per_query_frame(submission: TeamSubmission, measures: Sequence[str]) -> pd.DataFrame:
+    rows = [{"topic": r.qid, **{m: f"{r.values[m]:.4f}" for m in measures}} for r in submission.per_query]
     return plain_frame(pd.DataFrame(rows, columns=["topic", *measures]).set_index("topic"))
 
 
-def findings_text(findings: list[dict]) -> list[str]:
-    return [md(f["message"]) for f in findings]
+def findings_text(findings: Sequence[Finding]) -> list[str]:
+    return [md(f.message) for f in findings]

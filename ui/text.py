@@ -4,7 +4,7 @@ Streamlit renders GitHub-flavoured Markdown in ``st.markdown``, captions, header
 labels, messages and in every cell, index entry and header of ``st.table``. A file name, run
 tag, collection name, topic or title may hold ``[a](http://x)``, ``<img ...>``, ``**``, ``$``,
 ``:red[...]`` or a bare URL; :func:`md` escapes exactly the characters that would turn such a
-name into markup, so that ordinary names (``bm25_ce``, ``nDCG(dcg=exp-log2)@10``, ``run (2)``)
+name into markup, so that ordinary names (``bm25_ce``, ``nDCG(dcg='exp-log2')@10``, ``run (2)``)
 stay as they are, letter for letter.
 
 GFM's autolinks (``http://``, ``www.``, ``user@host.tld``) are found in the text after the Markdown

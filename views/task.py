@@ -1,7 +1,7 @@
 """Class task: one page for every link of a task (``?task=TOKEN``): the instructor's, the class's
 join link, a team's and the projector's; without a token, the form that creates a task.
 
-Every part drawn comes from ``access.view()`` (metrics.tasks.views): what that link may see.
+Every part drawn comes from :func:`metrics.tasks.views.view` of the link's access: what that link may see.
 """
 from datetime import UTC, datetime, timedelta
 
@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.tasks import TaskDefinition, export_board, team_qrels
+from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export_board, team_qrels
+from metrics.tasks import views as task_views
 from ui import state
 from ui import tasks as ui
 from ui.text import md, plain_frame
@@ -88,21 +89,20 @@ def create_page() -> None:
     st.rerun()
 
 
-def header(view: dict) -> None:
-    task = view["task"]
-    st.header(md(task["title"]))
-    if task["description"]:
-        st.markdown(md(task["description"]))
+def header(view: View) -> None:
+    task = view.task
+    st.header(md(task.title))
+    if task.description:
+        st.markdown(md(task.description))
     st.caption(ui.rules_caption(task))
 
 
-def show_board(view: dict) -> None:
-    for which in ("final_board", "board"):
-        board = view.get(which)
+def show_board(view: TeamView | InstructorView) -> None:
+    for final, board in ((True, view.final_board), (False, view.board)):
         if board is None:
             continue
-        title = "Final standings" if which == "final_board" else "Public leaderboard"
-        if which == "final_board" and view["role"] == "instructor" and view["task"]["released"] is None:
+        title = "Final standings" if final else "Public leaderboard"
+        if final and isinstance(view, InstructorView) and view.task.released is None:
             title += " (preview: the teams see them after the release)"
         st.subheader(title)
         st.caption(ui.board_note(board))
@@ -110,7 +110,7 @@ def show_board(view: dict) -> None:
 
 
 def join_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
     header(view)
     ui.show_messages()
     st.subheader("Join as a team")
@@ -137,52 +137,55 @@ def _submit(access, upload, label: str) -> None:
     except metrics.MetricsError as exc:
         ui.say("error", str(exc))
         return
-    mine = next(s for s in access.view()["submissions"] if s["id"] == sid)
-    scores = ", ".join(f"{m} {v:.4f}" for m, v in mine["public_means"].items())
-    ui.say("success", f"Submission {sid} ({mine['label']}) scored on the public topics: {scores}")
+    view = task_views.view(access)
+    assert isinstance(view, TeamView)
+    mine = next(s for s in view.submissions if s.id == sid)
+    scores = ", ".join(f"{m} {v:.4f}" for m, v in mine.means_public.items())
+    ui.say("success", f"Submission {sid} ({mine.label}) scored on the public topics: {scores}")
 
 
 def team_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
+    assert isinstance(view, TeamView)
     header(view)
     ui.show_messages()
-    task, allowance = view["task"], view["allowance"]
-    st.caption(f"Team **{md(view['team']['name'])}**"
-               + (f" (shown as {md(view['team']['shown_as'])})" if task["anonymous"] else "")
-               + f" · submissions: {allowance['used']} used"
-               + (f", {allowance['left']} left" if allowance["left"] is not None else ""))
-    if task["status"] == "open":
+    task, allowance = view.task, view.allowance
+    st.caption(f"Team **{md(view.team.name or '')}**"
+               + (f" (shown as {md(view.team.shown_as or '')})" if task.anonymous else "")
+               + f" · submissions: {allowance.used} used"
+               + (f", {allowance.left} left" if allowance.left is not None else ""))
+    if task.status == "open":
         with st.form("submit_run", clear_on_submit=True):
             upload = st.file_uploader("Run file (TREC format)")
             label = st.text_input("Label (optional)")
             if st.form_submit_button("Submit", type="primary"):
                 _submit(access, upload, label)
                 st.rerun()
-    mine = view["submissions"]
-    measures = task["measures"]
+    mine = view.submissions
+    measures = task.measures
     if mine:
         st.subheader("Your submissions (public topics)")
-        st.table(ui.submissions_frame(mine, measures, "public_means"))
-        if task["status"] == "open" and task["finals"]:
-            chosen = [s["id"] for s in mine if s["final"]]
-            picked = st.multiselect(f"Final submission(s) (at most {task['finals']}; none: your latest)",
-                                    [s["id"] for s in mine], default=chosen, max_selections=task["finals"],
-                                    format_func=lambda i: f"#{i} {next(s['label'] for s in mine if s['id'] == i)}")
+        st.table(ui.submissions_frame(mine, measures))
+        if task.status == "open" and task.finals:
+            chosen = [s.id for s in mine if s.final]
+            picked = st.multiselect(f"Final submission(s) (at most {task.finals}; none: your latest)",
+                                    [s.id for s in mine], default=chosen, max_selections=task.finals,
+                                    format_func=lambda i: f"#{i} {next(s.label for s in mine if s.id == i)}")
             if picked != chosen and st.button("Save the finals"):
                 try:
                     access.choose_finals(picked)
                 except metrics.MetricsError as exc:
                     ui.say("error", str(exc))
                 st.rerun()
-        sid = st.selectbox("Per-query scores of", [s["id"] for s in mine], index=len(mine) - 1,
-                           format_func=lambda i: f"#{i} {next(s['label'] for s in mine if s['id'] == i)}")
-        chosen = next(s for s in mine if s["id"] == sid)
-        topics = "every topic" if view["can_copy"] else "the public topics"
+        sid = st.selectbox("Per-query scores of", [s.id for s in mine], index=len(mine) - 1,
+                           format_func=lambda i: f"#{i} {next(s.label for s in mine if s.id == i)}")
+        shown = next(s for s in mine if s.id == sid)
+        topics = "every topic" if view.can_copy else "the public topics"
         with st.expander(f"Per-query scores on {topics}", expanded=False):
-            st.table(ui.per_query_frame(chosen, measures))
-        if chosen["lint"]:
+            st.table(ui.per_query_frame(shown, measures))
+        if shown.lint:
             with st.expander("Lint", expanded=False):
-                for line in ui.findings_text(chosen["lint"]):
+                for line in ui.findings_text(shown.lint):
                     st.write(line)
     show_board(view)
     c1, c2 = st.columns(2)
@@ -192,7 +195,7 @@ def team_page(access) -> None:
     if judgments is not None:
         c2.download_button("Download the judgments you may see", judgments, file_name="qrels.txt",
                            mime="text/plain", on_click="ignore")
-    if view["can_copy"]:
+    if view.can_copy:
         if st.button("Copy my runs and the released qrels into my workspace"):
             try:
                 name = access.copy_to(state.workspace())
@@ -203,16 +206,18 @@ def team_page(access) -> None:
                 ui.say("error", str(exc))
             st.rerun()
     with st.expander("Topics"):
-        st.table(plain_frame(pd.DataFrame(view["topics"]).set_index("qid")))
+        st.table(plain_frame(pd.DataFrame(view.topics).set_index("qid")))
 
 
 def projector_page(access) -> None:
     @st.fragment(run_every=REFRESH)
     def live():
-        view = access.view()
+        view = task_views.view(access)
         header(view)
-        board = view.get("final_board") or view["board"]
-        st.subheader("Final standings" if board["final"] else f"Public leaderboard ({board['n_topics']} topics)")
+        board = task_views.shown_board(view)
+        if board is None:
+            return
+        st.subheader("Final standings" if board.final else f"Public leaderboard ({board.n_topics} topics)")
         for line in ui.big_board(board):
             st.markdown(line)
         with st.expander("Every column"):
@@ -222,31 +227,32 @@ def projector_page(access) -> None:
 
 
 def instructor_page(access) -> None:
-    view = access.view()
+    view = task_views.view(access)
+    assert isinstance(view, InstructorView)
     header(view)
     ui.show_messages()
-    task, links = view["task"], view["links"]
+    task, links = view.task, view.links
     st.subheader("Links")
-    for role, text in (("Instructor (keep it to yourself)", links["instructor"]),
-                       ("Join (give it to the class)", links["join"]),
-                       ("Projector (read-only board)", links["projector"])):
+    for role, text in (("Instructor (keep it to yourself)", links.instructor),
+                       ("Join (give it to the class)", links.join),
+                       ("Projector (read-only board)", links.projector)):
         st.caption(role)
         st.code(text, language=None)
     st.subheader("Controls")
     c1, c2, c3 = st.columns(3)
-    if c1.button("Close now", disabled=task["status"] not in ("open", "not open yet")):
+    if c1.button("Close now", disabled=task.status not in ("open", "not open yet")):
         _act(access.close, "The task is closed.")
     release_qrels = c2.checkbox("Release the qrels too")
-    if c2.button("Release the final standings", disabled=task["status"] not in ("closed", "released")):
+    if c2.button("Release the final standings", disabled=task.status not in ("closed", "released")):
         _act(lambda: access.release(qrels=release_qrels), "Released.")
     with c3.popover("Extend or reopen"):
         when = _when("Closes", datetime.now(UTC) + timedelta(days=1), "extend")
         if st.button("Set the close"):
             _act(lambda: access.set_close(when), "The close is moved.")
     c1, c2 = st.columns(2)
-    dev = c1.toggle("Public topics' judgments open to teams (dev set)", task["dev_qrels"])
-    anonymous = c2.toggle("Anonymous labels on the boards", task["anonymous"])
-    if dev != task["dev_qrels"] or anonymous != task["anonymous"]:
+    dev = c1.toggle("Public topics' judgments open to teams (dev set)", task.dev_qrels)
+    anonymous = c2.toggle("Anonymous labels on the boards", task.anonymous)
+    if dev != task.dev_qrels or anonymous != task.anonymous:
         _act(lambda: access.set_options(dev_qrels=dev, anonymous=anonymous), "Options saved.")
 
     show_board(view)
@@ -258,48 +264,48 @@ def instructor_page(access) -> None:
     c3.download_button("Every submission (zip with manifest)", access.archive, file_name="submissions.zip",
                        mime="application/zip", on_click="ignore")
 
-    subs = view["submissions"]
+    subs = view.submissions
     st.subheader(f"Submissions ({len(subs)})")
     if subs:
-        st.table(ui.instructor_frame(subs, task["primary"]))
+        st.table(ui.instructor_frame(subs, task.primary))
         with st.expander("Lint of a submission"):
-            sid = st.selectbox("Submission", [s["id"] for s in subs], key="lint_of")
-            for line in ui.findings_text(next(s for s in subs if s["id"] == sid)["lint"]):
+            sid = st.selectbox("Submission", [s.id for s in subs], key="lint_of")
+            for line in ui.findings_text(next(s for s in subs if s.id == sid).lint):
                 st.write(line)
         with st.expander("Remove a submission"):
-            live = [s["id"] for s in subs if not s["removed"] and s["team"] is not None]
+            live = [s.id for s in subs if not s.removed and s.team is not None]
             sid = st.selectbox("Submission to remove", live, key="remove_which")
             reason = st.text_input("Reason (kept in the audit list)", key="remove_reason")
             if st.button("Remove", disabled=not live):
                 _act(lambda: access.remove_submission(sid, reason), f"Submission {sid} removed.")
-    if view["duplicates"]:
+    if view.duplicates:
         st.warning("Identical runs from different teams:")
-        st.table(plain_frame(pd.DataFrame(view["duplicates"])))
-    if view["timeline"]:
-        st.subheader(f"Public {task['primary']} over time")
-        frame = pd.DataFrame(view["timeline"])
+        st.table(plain_frame(pd.DataFrame(view.duplicates)))
+    if view.timeline:
+        st.subheader(f"Public {task.primary} over time")
+        frame = pd.DataFrame(view.timeline)
         frame["received"] = pd.to_datetime(frame["received"])
         st.line_chart(frame, x="received", y="value", color="team")
-    if view["spread"]:
-        st.subheader(f"The class per topic ({task['primary']}, each team's latest)")
-        st.table(plain_frame(pd.DataFrame(view["spread"]).set_index("qid").round(4)))
-    if view["wins"]:
+    if view.spread:
+        st.subheader(f"The class per topic ({task.primary}, each team's latest)")
+        st.table(plain_frame(pd.DataFrame(view.spread).set_index("qid").round(4)))
+    if view.wins:
         st.subheader("Wins over the baseline, per topic (each team's latest)")
-        st.table(plain_frame(pd.DataFrame(view["wins"]).set_index("team")))
+        st.table(plain_frame(pd.DataFrame(view.wins).set_index("team")))
     st.subheader("Judgments")
-    st.table(plain_frame(pd.DataFrame(view["qrels_versions"]).set_index("version")))
+    st.table(plain_frame(pd.DataFrame(view.qrels_versions).set_index("version")))
     with st.form("replace_qrels", clear_on_submit=True):
         upload = st.file_uploader("Corrected qrels (every submission is rescored; old versions are kept)")
         note = st.text_input("What changed")
         if st.form_submit_button("Replace and rescore") and upload is not None:
             _act(lambda: access.replace_qrels(upload.getvalue(), upload.name, note), "Rescored on the new qrels.")
     with st.expander("Teams and audit"):
-        if view["teams"]:
-            st.table(plain_frame(pd.DataFrame(view["teams"]).set_index("id")))
-        st.table(plain_frame(pd.DataFrame(view["audit"])))
+        if view.teams:
+            st.table(plain_frame(pd.DataFrame(view.teams).set_index("id")))
+        st.table(plain_frame(pd.DataFrame(view.audit)))
     with st.expander("Delete the task"):
         if st.checkbox("Yes, delete the task, its submissions and every link") and st.button("Delete"):
-            access.delete()
+            ui.manager().delete(access)
             st.query_params.clear()
             st.rerun()
 

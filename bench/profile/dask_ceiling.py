@@ -1,7 +1,7 @@
 """What two processes on this machine can do at best: the one pass's two byte ranges of a run, each
 read and scored by a plain process of its own (no Dask), one after the other and then both at once.
 
-    flock /tmp/bench.lock python bench/profile/dask_ceiling.py [RUN QRELS] [--rounds 3] [--dask]
+    python bench/profile/dask_ceiling.py [RUN QRELS] [--rounds 3] [--dask]
 
 Each process limits Arrow's CPU pool to one thread, as a Dask worker does (OMP_NUM_THREADS=1), and
 reads its range with ``metrics.engines.contiguous.read_range``, the code a Dask range task runs.
@@ -35,7 +35,7 @@ def one_range(run: str, qrels: str, index: int) -> None:
 
     from metrics import io
     from metrics.engines import contiguous
-    from metrics.engines.partition import plain_bytes
+    from metrics.engines.partitioning import plain_bytes
     from metrics.engines.parts import PIECE_BYTES, plan
     from metrics.measures import parse
 

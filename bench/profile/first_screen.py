@@ -1,6 +1,6 @@
 """First screens of several checkouts and of the minimal one-table app, alternated in one Chromium.
 
-    flock /tmp/bench.lock python bench/profile/first_screen.py --loads 12 base=/path/to/old/checkout mine=.
+    python bench/profile/first_screen.py --loads 12 base=/path/to/old/checkout mine=.
 
 Starts `streamlit run app.py` in each checkout (personal mode unless --mode shared, a fresh
 NDCG_LAB_HOME each) and bench/bench_load.py's minimal app (one st.table of the legal leaderboard,

@@ -31,7 +31,7 @@ def main() -> None:
     p.add_argument("--tracemalloc", action="store_true")
     args = p.parse_args()
     from metrics import io
-    from metrics.evaluate import evaluate_ranked
+    from metrics.evaluation import evaluate_ranked
     from metrics.ranking import rank
     print(f"after import: peak RSS {rss():.0f} MB")
     if args.tracemalloc:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Whole-process time and peak RSS of the 7M-line eval beside pyarrow's read_csv floor, interleaved.
-#   sh bench/profile/whole.sh [ROOT_BEFORE] [REPEATS]   (run from the repository root, under flock)
+#   sh bench/profile/whole.sh [ROOT_BEFORE] [REPEATS]   (run from the repository root, alone on the machine)
 BEFORE=${1:-}
 N=${2:-3}
 DATA=$(pwd)/bench/data

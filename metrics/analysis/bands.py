@@ -24,7 +24,7 @@ import pandas as pd
 from .. import io
 from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluate import as_runs, curve_ranked
+from ..evaluation import as_runs, curve_ranked
 from ..measures import Context, parse, with_gain
 from ..ranking import Ranked, positions, rank
 from .headroom import rank_in

@@ -42,7 +42,7 @@ def _gain_measure(measure) -> Measure:
     m = parse(measure)
     if m.family.name not in _GAIN_FAMILIES:
         raise MetricsError(f"explain works on nDCG, DCG or IDCG, not {m}",
-                           fix="pass e.g. nDCG@10 or nDCG(dcg=exp-log2)@10")
+                           fix="pass e.g. nDCG@10 or nDCG(dcg='exp-log2')@10")
     return m
 
 
@@ -135,7 +135,7 @@ def explain(ranked: Ranked, qid, measure="nDCG@10", *, depth: int | None = None,
     ideal_grade, ideal_gain = ideal_grade[positive], ideal_gain[positive]
 
     if depth is None:
-        depth = m.cutoff if m.cutoff is not None else max(n_ret, len(ideal_gain), 1)
+        depth = int(m.cutoff) if m.cutoff is not None else max(n_ret, len(ideal_gain), 1)
     depth = int(depth)
     if depth < 1:
         raise MetricsError(f"depth must be a whole number >= 1, got {depth}", fix="for example depth=10")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..ranking import canonical_order, offsets_of, positions
 
 __all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]
@@ -72,7 +73,7 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     qids = _as_array(pc.unique(pa.chunked_array(all_qids, type=pa.string())))
     qids = qids.take(pc.sort_indices(qids))
     n_q = len(qids)
-    cols = {"source": [], "qcode": [], "rank": [], "score": [], "docno": []}
+    cols: dict[str, list[Any]] = {"source": [], "qcode": [], "rank": [], "score": [], "docno": []}
     per_input = np.zeros((len(parsed), n_q), dtype=np.int64)
     for i, run in enumerate(parsed):
         qcode = pc.index_in(all_qids[i], value_set=qids).to_numpy(zero_copy_only=False).astype(np.int64)

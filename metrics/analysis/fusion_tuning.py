@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import evaluate, means
+from ..evaluation import evaluate, means
 from .fusion import Pool, fuse, method, prepare
 
 __all__ = ["sweep", "weight_grid", "split_queries", "tune_on_folds", "DEFAULT_K_GRID"]
@@ -128,7 +128,7 @@ def tune_on_folds(per_query_sweep: pd.DataFrame, measure: str, folds: list) -> p
                      "tuned_value": float(tuning[best].mean()), "reported_on": len(report),
                      "reported_value": float(report[best].mean())})
     pooled = pd.concat(held_out)
-    rows.append({"fold": "cross-validated", "setting": ", ".join(r["setting"] for r in rows),
+    rows.append({"fold": "cross-validated", "setting": ", ".join(str(r["setting"]) for r in rows),
                  "tuned_on": np.nan, "tuned_value": np.nan, "reported_on": len(pooled),
                  "reported_value": float(pooled.mean())})
     best = _best(wide)

@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluate import as_runs, means
+from ..evaluation import as_runs, means
 from ..measures import gain_of, parse
 from ..ranking import Ranked, positions, rank
 from ..stats import (

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -244,7 +245,7 @@ def _top_k(rankeds, k: int) -> dict:
     if any(len(r.qids) != len(qids) or not np.array_equal(r.qids, qids) for r in rankeds[1:]):
         raise MetricsError("the rankings were made against different qrels (their queries differ)",
                            fix="rank every run against the same qrels")
-    parts = {"system": [], "qcode": [], "rank": [], "rel": [], "judged": [], "docno": []}
+    parts: dict[str, list[Any]] = {"system": [], "qcode": [], "rank": [], "rel": [], "judged": [], "docno": []}
     for i, r in enumerate(rankeds):
         pos = positions(r.offsets)
         keep = pos < k
@@ -254,7 +255,7 @@ def _top_k(rankeds, k: int) -> dict:
         parts["rel"].append(r.rel[keep])
         parts["judged"].append(r.judged[keep])
         parts["docno"].append(r.docno.filter(pa.array(keep)))
-    out = {key: np.concatenate(v) for key, v in parts.items() if key != "docno"}
+    out: dict[str, Any] = {key: np.concatenate(v) for key, v in parts.items() if key != "docno"}
     docno = pa.chunked_array(parts["docno"], type=pa.string()).combine_chunks()
     encoded = pc.dictionary_encode(docno)
     key = out["qcode"] * max(len(encoded.dictionary), 1) + encoded.indices.to_numpy(zero_copy_only=False)

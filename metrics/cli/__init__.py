@@ -12,6 +12,7 @@ import importlib
 import importlib.abc
 import os
 import pkgutil
+import re
 import sys
 
 from .. import __version__
@@ -95,6 +96,122 @@ def positive_int(text: str) -> int:
     return value
 
 
+FIGURE_FORMATS = ("svg", "pdf", "png", "jpeg", "webp")
+
+
+def figure_formats(text: str) -> list[str]:
+    """An argparse type: a comma-separated list of :data:`FIGURE_FORMATS` (``svg,pdf,png``)."""
+    formats = [f.strip().lower().lstrip(".") for f in str(text).split(",") if f.strip()]
+    unknown = [f for f in formats if f not in FIGURE_FORMATS]
+    if unknown or not formats:
+        raise argparse.ArgumentTypeError(f"unknown figure format {(unknown or [''])[0]!r}: "
+                                         f"use a comma-separated list of {', '.join(FIGURE_FORMATS)}")
+    return formats
+
+
+_RUN_NAME = re.compile(r"[^=/\\:]+")
+
+
+def split_named(token: str) -> tuple[str | None, str]:
+    """``name=path`` on the command line: (name, path); any other token: (None, token).
+
+    A token that is an existing path stays a path, '=' or not; so does one whose part before the
+    first '=' holds a path separator or a colon (``s3://b/date=1/run``, ``runs/a=b.txt``)."""
+    head, sep, tail = token.partition("=")
+    if not sep or not tail or not _RUN_NAME.fullmatch(head) or os.path.exists(token):
+        return None, token
+    return head.strip(), tail
+
+
+def named_runs(tokens) -> list | dict:
+    """The runs of a command line for :func:`metrics.evaluate` and its kin: the paths as given when
+    no token names its run; else ``{name: path}``, where an unnamed run keeps the name the library
+    gives it (its file's stem: ``bm25.run.gz`` is ``bm25``) and a name given twice is numbered."""
+    pairs = [split_named(str(t)) for t in tokens]
+    if all(name is None for name, _ in pairs):
+        return [path for _, path in pairs]
+    from ..io.paths import stem
+
+    names = [name if name is not None else stem(os.path.basename(path.rstrip("/")) or path) for name, path in pairs]
+    names = [f"{n}#{names[:i + 1].count(n)}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+    return {name: path for name, (_, path) in zip(names, pairs)}
+
+
+def named_run(token: str):
+    """One run of a command line: its path, or, given as ``name=path``, the run read and so named."""
+    name, path = split_named(str(token))
+    if name is None:
+        return path
+    from ..io import read_run
+
+    return read_run(path, name=name)
+
+
+def add_latex_options(p) -> None:
+    """``--latex-table`` and ``--caption``: ``--format latex`` as a complete ``table`` float (read back
+    by :func:`latex_options`)."""
+    p.add_argument("--latex-table", action="store_true",
+                   help="with --format latex: a complete table environment with a caption, not a bare tabular")
+    p.add_argument("--caption", default=None, help="with --latex-table: the caption (plain text, escaped)")
+    p.add_argument("--label", default=None, help="with --latex-table: the \\label of the table")
+
+
+def latex_options(args) -> dict:
+    """The keyword options of :func:`metrics.report.export.to_latex` given by :func:`add_latex_options`."""
+    return {"environment": bool(args.latex_table), "caption": args.caption, "label": args.label}
+
+
+def add_figure_options(p) -> None:
+    """``--figures DIR`` and ``--figure-formats``: the command's figures as files (read back by
+    :func:`write_figures`)."""
+    p.add_argument("--figures", metavar="DIR", default=None,
+                   help="also write the figures into DIR, one file per figure and format (drawn by kaleido "
+                        "in the Chromium on this machine, or BROWSER_PATH)")
+    p.add_argument("--figure-formats", metavar="LIST", type=figure_formats, default=["svg", "pdf", "png"],
+                   help=f"comma-separated formats of --figures: {', '.join(FIGURE_FORMATS)} (default svg,pdf,png)")
+
+
+def write_figures(figures: dict, args) -> list:
+    """Write ``{stem: figure}`` into ``args.figures`` in every format of ``args.figure_formats``
+    (one browser for all); the paths written, also listed on stderr."""
+    from pathlib import Path
+
+    from ..report.figures import save_all
+
+    folder = Path(args.figures)
+    paths = save_all([(fig, folder / f"{stem}.{fmt}") for stem, fig in figures.items()
+                      for fmt in args.figure_formats])
+    for path in paths:
+        print(f"figure: {path}", file=sys.stderr)
+    return paths
+
+
+CLI_SPELLINGS = {
+    "on_duplicate='first'": ("on_duplicate", "--on-duplicate first"),
+    "on_duplicate='error'": ("on_duplicate", "--on-duplicate error"),
+    "missing='zero'": ("missing", "-c"),
+    "missing='skip'": ("missing", "--skip-missing"),
+    "ties='score'": ("ties", "--ties score"),
+    "ties='rank'": ("ties", "--ties rank"),
+    "workdir=": ("workdir", "--workdir "),
+}
+"""A library keyword as a hint writes it -> (the option's argparse dest, its command-line spelling)."""
+
+
+def for_the_command_line(error: MetricsError, args) -> MetricsError:
+    """``error`` with the library keywords of its hint (``on_duplicate='first'``) spelt as the flags
+    of the command that raised it (``--on-duplicate first``); a keyword the command has no flag for
+    stays as it is."""
+    fix, problem = error.fix, error.problem
+    for keyword, (dest, flag) in CLI_SPELLINGS.items():
+        if hasattr(args, dest):
+            fix = fix.replace(keyword, flag) if fix else fix
+            problem = problem.replace(keyword, flag)
+    if (fix, problem) == (error.fix, error.problem):
+        return error
+    return MetricsError(problem, source=error.source, line=error.line, fix=fix)
+
+
 def main(argv=None, prog: str = "python -m metrics") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser(prog, chosen(argv)).parse_args(argv)
@@ -102,7 +219,7 @@ def main(argv=None, prog: str = "python -m metrics") -> int:
     try:
         return handler(args)
     except MetricsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {for_the_command_line(exc, args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

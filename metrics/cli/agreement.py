@@ -5,10 +5,11 @@ from __future__ import annotations
 from .. import __version__
 from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats.behaviour import DEFAULT_MEASURES, measure_agreement
+from . import named_runs
 from .eval import add_evaluation_options, evaluation_options, gained
 
 
@@ -40,7 +41,7 @@ def settings_of(args, qrels, runs, **more) -> dict:
 
 def run(args) -> int:
     measures = gained(args.measures or list(DEFAULT_MEASURES), args)
-    qrels, runs = read_qrels(args.qrels), as_runs(list(args.runs))
+    qrels, runs = read_qrels(args.qrels), as_runs(named_runs(args.runs))
     need_runs(runs)
     frame = evaluate(qrels, runs, measures, **evaluation_options(args))
     measures = list(dict.fromkeys(frame["measure"].astype(str)))

@@ -15,6 +15,7 @@ import pandas as pd
 from .. import __version__
 from ..analysis import bands as analysis
 from ..errors import MetricsError
+from . import named_run
 from .eval import add_evaluation_options, evaluation_options
 from .headroom import FORMATS, MISSING_NOTE, depth_list
 
@@ -40,7 +41,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     options = evaluation_options(args)
-    result = analysis.bands(args.qrels, args.run_a, args.run_b, k=args.k, edges=depth_list(args.bands),
+    run_a, run_b = named_run(args.run_a), named_run(args.run_b)
+    result = analysis.bands(args.qrels, run_a, run_b, k=args.k, edges=depth_list(args.bands),
                             gain=args.gain or "linear", **options)
     print(render(result, args.format, args.per_query, options["missing"]))
     return 0

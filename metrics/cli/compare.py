@@ -15,13 +15,13 @@ import json
 import pandas as pd
 
 from .. import __version__, stats
-from ..evaluate import as_runs, evaluate, means
+from ..evaluation import as_runs, evaluate, means
 from ..io import read_qrels
 from ..measures import with_gain
 from ..report.behaviour import json_value
 from ..report.export import to_latex
 from ..report.text import comparison_marks, format_p, markers_note, percent
-from . import positive_int
+from . import add_figure_options, add_latex_options, latex_options, named_runs, positive_int, write_figures
 
 DEFAULT_MEASURE = "nDCG@10"
 MISSING_NOTE = {"zero": "scored 0 (trec_eval -c)",
@@ -37,8 +37,8 @@ def register(sub) -> None:
                     "runs x measures), paired Cohen's d, wins/ties/losses.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("qrels")
-    p.add_argument("baseline", help="the baseline run")
-    p.add_argument("runs", nargs="+", help="runs compared with the baseline")
+    p.add_argument("baseline", help="the baseline run (name=path names it)")
+    p.add_argument("runs", nargs="+", help="runs compared with the baseline (name=path names one)")
     p.add_argument("-m", "--measure", action="append", dest="measures",
                    help=f"measure in ir_measures syntax (repeatable; default {DEFAULT_MEASURE})")
     p.add_argument("--gain", choices=("exp", "linear"), default=None,
@@ -63,7 +63,11 @@ def register(sub) -> None:
     miss.add_argument("--skip-missing", dest="missing", action="store_const", const="skip",
                       help="leave out qrels queries that a run lacks: each run is paired with the baseline "
                            "over the queries both have")
+    p.add_argument("--on-duplicate", choices=("error", "first"), default="error",
+                   help="a document twice in one query of a run: refuse the run, or keep the first")
     p.add_argument("--format", choices=FORMATS, default="table")
+    add_latex_options(p)
+    add_figure_options(p)
     p.set_defaults(handler=run)
 
 
@@ -73,7 +77,7 @@ def run(args) -> int:
     if args.gain:
         measures = [with_gain(m, args.gain) for m in measures]
     qrels = read_qrels(args.qrels)
-    runs = as_runs([args.baseline, *args.runs])
+    runs = as_runs(named_runs([args.baseline, *args.runs]), on_duplicate=args.on_duplicate)
     missing = args.missing or "zero"
     frame = evaluate(qrels, runs, measures, missing=missing)
     baseline = runs[0].name
@@ -91,12 +95,17 @@ def run(args) -> int:
         "missing_queries": MISSING_NOTE[missing],
         "order": "score desc, ties docno desc (trec_eval)",
     }
-    print(render(table, frame, args.format, settings))
+    print(render(table, frame, args.format, settings, latex_options(args)))
+    if args.figures:
+        from ..report.figures.sets import comparison_figures
+
+        write_figures(comparison_figures(frame, baseline, names, measures), args)
     return 0
 
 
-def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -> str:
-    """The comparison table in one of :data:`FORMATS`."""
+def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict, latex: dict | None = None) -> str:
+    """The comparison table in one of :data:`FORMATS` (``latex``: options of
+    :func:`metrics.report.export.to_latex`)."""
     if fmt == "json":
         extra = {}
         systems = [settings["baseline"], *dict.fromkeys(table["system"])]
@@ -113,7 +122,8 @@ def render(table: pd.DataFrame, frame: pd.DataFrame, fmt: str, settings: dict) -
     if fmt == "latex":
         note = markers_note(stats.TESTS[settings["test"]], stats.CORRECTIONS[settings["correction"]],
                             settings["alpha"])
-        return to_latex(means(frame), comparison_marks(table), {**settings, "markers": note}).rstrip("\n")
+        return to_latex(means(frame), comparison_marks(table), {**settings, "markers": note},
+                        **(latex or {})).rstrip("\n")
     if fmt == "table":
         return text_table(table, settings)
     raise ValueError(fmt)

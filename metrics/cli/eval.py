@@ -1,7 +1,7 @@
 """``eval``: evaluate runs against qrels and print means and per-query values (flags mirror trec_eval).
 
-The trec, tsv and json formats are written from the arrays of :class:`metrics.evaluate.Scores`
-(means from :func:`metrics.evaluate.mean_values`), so that evaluating in memory imports no
+The trec, tsv and json formats are written from the arrays of :class:`metrics.evaluation.Scores`
+(means from :func:`metrics.evaluation.mean_values`), so that evaluating in memory imports no
 pandas; table and latex go through the tidy frame and pandas.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ from .. import __version__
 from ..engines import ENGINES, choose_engine
 from ..engines import scores as engine_scores
 from ..errors import MetricsError
-from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
+from ..evaluation import DEFAULT_MEASURES, Scores, frame_of, mean_values, means
 from ..measures import parse, with_gain
-from . import defer_pandas
+from . import add_figure_options, add_latex_options, defer_pandas, latex_options, named_runs, write_figures
 
 
 def _count_like(measure: str) -> bool:
@@ -29,14 +29,15 @@ def _fmt(measure: str, value: float) -> str:
     return f"{value:.6f}"
 
 
-def render(scores: list[Scores], fmt: str, per_query: bool) -> str:
-    """Render the per-query values of runs (plus their means) in one of the CLI formats."""
+def render(scores: list[Scores], fmt: str, per_query: bool, latex: dict | None = None) -> str:
+    """Render the per-query values of runs (plus their means) in one of the CLI formats (``latex``:
+    options of :func:`metrics.report.export.to_latex`)."""
     if fmt in ("latex", "table"):
         table = means(frame_of(scores))
         if fmt == "latex":
             from ..report.export import to_latex
 
-            return to_latex(table)
+            return to_latex(table, **(latex or {}))
         shown = table.copy()
         shown.index.name = "system"
         return shown.to_string(float_format=lambda v: f"{v:.4f}")
@@ -99,7 +100,7 @@ def gained(measures, args) -> list[str]:
 def register(sub) -> None:
     e = sub.add_parser("eval", help="evaluate runs against qrels")
     e.add_argument("qrels")
-    e.add_argument("runs", nargs="+")
+    e.add_argument("runs", nargs="+", help="run files; name=path names a run")
     e.add_argument("-m", "--measure", action="append", dest="measures",
                    help="measure in ir_measures syntax, e.g. nDCG@10, AP, P(rel=2)@5 (repeatable)")
     e.add_argument("-q", "--per-query", action="store_true", help="print per-query values too")
@@ -109,6 +110,8 @@ def register(sub) -> None:
                    help="score: trec_eval order (score desc, docno desc); rank: use the rank column")
     e.add_argument("--on-duplicate", choices=("error", "first"), default="error")
     e.add_argument("--format", choices=("trec", "tsv", "json", "table", "latex"), default="trec")
+    add_latex_options(e)
+    add_figure_options(e)
     scale = e.add_argument_group("scale-out (runs larger than memory; see docs/scale.md)")
     scale.add_argument("--engine", choices=tuple(ENGINES), default=None,
                        help="local: in memory; streaming: split the run into buckets by query and score one "
@@ -132,7 +135,8 @@ def register(sub) -> None:
 
 def cmd_eval(args) -> int:
     measures = gained(args.measures or list(DEFAULT_MEASURES), args)
-    engine = getattr(args, "engine", None) or choose_engine(list(args.runs))
+    runs = named_runs(args.runs)
+    engine = getattr(args, "engine", None) or choose_engine(runs)
     if engine != "dask" and getattr(args, "scheduler", None):
         raise MetricsError("--scheduler needs --engine dask", fix="add --engine dask, or drop --scheduler")
     options = {}
@@ -144,10 +148,14 @@ def cmd_eval(args) -> int:
                    "progress": terminal_progress(sys.stderr) if args.progress else None}
     started = time.perf_counter()
     given = dict(**evaluation_options(args), max_depth=args.max_depth, ties=args.ties, on_duplicate=args.on_duplicate)
-    if engine == "local" and args.format in ("trec", "tsv", "json"):
+    if engine == "local" and args.format in ("trec", "tsv", "json") and not args.figures:
         defer_pandas()
-    scores = engine_scores(args.qrels, list(args.runs), measures, engine=engine, **given, **options)
+    scores = engine_scores(args.qrels, runs, measures, engine=engine, **given, **options)
     if engine != "local" and args.progress:
         print(f"{engine} engine: {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    print(render(scores, args.format, args.per_query))
+    print(render(scores, args.format, args.per_query, latex_options(args)))
+    if args.figures:
+        from ..report.figures.sets import evaluation_figures
+
+        write_figures(evaluation_figures(means(frame_of(scores))), args)
     return 0

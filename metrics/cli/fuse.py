@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..analysis import fusion
 from ..errors import MetricsError
+from . import named_runs
 
 
 def register(sub) -> None:
@@ -61,7 +62,7 @@ def parse_weights(text: str | None) -> list[float] | None:
 def run(args) -> int:
     if len(args.runs) < 2:
         raise MetricsError(f"fusion needs at least two runs, got {len(args.runs)}", fix="give two or more runs")
-    fused, recipe = fusion.fuse(list(args.runs), args.method, k=args.k, norm=args.norm,
+    fused, recipe = fusion.fuse(named_runs(args.runs), args.method, k=args.k, norm=args.norm,
                                 weights=parse_weights(args.weights), depth=args.depth, keep=args.keep,
                                 name=args.name, on_duplicate=args.on_duplicate)
     if args.output == "-":

@@ -18,6 +18,7 @@ from .. import __version__, stats
 from ..analysis import headroom as analysis
 from ..errors import MetricsError
 from ..report.text import format_p, percent
+from . import named_run
 from .eval import add_evaluation_options, evaluation_options, gained
 
 FORMATS = ("table", "tsv", "json")
@@ -71,7 +72,8 @@ def register(sub) -> None:
 def run(args) -> int:
     (measure,) = gained([args.measure], args)
     options = evaluation_options(args)
-    result = analysis.headroom(args.qrels, args.first, args.reranked, depth=args.depth, measure=measure,
+    first, reranked = named_run(args.first), named_run(args.reranked)
+    result = analysis.headroom(args.qrels, first, reranked, depth=args.depth, measure=measure,
                                sweep=depth_list(args.sweep), test=args.test, correction=args.correction,
                                seed=args.seed, resamples=args.resamples, **options)
     print(render(result, args.format, args.per_query, options["missing"]))

@@ -9,11 +9,12 @@ import argparse
 import pandas as pd
 
 from .. import __version__
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED, TESTS
 from ..stats.behaviour import label_agreement, system_shift
+from . import named_runs
 from .eval import add_evaluation_options, evaluation_options, gained
 
 DEFAULT_MEASURE = "nDCG@10"
@@ -53,7 +54,7 @@ def run(args) -> int:
                 "qrels_a_sha256": qrels_a.digest, "qrels_b": str(args.qrels_b), "qrels_b_sha256": qrels_b.digest,
                 "threshold": args.threshold}
     if args.runs:
-        runs = as_runs(list(args.runs))
+        runs = as_runs(named_runs(args.runs))
         measures = gained(args.measures or [DEFAULT_MEASURE], args)
         shift = system_shift(qrels_a, qrels_b, runs, measures, test=args.test, alpha=args.alpha, seed=args.seed,
                              **evaluation_options(args))

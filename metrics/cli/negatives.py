@@ -14,9 +14,9 @@ import sys
 from .. import io
 from ..analysis.judgments import training_set
 from ..errors import MetricsError
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..ranking import rank
-from . import positive_int
+from . import named_runs, positive_int
 
 
 def register(subparsers) -> None:
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     qrels = io.read_qrels(args.qrels)
-    parsed = as_runs(list(args.runs), on_duplicate=args.on_duplicate)
+    parsed = as_runs(named_runs(args.runs), on_duplicate=args.on_duplicate)
     ranked = {r.name: rank(r, qrels, ties=args.ties) for r in parsed}
     data = training_set(qrels, ranked, depth=args.depth, per_query=args.per_query, min_grade=args.min_grade,
                         include_unjudged=args.include_unjudged)

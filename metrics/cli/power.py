@@ -8,12 +8,13 @@ import argparse
 import pandas as pd
 
 from ..engines import evaluate
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED, paired_matrix
 from ..stats.behaviour import discriminative_power
 from ..stats.behaviour.power import DEFAULT_ALPHA, DEFAULT_DELTA, DEFAULT_POWER, DEFAULT_TRIALS
+from . import named_runs
 from .agreement import need_runs, settings_of
 from .eval import add_evaluation_options, evaluation_options, gained
 
@@ -43,7 +44,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     measures = gained(args.measures or [DEFAULT_MEASURE], args)
-    qrels, runs = read_qrels(args.qrels), as_runs(list(args.runs))
+    qrels, runs = read_qrels(args.qrels), as_runs(named_runs(args.runs))
     need_runs(runs)
     options = evaluation_options(args)
     frame = evaluate(qrels, runs, measures, **options)

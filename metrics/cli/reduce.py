@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..evaluate import as_runs
+from ..evaluation import as_runs
 from ..io import read_qrels
 from ..report.behaviour import FORMATS, render
 from ..stats import DEFAULT_SEED
 from ..stats.behaviour import reduction_curves
 from ..stats.behaviour.reduction import DEFAULT_MEASURES
+from . import named_runs
 from .agreement import need_runs, settings_of
 from .eval import add_evaluation_options, evaluation_options, gained
 
@@ -47,7 +48,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     measures = gained(args.measures or list(DEFAULT_MEASURES), args)
-    qrels, runs = read_qrels(args.qrels), as_runs(list(args.runs))
+    qrels, runs = read_qrels(args.qrels), as_runs(named_runs(args.runs))
     need_runs(runs)
     out = reduction_curves(qrels, runs, measures, keep=args.keep, depths=args.pool_depth, seed=args.seed,
                            **evaluation_options(args))

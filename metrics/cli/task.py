@@ -16,7 +16,8 @@ import os
 from pathlib import Path
 
 from ..errors import MetricsError
-from ..tasks import TaskDefinition, Tasks, parse_time
+from ..tasks import TaskDefinition, Tasks, TeamView, parse_time
+from ..tasks import views as task_views
 from ..tasks.views import FORMATS
 
 
@@ -109,13 +110,14 @@ def cmd_submit(args) -> int:
     access = tasks.open(args.link)
     path = Path(args.run)
     sid = access.submit(path, args.label, path.name)
-    view = access.view()
-    mine = next(s for s in view["submissions"] if s["id"] == sid)
-    n = view["task"]["n_public"]
-    print(f"submission {sid} ({mine['label']}) received {mine['received']}; public scores over {n} topics:")
-    for measure, value in mine["public_means"].items():
+    view = task_views.view(access)
+    assert isinstance(view, TeamView)  # submit() above refused any other link
+    mine = next(s for s in view.submissions if s.id == sid)
+    n = view.task.n_public
+    print(f"submission {sid} ({mine.label}) received {mine.received}; public scores over {n} topics:")
+    for measure, value in mine.means_public.items():
         print(f"{measure}\t{value:.4f}")
-    left = view["allowance"]["left"]
+    left = view.allowance.left
     if left is not None:
         print(f"submissions left: {left}")
     return 0
@@ -134,5 +136,5 @@ def cmd_release(args) -> int:
 
 
 def cmd_standings(args) -> int:
-    print(Tasks().open(args.link).standings(args.format), end="")
+    print(task_views.export_board(task_views.view(Tasks().open(args.link)), args.format), end="")
     return 0

@@ -5,19 +5,15 @@ over a Dask cluster). All three give identical per-query values; the streaming a
 memory by a bucket. See docs/scale.md.
 
 Only ``local`` and ``buckets`` are imported with the package, so that evaluating in memory
-imports neither pandas nor Dask. ``streaming`` and ``partition`` are lazy modules (importlib's
-LazyLoader: each runs on its first attribute access; registered here, so that importing
-``partition`` later never rebinds this package's ``partition``, the function), and the names
-below from ``partition``, ``streaming`` and ``dask`` are looked up on first use (PEP 562).
+imports neither pandas nor Dask: :func:`evaluate` imports ``streaming`` when it streams, and the
+names below from ``partitioning``, ``streaming`` and ``dask`` are looked up on first use (PEP 562).
 """
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 from typing import TYPE_CHECKING
 
-from ..evaluate import DEFAULT_MEASURES, Scores, scores_of, takes_options
+from ..evaluation import DEFAULT_MEASURES, Scores, scores_of, takes_options
 from . import local
 from .buckets import (
     ENGINES,
@@ -35,14 +31,14 @@ from .local import local_runs, read_run_files
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .partition import Progress
+    from .partitioning import Progress
 
 __all__ = ["ENGINES", "HASH", "Partition", "Progress", "bucket_of", "check_engine", "choose_engine", "crc32",
            "default_buckets", "evaluate", "evaluate_partition", "local_cluster", "local_runs", "memory_threshold",
            "partition", "read_bucket", "read_run_files", "scores", "streaming_threshold", "to_dask"]
 
-LAZY = {"Partition": "partition", "Progress": "partition", "partition": "partition", "read_bucket": "partition",
-        "evaluate_partition": "streaming", "local_cluster": "dask", "to_dask": "dask"}
+LAZY = {"Partition": "partitioning", "Progress": "partitioning", "partition": "partitioning",
+        "read_bucket": "partitioning", "evaluate_partition": "streaming", "local_cluster": "dask", "to_dask": "dask"}
 """Names of this package that live in a module imported on first use: {name: module}."""
 
 
@@ -58,29 +54,12 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(LAZY))
 
 
-def _lazy_module(name: str):
-    """The submodule ``name``, executed on its first attribute access (importlib.util.LazyLoader)."""
-    full = f"{__name__}.{name}"
-    if full in sys.modules:
-        return sys.modules[full]
-    spec = importlib.util.find_spec(full)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[full] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-streaming = _lazy_module("streaming")
-_lazy_module("partition")
-
-
 @takes_options
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, engine: str | None = None, buckets: int | None = None,
              scheduler: str | None = None, workers: int | None = None, workdir=None, allowed=None,
              **options) -> pd.DataFrame:
     """Evaluate runs against qrels: a tidy frame ``system, qid, measure, value``; ``options``:
-    :class:`metrics.evaluate.Options` (missing, judged_only, inferred, max_depth, rel_level, ties,
+    :class:`metrics.evaluation.Options` (missing, judged_only, inferred, max_depth, rel_level, ties,
     on_duplicate, progress).
 
     ``engine``: one of :data:`ENGINES`: ``"local"`` (in memory), ``"streaming"`` (the run split into
@@ -102,13 +81,15 @@ def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, engine: str | None = Non
     engine = check_engine(choose_engine(runs, allowed=allowed) if engine is None else engine)
     if engine == "local":
         return local.evaluate(qrels, runs, measures, allowed=allowed, **options)
+    from . import streaming
+
     return streaming.evaluate(qrels, runs, measures, engine=engine, buckets=buckets, scheduler=scheduler,
                               workers=workers, workdir=workdir, allowed=allowed, **options)
 
 
 @takes_options
 def scores(qrels, runs, measures=DEFAULT_MEASURES, *, engine: str | None = None, **kwargs) -> list[Scores]:
-    """:func:`evaluate` as arrays (:class:`metrics.evaluate.Scores`, what the command line prints
+    """:func:`evaluate` as arrays (:class:`metrics.evaluation.Scores`, what the command line prints
     from); the local engine computes them without pandas."""
     engine = check_engine(choose_engine(runs, allowed=kwargs.get("allowed")) if engine is None else engine)
     if engine == "local":

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..evaluate import run_specs
+from ..evaluation import run_specs
 from ..io.paths import expand, filesystem, is_url
 from ..io.sniff import compression_of
 from ..ranking import run_heads

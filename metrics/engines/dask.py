@@ -11,7 +11,7 @@ import types
 import pandas as pd
 
 from ..errors import MetricsError
-from .partition import Partition, read_bucket
+from .partitioning import Partition, read_bucket
 from .parts import FRAGMENT_SCHEMA
 
 

@@ -1,7 +1,7 @@
 """The local engine: everything in memory. A run given as several files (a glob, a folder, an
 fsspec URL or a list of shards) is read into one :class:`metrics.io.Run` first.
 
-:func:`scores` is the engine as arrays (:class:`metrics.evaluate.Scores`), what the command
+:func:`scores` is the engine as arrays (:class:`metrics.evaluation.Scores`), what the command
 line prints from; :func:`evaluate` is its tidy frame. The partition and streaming modules are
 imported only for runs given as several files or paths a visitor named.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import io
-from ..evaluate import DEFAULT_MEASURES, Scores, frame_of, run_specs, score_runs
+from ..evaluation import DEFAULT_MEASURES, Scores, frame_of, run_specs, score_runs
 from ..io.paths import display_name, expand, filesystem, is_shards, is_url, shard_name, stem
 from ..io.sniff import compression_of
 from ..io.validate import quoting
@@ -30,7 +30,7 @@ def read_run_files(files, *, name: str | None = None, on_duplicate: str = "error
     """One run from several files (shards) in memory, for the local engine: each file read by
     metrics.io, then duplicates across files checked with file and line. ``allowed``: see
     :func:`metrics.io.paths.expand` (server files a visitor named: checked, never quoted)."""
-    from .partition import duplicates
+    from .partitioning import duplicates
 
     paths = expand(files, allowed=allowed)
     name = name or shard_name(files if isinstance(files, (list, tuple)) else str(files))
@@ -79,10 +79,10 @@ def local_runs(runs, *, on_duplicate: str = "error", allowed=None):
 
 def scores(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
            **options) -> list[Scores]:
-    """The local engine as arrays: :func:`metrics.evaluate.score_runs` on ``runs``, multi-file runs
+    """The local engine as arrays: :func:`metrics.evaluation.score_runs` on ``runs``, multi-file runs
     read into memory."""
     if allowed is not None:
-        from .partition import read_qrels_at
+        from .partitioning import read_qrels_at
 
         qrels = read_qrels_at(qrels, allowed=allowed)
         if options.get("inferred") is not None:
@@ -100,7 +100,7 @@ first read in one pass, its queries scored as they end (:mod:`metrics.engines.co
 
 def _one_pass(name, run, qrels: io.Qrels, measures: list, o) -> Scores | None:
     """``run``'s scores from one pass over it, or None (not a large local TREC text file of
-    contiguous queries free of problems: :func:`metrics.evaluate.score_runs` reads it whole)."""
+    contiguous queries free of problems: :func:`metrics.evaluation.score_runs` reads it whole)."""
     if o.inferred is not None or not isinstance(run, (str, Path)) or is_shards(run) or is_url(str(run)):
         return None
     try:
@@ -124,5 +124,5 @@ def _one_pass(name, run, qrels: io.Qrels, measures: list, o) -> Scores | None:
 
 def evaluate(qrels, runs, measures=DEFAULT_MEASURES, *, on_duplicate: str = "error", allowed=None,
              **options) -> pd.DataFrame:
-    """The local engine: :func:`metrics.evaluate.evaluate` on ``runs``, multi-file runs read into memory."""
+    """The local engine: :func:`metrics.evaluation.evaluate` on ``runs``, multi-file runs read into memory."""
     return frame_of(scores(qrels, runs, measures, on_duplicate=on_duplicate, allowed=allowed, **options))

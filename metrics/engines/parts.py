@@ -4,10 +4,9 @@ normalisation, validation and messages; line numbers shifted to the original fil
 each bucket's rows to its own Arrow IPC fragment ``run/b{bucket}/p{part}.arrow``. Memory is
 bounded by the piece size, never by the run.
 
-One file for one task, at about 615 lines: the piece reader, the three part readers (text,
-parquet, whole file) and the fragment writers share ``PartResult``, ``_Writers`` and one rule,
-that every line number and row shift refers to the original file; split, that rule would be
-spread over modules that only make sense together. The text reader (:func:`partition_text`) also
+The piece reader, the three part readers (text, parquet, whole file) and the fragment writers
+share ``PartResult``, ``_Writers`` and one rule: every line number and row shift refers to the
+original file. The text reader (:func:`partition_text`) also
 feeds :mod:`metrics.engines.contiguous`'s scoring sink, so that a run read in one pass is checked
 and parsed by the same code.
 """

@@ -7,7 +7,7 @@ ranges on threads here, or one per worker thread on Dask.
 An evaluation task reads all fragments of its bucket whole (never a row group alone: a query may
 straddle row groups and fragments), checks that every query id hashes to this bucket, checks
 duplicates across files, ranks and scores with the same kernels as the local engine
-(:func:`metrics.ranking.rank`, :func:`metrics.evaluate.evaluate_ranked`). Those are per-query
+(:func:`metrics.ranking.rank`, :func:`metrics.evaluation.evaluate_ranked`). Those are per-query
 independent, so the values are bit-identical to the in-memory engine.
 """
 from __future__ import annotations
@@ -27,13 +27,13 @@ import pyarrow.parquet as pq
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import Options, measure_list, run_specs, takes_options, tidy
+from ..evaluation import Options, measure_list, run_specs, takes_options, tidy
 from ..io.paths import filesystem, is_shards, is_url, join_path, shard_name
 from ..measures import parse
 from . import contiguous
 from .buckets import PARTITIONED, bucket_of, check_engine, local_threads
 from .dask import client_for, is_local_address
-from .partition import (
+from .partitioning import (
     Partition,
     Progress,
     duplicates,
@@ -201,7 +201,7 @@ def evaluate(qrels, runs, measures, *, engine: str = "streaming", buckets: int |
              row_group_rows: int = ROW_GROUP_ROWS, allowed=None, **options) -> pd.DataFrame:
     """``metrics.evaluate`` with ``engine="streaming"`` or ``"dask"``: partition each run, then evaluate
     its buckets. Inputs that are not files (DataFrames, parsed Runs, dicts) are written as parquet first.
-    ``options``: :class:`metrics.evaluate.Options`.
+    ``options``: :class:`metrics.evaluation.Options`.
 
     ``workdir`` holds the buckets (default: a temporary folder, removed afterwards; a remote Dask
     cluster needs a folder or URL its workers can read). ``allowed``: see
@@ -277,7 +277,7 @@ def _spill(spec, name, base: str, i: int, on_duplicate: str):
 
 
 def _unique_systems(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
-    """Same names get #1, #2 suffixes, as metrics.evaluate.as_runs does."""
+    """Same names get #1, #2 suffixes, as metrics.evaluation.as_runs does."""
     names = [str(f["system"].iloc[0]) if len(f) else "" for f in frames]
     counts: dict[str, int] = {}
     out = []

@@ -34,7 +34,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -267,7 +267,7 @@ def _bulk_jsonl(data: bytes) -> pd.DataFrame | None:
     id_name = next((n for n in QID_NAMES if n in lowered), None)
     if id_name is None:
         return None
-    columns = {}
+    columns: dict[str, Any] = {}
     for name, col in zip(lowered, table.columns):
         typ = col.type
         if name == id_name:

@@ -36,7 +36,10 @@ class _Lines:
 def read_sgml(text: str, source: str) -> list:
     """Topics of ``<top>`` blocks: every tag starts a field that runs to the next tag."""
     line_of = _Lines(text)
-    topics, fields, top_at, field, field_start = [], None, None, None, 0
+    topics: list[tuple] = []
+    fields: dict[str, list[str]] | None = None   # the open topic's fields, None between topics
+    field: str | None = None
+    top_at = field_start = 0
 
     def close(end: int) -> None:
         if fields is not None and field is not None:

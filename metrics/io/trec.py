@@ -60,7 +60,8 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
     return _diagnose(norm, kind, origin), origin
 
 
-def read_trec_blocks(src, kind: Kind, source: str, plain_head, digest=None) -> tuple[pa.Table, Origin, str] | None:
+def read_trec_blocks(src, kind: Kind, source: str, plain_head,
+                     digest=None) -> tuple[pa.Table, Origin, str | None] | None:
     """A large single-space TREC text read in blocks: (table, source, sha256 of the blocks or
     None), or None.
 

@@ -16,7 +16,8 @@ def upload_refusals(files, settings: settings_module.Settings | None = None) -> 
     or (name, bytes or size) pairs.
     """
     settings = settings_module.load() if settings is None else settings
-    refusals, kept, total = [], 0, 0
+    refusals: list[MetricsError | None] = []
+    kept, total = 0, 0
     for item in files:
         size = _upload_size(item)
         if kept >= settings.upload_files:

@@ -5,9 +5,8 @@ scores finite, duplicates refused or dropped, ranks filled in canonical order wh
 has none, and the doubtful but usable facts (ties, a rank column that disagrees with the
 scores, negative grades) reported as :class:`Finding` objects.
 
-One file of about 540 lines: every check of :func:`finish` names its row through the same
-:class:`Origin` (the line map, the quoted text, the keys of in-memory rows), and a check moved
-apart would need that object's insides elsewhere.
+Every check of :func:`finish` names its row through the same :class:`Origin` (the line map, the
+quoted text, the keys of in-memory rows).
 """
 from __future__ import annotations
 
@@ -494,7 +493,7 @@ def _order_findings(qcode: np.ndarray, score: np.ndarray, rank: np.ndarray | Non
                     queries: pa.Array) -> list[Finding]:
     """Rank column against score order, and tied scores, per query (vectorised)."""
     n = len(qcode)
-    findings = []
+    findings: list[Finding] = []
     if n < 2:
         return findings
     by_score = None  # (query codes, scores) in an order where scores never rise within a query

@@ -14,13 +14,30 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import MetricsError
-from . import ap, bpref, counts, cutoff, err, g, iprec, ndcg, ndcg_rel, rbp, rprec, rr, sets, text
+from . import (
+    ap,
+    bpref,
+    counts,
+    cutoff,
+    err,
+    g,
+    iprec,
+    judgment_groups,
+    ndcg,
+    ndcg_rel,
+    prefs,
+    rbp,
+    rprec,
+    rr,
+    sets,
+    text,
+)
 from .base import GEOMETRIC_FLOOR, Alias, Family, Measure, Param
 from .base import parse as _parse
 from .context import Context, discount, gain_of
 from .iprec import interpolated_precision
 from .text import TextMeasure, relstring
-from .trec_names import ORDER, TrecMeasure, TrecValue, is_trec_spelling
+from .trec_names import ORDER, FormatMeasure, TrecMeasure, TrecValue, is_trec_spelling
 from .trec_names import plan as _plan
 
 _MODULES = (ndcg, ap, rr, cutoff, rprec, counts, sets, iprec, bpref, ndcg_rel, g, rbp, err)
@@ -29,7 +46,8 @@ REGISTRY: dict[str, Family | Alias] = {f.name: f for mod in _MODULES for f in mo
 for _mod in _MODULES:
     REGISTRY.update(_mod.ALIASES)
 
-TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for mod in (*_MODULES, text) for t in mod.TREC}
+TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for mod in (*_MODULES, text, prefs, judgment_groups)
+                                          for t in mod.TREC}
 assert set(TREC_MEASURES) == set(ORDER), sorted(set(TREC_MEASURES) ^ set(ORDER))
 
 
@@ -41,12 +59,13 @@ def _parse_cached(text: str, family_only: bool = False) -> Measure:
 def _trec_first(text: str) -> bool:
     """True when ``text`` is read as trec_eval spells it: its name is a trec_eval measure or nickname
     and not spelled exactly as one of our names (``map``, ``rbp``, ``P.5``; but ``P``, ``ndcg``)."""
-    name = re.match(r"\s*([A-Za-z0-9_]*)", text).group(1)
+    match = re.match(r"\s*([A-Za-z0-9_]*)", text)
+    name = match.group(1) if match else ""
     return is_trec_spelling(text, TREC_MEASURES) and (name not in REGISTRY or "." in text)
 
 
 def parse(text) -> Measure:
-    """Parse one measure: ``nDCG(dcg=exp-log2)@10``, or a trec_eval spelling of one (``ndcg_cut.10``).
+    """Parse one measure: ``nDCG(dcg='exp-log2')@10``, or a trec_eval spelling of one (``ndcg_cut.10``).
 
     A trec_eval spelling that stands for several measures (``P.5,10``, ``P``)
     is refused here; :func:`expand` gives its list.
@@ -93,6 +112,10 @@ def expand(text) -> list[Measure]:
 def expand_trec(text: str, *, numeric_only: bool = False, num_docs: int = 0) -> list:
     """Our measures for one trec_eval ``-m`` argument, in trec_eval's order (see :func:`trec_plan`)."""
     values = trec_plan([text], num_docs=num_docs)
+    other = next((v for v in values if isinstance(v.measure, FormatMeasure)), None)
+    if other is not None:
+        raise MetricsError(f"{other.printed} needs {' or '.join(other.measure.formats)} judgments, not qrels",
+                           fix=f"python -m metrics trec_eval -R {other.measure.formats[0]} computes it")
     return [v.measure for v in values if not (numeric_only and isinstance(v.measure, TextMeasure))]
 
 
@@ -102,7 +125,7 @@ def trec_plan(args, *, num_docs: int = 0) -> list[TrecValue]:
     Measures are parsed here; text values (relstring, runid) stay :class:`TextMeasure`.
     """
     values = _plan(list(args), TREC_MEASURES, {"num_docs": num_docs})
-    return [TrecValue(v.printed, v.measure if isinstance(v.measure, TextMeasure) else parse(v.measure), v.spec)
+    return [TrecValue(v.printed, parse(v.measure) if isinstance(v.measure, str) else v.measure, v.spec)
             for v in values]
 
 
@@ -148,7 +171,7 @@ def iprec_curve(ranked, levels=iprec.ELEVEN_POINTS, *, rel_level: int = 1, round
 
 
 def parse_family(text) -> Measure:
-    """Parse a measure family for a curve over k: ``P`` or ``nDCG(dcg=exp-log2)``, no cutoff."""
+    """Parse a measure family for a curve over k: ``P`` or ``nDCG(dcg='exp-log2')``, no cutoff."""
     measure = text if isinstance(text, Measure) else _parse_cached(str(text), True)
     if measure.cutoff is not None:
         raise MetricsError(f"curve of {str(text)!r}: give the family without a cutoff",

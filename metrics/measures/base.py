@@ -1,6 +1,6 @@
 """Declarative measure specs and the parser for ir_measures-style names.
 
-A measure string such as ``nDCG(dcg=exp-log2)@10`` names a *family*
+A measure string such as ``nDCG(dcg='exp-log2')@10`` names a *family*
 (``nDCG``), optional parameters and an optional cutoff. Families are data
 (:class:`Family`) plus vectorised kernels: one value per query at a single
 cutoff, and (for rank cutoffs) the whole curve for k = 1..K. ``IPrec@0.1``
@@ -87,6 +87,9 @@ class Measure:
         return self.family.params[key].default
 
     def __str__(self) -> str:
+        """The measure string, in ir_measures' syntax so that ``ir_measures.parse_measure`` reads it:
+        text values quoted (``nDCG(dcg='exp-log2')@10``), parameters in name order. The parser also
+        reads text values unquoted (``dcg=exp-log2``)."""
         text = self.name
         if self.params:
             text += "(" + ",".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
@@ -100,6 +103,8 @@ class Measure:
 
 
 def _format_value(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)   # a Python literal, as ir_measures' parser (Python's ast) wants: 'exp-log2'
     if isinstance(value, dict):
         return "{" + ",".join(f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
@@ -133,6 +138,7 @@ def _convert(family: Family, key: str, raw: str, text: str) -> Any:
         known = ", ".join(family.params) or "none"
         raise MetricsError(f"measure {text!r}: {family.name} has no parameter {key!r}",
                            fix=f"known parameters: {known}")
+    value: Any
     try:
         if spec.type is bool:
             low = raw.strip().lower()
@@ -155,7 +161,7 @@ def _convert(family: Family, key: str, raw: str, text: str) -> Any:
             value = spec.type(ast.literal_eval(raw))
     except (ValueError, SyntaxError, TypeError):
         raise MetricsError(f"measure {text!r}: cannot read {key}={raw!r} as {spec.type.__name__}",
-                           fix="write it like nDCG(dcg=exp-log2)@10 or P(rel=2)@5") from None
+                           fix="write it like nDCG(dcg='exp-log2')@10 or P(rel=2)@5") from None
     if spec.choices is not None and value not in spec.choices:
         raise MetricsError(f"measure {text!r}: {key} must be one of {', '.join(map(str, spec.choices))}",
                            fix=f"got {raw!r}")
@@ -193,7 +199,7 @@ def parse(text: str, registry: dict, family_only: bool = False) -> Measure:
     for part in _split_params(params_text or ""):
         if "=" not in part:
             raise MetricsError(f"measure {text!r}: parameter {part!r} needs the form key=value",
-                               fix="for example nDCG(dcg=exp-log2)@10")
+                               fix="for example nDCG(dcg='exp-log2')@10")
         key, raw = part.split("=", 1)
         pairs.append((key.strip(), raw))
     for key, _ in pairs:

@@ -50,7 +50,7 @@ NUM_NONREL_JUDGED_RET = Family("num_nonrel_judged_ret", "Number of retrieved doc
                                cutoff="none", aggregate="sum")
 
 FAMILIES = (NUM_Q, NUM_RET, NUM_REL, NUM_REL_RET, NUM_NONREL_JUDGED_RET)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 
 
 def _positive_judgments(grades: np.ndarray) -> float:

@@ -49,5 +49,5 @@ ERR = Family("ERR", "Expected reciprocal rank: a cascade user who stops at a doc
              _err, _err_curve)
 
 FAMILIES = (ERR,)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 TREC = ()

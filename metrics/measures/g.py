@@ -50,7 +50,7 @@ BING = Family("binG", "Binary G: mean over relevant documents of 1 / log2(2 + no
               BINARY_PARAMS, _bing, cutoff="none")
 
 FAMILIES = (G, BING)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 TREC = (
     TrecMeasure("binG", "plain", lambda p, o: "binG"),
     TrecMeasure("G", "pairs", lambda pairs, o: gain_spelling("G", pairs)),

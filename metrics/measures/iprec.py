@@ -82,7 +82,7 @@ ELEVEN_PT = Family("11pt_avg", "Mean interpolated precision over recall levels (
                    _eleven_point, cutoff="none")
 
 FAMILIES = (IPREC, ELEVEN_PT)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 
 
 def _levels(values) -> str:

@@ -96,7 +96,7 @@ RNDCG = Family("Rndcg", "nDCG averaged at the R levels of the ideal ranking (tre
                {**GAIN_PARAMS, "rel": BINARY_PARAMS["rel"]}, _rndcg, cutoff="none")
 
 FAMILIES = (NDCG_REL, RNDCG)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 TREC = (
     TrecMeasure("ndcg_rel", "pairs", lambda pairs, o: gain_spelling("ndcg_rel", pairs)),
     TrecMeasure("Rndcg", "pairs", lambda pairs, o: gain_spelling("Rndcg", pairs)),

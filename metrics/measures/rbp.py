@@ -92,7 +92,7 @@ RBP_RESID = Family("rbp_resid", "Residual of RBP: how much RBP could rise if unj
                    {"p": Param(float, 0.9, None, _P), "judged_only": _JUDGED_ONLY}, _rbp_resid)
 
 FAMILIES = (RBP, RBP_RESID)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 
 
 def _p_of(pairs) -> float:

@@ -34,7 +34,7 @@ RPREC_MULT = Family("Rprec_mult", "Precision at rank floor(mult * R + 0.9), R = 
                     _rprec_mult, cutoff="none")
 
 FAMILIES = (RPREC, RPREC_MULT)
-ALIASES = {}
+ALIASES: dict[str, Family] = {}
 TREC = (
     TrecMeasure("Rprec", "plain", lambda p, o: "Rprec"),
     TrecMeasure("Rprec_mult", "cut_double", lambda x, o: f"Rprec_mult(mult={x!r})",

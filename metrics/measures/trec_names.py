@@ -19,6 +19,7 @@ Parameter kinds, as trec_eval's measure initialisers read them:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -58,6 +59,21 @@ class TrecMeasure:
 
 
 @dataclass(frozen=True)
+class FormatMeasure:
+    """A trec_eval measure of another judgment format (``formats``: prefs, qrels_prefs, qrels_jg).
+
+    The trec_eval command computes it from that format's judgments, not ``evaluate`` from qrels;
+    ``aggregate`` is its summary over queries ("mean" or "sum"); ``param`` is what the measure
+    needs per value (a cutoff, or the qrels measure averaged over judgment groups).
+    """
+
+    name: str
+    formats: tuple
+    aggregate: str = "mean"
+    param: Any = None
+
+
+@dataclass(frozen=True)
 class TrecValue:
     """One printed trec_eval value: the name trec_eval prints, our measure, and its spec."""
 
@@ -72,7 +88,10 @@ ORDER = (
     "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
     "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
     "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
-    "rbp", "rbp_resid", "unj",
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg",
+    "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj",
 )
 
 NICKNAMES = {
@@ -85,8 +104,14 @@ NICKNAMES = {
                  "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
                  "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
                  "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+                  "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+                  "prefs_pair_imp", "prefs_avgjg_imp"),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-UNSUPPORTED = ("all_prefs", "prefs", "qrels_jg")  # need preference or multi-judge qrels formats
 
 _ATOF = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _ATOL = re.compile(r"\s*[+-]?\d+")
@@ -121,7 +146,7 @@ def split_arg(arg: str) -> tuple[str, str | None]:
 
 def is_trec_spelling(arg: str, specs: dict) -> bool:
     name = str(arg).partition(".")[0]
-    return name in specs or name in NICKNAMES or name in UNSUPPORTED
+    return name in specs or name in NICKNAMES
 
 
 def _pairs(raw: str, arg: str) -> list[tuple[str, float]]:
@@ -160,6 +185,7 @@ def values_of(spec: TrecMeasure, raw: str | None, options: dict, printed_raw=_SA
         fmt = (lambda c: f"{spec.name}_{c}") if spec.kind == "cut_long" else (lambda c: f"{spec.name}_{c:3.2f}")
         return [TrecValue(fmt(c), spec.build(c, options), spec) for c in cutoffs]
     printed = spec.name if printed_raw is None else f"{spec.name}_{printed_raw}"
+    param: Sequence[Any]
     if spec.kind == "params":
         param = spec.defaults if raw is None else tuple(atof(part) for part in raw.split(","))
     else:
@@ -186,9 +212,6 @@ def plan(args, specs: dict, options: dict | None = None) -> list[TrecValue]:
         name, raw = split_arg(str(arg))
         if raw is not None:
             params.setdefault(name, raw)
-        if name in UNSUPPORTED:
-            raise MetricsError(f"trec_eval measure set {name!r} needs preference or multi-judge qrels",
-                               fix="only the standard qrels format is read; use all_trec, official or set")
         if name in NICKNAMES:
             marked.update(NICKNAMES[name])
         elif name in specs:

@@ -10,12 +10,18 @@ from ..stats import CORRECTIONS, TESTS
 from .text import markers_note
 
 
-def to_latex(table: pd.DataFrame, marks: dict | None = None, stamp: dict | None = None, digits: int = 4) -> str:
+def to_latex(table: pd.DataFrame, marks: dict | None = None, stamp: dict | None = None, digits: int = 4, *,
+             environment: bool = False, caption: str | None = None, label: str | None = None,
+             placement: str = "t") -> str:
     """A booktabs tabular of a system x measure table, the best value per column in bold.
 
     ``marks`` maps (system, measure) to a superscript LaTeX marker (significance);
-    ``stamp`` is written as leading ``%`` comment lines. Rendered by pandas' Styler, whose
-    LaTeX escaping covers the system and measure names: & % $ # _ { } ~ ^ and backslash.
+    ``stamp`` is written as leading ``%`` comment lines, then a comment naming the packages the
+    table needs (booktabs; amssymb for the markers ``\\blacktriangle``). Rendered by pandas'
+    Styler, whose LaTeX escaping covers the system and measure names: & % $ # _ { } ~ ^ and backslash.
+
+    ``environment=True`` wraps the tabular in a complete ``table`` float (``placement``, centred)
+    with ``caption`` (plain text, escaped; default: what the cells and markers mean) and ``label``.
     """
     cols = list(table.columns)
     values = table.to_numpy(dtype=float)
@@ -26,8 +32,34 @@ def to_latex(table: pd.DataFrame, marks: dict | None = None, stamp: dict | None 
     cells.columns.name = "System"
     styler = cells.style.format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
     body = styler.to_latex(hrules=True, column_format="l" + "r" * len(cols))
+    marked = any((marks or {}).values())
     head = "".join(f"% {key}: {json.dumps(value)}\n" for key, value in (stamp or {}).items())
-    return head + body
+    head += "% needs \\usepackage{booktabs}" + ("\\usepackage{amssymb}" if marked else "") + "\n"
+    if not environment:
+        return head + body
+    text = _escape(caption) if caption is not None else _default_caption(marked, (stamp or {}).get("baseline"))
+    lines = [f"\\begin{{table}}[{placement}]", "\\centering", f"\\caption{{{text}}}"]
+    if label:
+        lines.append(f"\\label{{{label}}}")
+    return head + "\n".join(lines) + "\n" + body + "\\end{table}\n"
+
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def _escape(text: str) -> str:
+    """Plain text as LaTeX text: the ten special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _default_caption(marked: bool, baseline) -> str:
+    text = "Mean over queries per system and measure; the best value of each measure in bold."
+    if marked:
+        against = f" than the baseline {_escape(baseline)}" if baseline else " than the baseline"
+        text += (" $^{\\blacktriangle}$ and $^{\\blacktriangledown}$: significantly better and worse"
+                 f"{against}.")
+    return text
 
 
 def _cell(value: float, best: bool, mark: str | None, digits: int) -> str:

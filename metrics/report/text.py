@@ -5,13 +5,13 @@ import math
 import sys
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..settings import human_bytes
-from ..stats.compare import BETTER, WORSE
+from ..stats.comparison import BETTER, WORSE
 
 if TYPE_CHECKING:
-    from ..engines.partition import Progress
+    from ..engines.partitioning import Progress
 
 LATEX_MARKERS = {BETTER: "\\blacktriangle", WORSE: "\\blacktriangledown"}
 """The LaTeX command that stands for each significance marker of :func:`metrics.stats.compare`."""
@@ -58,7 +58,7 @@ def markers_note(test: str, correction: str, alpha: float) -> str:
 def terminal_progress(stream=None, *, min_interval: float = 0.5) -> Progress:
     """A progress callback that writes one line per step to ``stream`` (stderr), throttled."""
     stream = stream or sys.stderr
-    last = {"t": 0.0, "message": None}
+    last: dict[str, Any] = {"t": 0.0, "message": None}
     tty = hasattr(stream, "isatty") and stream.isatty()
 
     def report(done: int, total: int, message: str) -> None:

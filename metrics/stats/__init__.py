@@ -60,7 +60,7 @@ from .common import (
     TESTS,
     TIE_TOLERANCE,
 )
-from .compare import COMPARE_COLUMNS, compare, difference_profile, paired_matrix, per_query, versus_baseline
+from .comparison import COMPARE_COLUMNS, compare, difference_profile, paired_matrix, per_query, versus_baseline
 from .corrections import adjust, benjamini_hochberg, bonferroni, holm
 from .paired import (
     effect_size,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetricsError
-from ..evaluate import TIE_DECIMALS
+from ..evaluation import TIE_DECIMALS
 from .common import DEFAULT_LEVEL, check_level, scipy_stats
 
 

@@ -157,9 +157,9 @@ def randomization_pvalues(diffs, *, permutations: int = DEFAULT_PERMUTATIONS, se
         extreme = np.zeros(len(sampled), dtype=np.int64)
         for block in sign_bytes(n, permutations, seed):
             index = block + offsets
-            for j in range(len(sampled)):  # a handful of comparisons; each is one gather over the block
-                flipped = tables[j].take(index).sum(axis=1)
-                extreme[j] += np.count_nonzero(np.abs(total[j] - 2.0 * flipped) >= threshold[j])
+            for c in range(len(sampled)):  # a handful of comparisons; each is one gather over the block
+                flipped = tables[c].take(index).sum(axis=1)
+                extreme[c] += np.count_nonzero(np.abs(total[c] - 2.0 * flipped) >= threshold[c])
         p[sampled] = (extreme + 1.0) / (permutations + 1.0)
     return shaped(p, single)
 

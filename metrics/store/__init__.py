@@ -7,7 +7,7 @@ one-line open errors), ``registry`` (a SQLite registry of token hashes that proc
 keyed by content digests), ``records`` (what a workspace lists and raises), the parts of a workspace
 (``collections``, ``runs``, ``extras``, ``cached``, ``shared``), ``workspace`` (:class:`Workspace`, their
 facade: one file, every change one transaction), ``workspaces``
-(:class:`Workspaces`: private visitor workspaces behind tokens, shared read-only samples, TTL).
+(:class:`WorkspaceRegistry`: private visitor workspaces behind tokens, shared read-only samples, TTL).
 """
 from .connection import WorkspaceLocked
 from .registry import Registry, token_hash
@@ -24,8 +24,8 @@ from .workspace import (
     Workspace,
     default_path,
 )
-from .workspaces import Access, Pristine, Sample, WorkspaceExpired, WorkspaceNotFound, Workspaces, view_token_of
+from .workspaces import Access, Pristine, Sample, WorkspaceExpired, WorkspaceNotFound, WorkspaceRegistry, view_token_of
 
 __all__ = ["FILE_NAME", "Access", "CollectionInfo", "Pristine", "QrelsInfo", "Quota", "QuotaExceeded",
            "ReadOnlyWorkspace", "Registry", "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired",
-           "WorkspaceLocked", "WorkspaceNotFound", "Workspaces", "default_path", "token_hash", "view_token_of"]
+           "WorkspaceLocked", "WorkspaceNotFound", "WorkspaceRegistry", "default_path", "token_hash", "view_token_of"]

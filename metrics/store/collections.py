@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import io
 from ..errors import MetricsError
@@ -46,7 +46,7 @@ class Collections:
                    (SELECT count(*) FROM topics t WHERE t.collection_id = c.id),
                    (SELECT count(*) FROM docs d WHERE d.collection_id = c.id)
             FROM collections c ORDER BY c.id""").fetchall()
-        stored = {}
+        stored: dict[str, Any] = {}
         for role in ("qrels", "proxy", "run"):
             for info, cid in tables.infos(cur, role=role, layout=self._layout):
                 stored.setdefault((cid, role), []).append(info)

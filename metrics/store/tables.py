@@ -18,9 +18,8 @@ collections counts its lines once and each link; so linking one stored qrels int
 a thousand collections is not free either. Names are at most 200 characters,
 without control characters or bidirectional overrides.
 
-One module for all tables (about 620 lines): the schema, its migrations and the steps that
-read and write it change together, and a step that fails midway must be testable against
-the same schema text.
+The schema, its migrations and the steps that read and write it change together, and a step
+that fails midway is tested against the same schema text.
 """
 from __future__ import annotations
 
@@ -176,6 +175,15 @@ def one(cur, sql: str, params=None) -> tuple | None:
     return rows[0] if rows else None
 
 
+def row(cur, sql: str, params=None) -> tuple:
+    """The row of a query that returns one by construction (an aggregate, a sequence's next value)."""
+    found = one(cur, sql, params)
+    if found is None:
+        raise MetricsError("the workspace file lacks a row it should hold", source="workspace",
+                           fix="reload the page; if this stays, start a new workspace")
+    return found
+
+
 # -- objects (stored runs and qrels) ---------------------------------------------------
 
 
@@ -192,14 +200,14 @@ def store_object(cur, kind: str, obj, recipe: dict | None = None) -> int:
         return found
     lines, schema = LINES[kind]
     table = conform(obj.table, schema, obj.source)
-    object_id = one(cur, "SELECT nextval('object_ids')")[0]
+    object_id = row(cur, "SELECT nextval('object_ids')")[0]
     n = table.num_rows
     incoming = table.append_column("pos", pa.array(np.arange(n, dtype=np.int64)))
     columns = ", ".join(schema.names)
     if kind == "run":
         incoming, columns = _coded_run(cur, object_id, incoming), "q, docno, score, rank, t"
     insert_rows(cur, lines, f"pos, {columns}", incoming, object_id)
-    n_queries = one(cur, "SELECT count(*) FROM run_keys WHERE object_id = ? AND key = 'qid'", [object_id])[0] \
+    n_queries = row(cur, "SELECT count(*) FROM run_keys WHERE object_id = ? AND key = 'qid'", [object_id])[0] \
         if kind == "run" else pc.count_distinct(table.column("qid")).as_py()
     cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes, recipe) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -250,8 +258,8 @@ def usage(cur) -> tuple[int, int]:
              f"SELECT coalesce(sum(strlen(name) + {LINK_BYTES}), 0) FROM collections"]
     parts += [f"SELECT coalesce(sum(strlen({key}) + coalesce(strlen({value}), 0) + 8), 0) FROM {what}"
               for what, (key, value, _) in EXTRAS.items()]
-    total = sum(one(cur, sql)[0] for sql in parts)
-    runs = one(cur, "SELECT count(*) FROM links WHERE role = 'run'")[0]
+    total = sum(row(cur, sql)[0] for sql in parts)
+    runs = row(cur, "SELECT count(*) FROM links WHERE role = 'run'")[0]
     return int(total), int(runs)
 
 
@@ -355,7 +363,7 @@ def _fetch_coded_run(cur, object_id: int) -> pa.Table:
 
 def order(cur) -> str:
     """Rows come back in insertion order unless DuckDB was told it need not keep it."""
-    keep = one(cur, "SELECT current_setting('preserve_insertion_order')")[0]
+    keep = row(cur, "SELECT current_setting('preserve_insertion_order')")[0]
     return "" if keep in (True, "true") else " ORDER BY pos"
 
 
@@ -418,7 +426,8 @@ def infos(cur, *, role: str, collection_id: int | None = None, name: str | None 
           layout: Layout = CURRENT) -> list[tuple[StoredInfo, int]]:
     """(info, collection id) of the links in ``role``, optionally of one collection / one name
     (``layout``: the file's, for a read-only file of an older schema)."""
-    where, params = ["l.role = ?"], [role]
+    where: list[str] = ["l.role = ?"]
+    params: list[object] = [role]
     if collection_id is not None:
         where.append("l.collection_id = ?")
         params.append(collection_id)
@@ -458,7 +467,7 @@ def collection_names(cur) -> list[str]:
 def create_collection(cur, name: str, qrels, proxy, topics: pa.Table | None, docs: pa.Table | None,
                       created: datetime | None = None) -> int:
     """Insert a collection around its judgments, topics and docs; its id."""
-    cid = one(cur, "SELECT nextval('collection_ids')")[0]
+    cid = row(cur, "SELECT nextval('collection_ids')")[0]
     cur.execute("INSERT INTO collections VALUES (?, ?, NULL, ?)", [cid, name, created or now()])
     link(cur, cid, "qrels", store_object(cur, "qrels", qrels), qrels.name, qrels.source)
     if proxy is not None:
@@ -635,7 +644,8 @@ def conform(table: pa.Table, schema: pa.Schema, source: str) -> pa.Table:
 
 
 def findings_to_json(findings) -> str:
-    items = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) else dict(f) for f in findings or []]
+    items = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) and not isinstance(f, type) else dict(f)
+             for f in findings or []]
     return json.dumps(items, default=_json_value)
 
 

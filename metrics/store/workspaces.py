@@ -3,12 +3,11 @@
 ``personal`` mode has one workspace, ``$NDCG_LAB_HOME/workspace.duckdb``, holding the
 sample collections like any other. ``shared`` mode gives every visitor a workspace of
 their own, reached by a token, with the samples shared read-only beneath it. A visitor
-who only reads has none: :class:`Pristine` shows them :meth:`Workspaces.blank` and
+who only reads has none: :class:`Pristine` shows them :meth:`WorkspaceRegistry.blank` and
 creates their workspace at their first change.
 
-One module (about 550 lines): the manager, its registry of tokens, the open-file bound, the
-blank and :class:`Pristine` share one lock and one life cycle (create, open, suspend, sweep),
-and a split would pass that lock between modules.
+The registry, its tokens, the open-file bound, the blank and :class:`Pristine` share one lock
+and one life cycle (create, open, suspend, sweep).
 
 Storage: one DuckDB file per visitor workspace (``shared/workspaces/<id>.duckdb``).
 - Isolation by construction: a session holds a :class:`~metrics.store.Workspace` bound to
@@ -34,7 +33,7 @@ a changed sample gets a new file), opened read-only, the base of every visitor w
 (:mod:`metrics.store` copies a sample into the visitor's file when they change it).
 
 Idle workspaces: the last access is kept in memory at every operation and written to the
-registry at most once a minute; :meth:`Workspaces.sweep` removes those idle longer than
+registry at most once a minute; :meth:`WorkspaceRegistry.sweep` removes those idle longer than
 the TTL and keeps a tombstone for 30 days, so that an old link says "expired" rather
 than "unknown".
 """
@@ -64,7 +63,8 @@ from ..settings import Settings
 from .registry import Registry, token_hash
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
-__all__ = ["Workspaces", "Access", "Pristine", "Sample", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
+__all__ = ["WorkspaceRegistry", "Access", "Pristine", "Sample", "WorkspaceNotFound", "WorkspaceExpired",
+           "view_token_of"]
 
 TOKEN_BYTES = 24
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
@@ -105,7 +105,7 @@ class Access:
 
 class Pristine:
     """A new visitor's workspace before their first change: it reads as a new workspace reads
-    (:meth:`Workspaces.blank`: the shared samples, nothing of the visitor's own) while nothing of it
+    (:meth:`WorkspaceRegistry.blank`: the shared samples, nothing of the visitor's own) while nothing of it
     exists on the server. The first change (a :class:`Workspace` method marked ``changes_workspace``)
     calls ``create`` (once, however many threads change it at once), then goes to the workspace
     made, as does every call after it; ``access`` is that workspace's access (None before)."""
@@ -225,8 +225,9 @@ def lock_home(folder: Path) -> None:
         _HOMES[key] = fd
 
 
-class Workspaces:
-    """Opens the workspaces of a server; one per process, shared by its sessions (threads).
+class WorkspaceRegistry:
+    """The registry of a server's workspace files: opens them, makes and sweeps them; one per process,
+    shared by its sessions (threads).
     In shared mode one process per ``NDCG_LAB_HOME`` (:func:`lock_home`).
 
     Personal mode: :meth:`personal`. Shared mode: :meth:`create` for a new visitor,
@@ -268,7 +269,7 @@ class Workspaces:
         holding the samples from its first opening; one Workspace per file for all sessions."""
         if self.settings.shared:
             raise MetricsError("this server is in shared mode: every visitor has a workspace of their own",
-                               fix="open a workspace with its link (Workspaces.open) or make one (create)")
+                               fix="open a workspace with its link (WorkspaceRegistry.open) or make one (create)")
         path = Path(self.settings.home) / FILE_NAME if path is None else Path(path).expanduser()
         key = str((path / FILE_NAME if path.is_dir() else path).resolve())
         with self._lock:
@@ -432,7 +433,7 @@ class Workspaces:
     def _require_shared(self) -> None:
         if not self.settings.shared:
             raise MetricsError("workspace links exist only in shared mode", source="NDCG_LAB_MODE",
-                               fix="set NDCG_LAB_MODE=shared, or use Workspaces.personal()")
+                               fix="set NDCG_LAB_MODE=shared, or use WorkspaceRegistry.personal()")
 
     def _expired(self) -> WorkspaceExpired:
         days = (self.settings.ttl or 0) / 86400

@@ -8,15 +8,17 @@ qrels and seed give the same split on every machine.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
 from ..errors import MetricsError
-from ..evaluate import measure_list
+from ..evaluation import measure_list
 from ..measures import parse, with_gain
 from ..stats import CORRECTIONS, TESTS
 
@@ -28,7 +30,7 @@ TITLE_LIMIT = 200
 DESCRIPTION_LIMIT = 20_000
 
 
-def parse_time(text, *, what: str = "time") -> float:
+def parse_time(text: str | float | datetime, *, what: str = "time") -> float:
     """Seconds since the epoch of an ISO 8601 time (``2026-12-01T18:00``, ``...Z``, ``...+01:00``;
     no zone means UTC), a datetime, or a number of seconds."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
@@ -97,7 +99,7 @@ class TaskDefinition:
     test: str = "t"
     correction: str = "holm"
     alpha: float = 0.05
-    extra: dict = field(default_factory=dict, compare=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def primary(self) -> str:
@@ -113,11 +115,11 @@ class TaskDefinition:
                                f"{DESCRIPTION_LIMIT} characters)", fix="shorten it")
         if self.gain not in (None, "exp", "linear"):
             raise MetricsError(f"unknown gain {self.gain!r}", fix="use exp or linear")
-        measures = []
+        named = []
         for m in measure_list(list(self.measures) or ["nDCG@10"]):
             text = str(parse(m))
-            measures.append(with_gain(text, self.gain) if self.gain else text)
-        measures = tuple(dict.fromkeys(measures))
+            named.append(with_gain(text, self.gain) if self.gain else text)
+        measures = tuple(dict.fromkeys(named))
         if self.public_topics is None:
             fraction = self.public_fraction
             if fraction is None or not 0.0 <= float(fraction) <= 1.0:
@@ -158,7 +160,16 @@ class TaskDefinition:
         for key in ("measures", "public_topics"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
+        if data.get("measures") is not None:
+            data["measures"] = tuple(canonical_measure(m) for m in data["measures"])
         return cls(**data)
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_measure(text: str) -> str:
+    """``text`` as the engine prints it now: a task stored with an older spelling
+    (``nDCG(dcg=exp-log2)@10``) keeps matching the scores of its new submissions."""
+    return str(parse(text))
 
 
 def public_split(judged: list[str], definition: TaskDefinition) -> set[str]:
@@ -172,7 +183,10 @@ def public_split(judged: list[str], definition: TaskDefinition) -> set[str]:
                                f"{', '.join(map(repr, unknown[:5]))}",
                                fix="list topics of the qrels in the public topics file")
         return set(definition.public_topics)
+    if definition.public_fraction is None:
+        raise MetricsError("the task has neither public topics nor a public fraction",
+                           fix="give --public-topics FILE or --public 0.3")
     k = int(round(float(definition.public_fraction) * len(ids)))
     rng = np.random.default_rng(definition.seed)
-    chosen = rng.choice(len(ids), size=k, replace=False) if k else []
-    return {ids[i] for i in chosen}
+    chosen = rng.choice(len(ids), size=k, replace=False) if k else np.empty(0, dtype=np.int64)
+    return {ids[int(i)] for i in chosen}

@@ -20,16 +20,17 @@ from .. import io
 from ..errors import MetricsError
 from ..store import Workspace
 from .definition import TaskDefinition, iso
-from .submissions import read_bytes, score_frame
+from .submissions import Source, read_bytes, score_frame
+from .task import Connection, Task, one
 
 __all__ = ["set_meta", "remove_submission", "choose_finals", "replace_qrels", "archive", "copy_to", "safe_name"]
 
 
-def set_meta(task, action_name: str, detail: str, **values) -> None:
-    """Set meta ``values`` of ``task`` (a :class:`metrics.tasks.store.Task`), audited."""
-    now = task.tasks.clock()
+def set_meta(task: Task, action_name: str, detail: str, **values: float | bool | None) -> None:
+    """Set meta ``values`` of ``task``, audited."""
+    now = task.clock()
 
-    def action(con):
+    def action(con: Connection) -> None:
         for key, value in values.items():
             con.execute("UPDATE meta SET value = ? WHERE key = ?", [json.dumps(value), key])
         con.execute("INSERT INTO audit VALUES (?, ?, ?)", [now, action_name, detail])
@@ -37,13 +38,13 @@ def set_meta(task, action_name: str, detail: str, **values) -> None:
     task.write(action)
 
 
-def remove_submission(task, sid: int, reason: str) -> None:
+def remove_submission(task: Task, sid: int, reason: str) -> None:
     reason = " ".join(str(reason).split())
     if not reason:
         raise MetricsError("removing a submission needs a reason", fix="say why, for the audit list")
-    now = task.tasks.clock()
+    now = task.clock()
 
-    def action(con):
+    def action(con: Connection) -> None:
         row = con.execute("SELECT team, label FROM submissions WHERE id = ? AND removed IS NULL",
                           [int(sid)]).fetchone()
         if row is None:
@@ -54,12 +55,12 @@ def remove_submission(task, sid: int, reason: str) -> None:
     task.write(action)
 
 
-def choose_finals(task, team: int, ids: Sequence[int], limit: int) -> None:
+def choose_finals(task: Task, team: int, ids: Sequence[int], limit: int) -> None:
     ids = [int(i) for i in dict.fromkeys(ids)]
     if len(ids) > limit:
         raise MetricsError(f"a team may choose at most {limit} final submission(s)", fix="choose fewer")
 
-    def action(con):
+    def action(con: Connection) -> None:
         own = {int(r[0]) for r in con.execute("SELECT id FROM submissions WHERE team = ? AND removed IS NULL",
                                                [team]).fetchall()}
         if not set(ids) <= own:
@@ -69,7 +70,7 @@ def choose_finals(task, team: int, ids: Sequence[int], limit: int) -> None:
     task.write(action)
 
 
-def replace_qrels(task, qrels, file_name: str, note: str) -> int:
+def replace_qrels(task: Task, qrels: Source, file_name: str, note: str) -> int:
     """A new qrels version (the old ones kept); every submission rescored on it. Its number."""
     raw = read_bytes(qrels)
     parsed = io.read_qrels(raw, source=file_name)
@@ -86,10 +87,10 @@ def replace_qrels(task, qrels, file_name: str, note: str) -> int:
     definition = TaskDefinition.from_json(meta["definition"])
     rescored = [score_frame(parsed, io.read_run(bytes(r), name=label, source=name), definition.measures)
                 .assign(submission=int(i)) for i, label, name, r in subs]
-    now = task.tasks.clock()
+    now = task.clock()
 
-    def action(con):
-        version = int(con.execute("SELECT max(version) + 1 FROM qrels_versions").fetchone()[0])
+    def action(con: Connection) -> int:
+        version = int(one(con, "SELECT max(version) + 1 FROM qrels_versions")[0])
         con.execute("INSERT INTO qrels_versions VALUES (?, ?, ?, ?, ?, ?)",
                     [version, now, parsed.digest, file_name, note, raw])
         if rescored:
@@ -106,7 +107,7 @@ def replace_qrels(task, qrels, file_name: str, note: str) -> int:
     return task.write(action)
 
 
-def archive(task) -> bytes:
+def archive(task: Task) -> bytes:
     """Every submission of ``task`` as a zip of runs with a manifest (and the task's definition,
     topics and qrels versions): the instructor's export of the task."""
     snap = task.snapshot()
@@ -135,7 +136,7 @@ def archive(task) -> bytes:
     return buffer.getvalue()
 
 
-def copy_to(task, team: int, workspace: Workspace, name: str | None = None) -> str:
+def copy_to(task: Task, team: int, workspace: Workspace, name: str | None = None) -> str:
     """After a release with the qrels: ``team``'s runs and the released qrels (and the topics)
     as a new collection of ``workspace``; the collection's name."""
     snap = task.snapshot()

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from ..errors import MetricsError
 from ..store.workspaces import TOKEN_BYTES
 
-__all__ = ["ROLES", "PAGE", "PARAM", "TOKEN_BYTES", "TaskNotFound", "Links", "token_of", "derived_token"]
+__all__ = ["ROLES", "PAGE", "PARAM", "TOKEN_BYTES", "TaskNotFound", "Links", "token_of", "derived_token", "address",
+           "links_of"]
 
 ROLES = ("instructor", "join", "projector", "team")
 PAGE = "task"             # the page's address: <public url>task?task=TOKEN
@@ -36,7 +37,7 @@ class Links:
     instructor: str
     join: str
     projector: str
-    tokens: dict
+    tokens: dict[str, str]
 
 
 def token_of(link: str) -> str:
@@ -53,3 +54,16 @@ def derived_token(token: str, role: str) -> str:
     """The join or projector token of an instructor token: HMAC-SHA256(token, role), 192 bits."""
     digest = hmac.new(token.encode(), f"ndcg-lab task {role}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode()
+
+
+def address(public_url: str, token: str) -> str:
+    """The link of ``token`` on the server at ``public_url``: ``<public url>task?task=TOKEN``."""
+    return f"{public_url}{PAGE}?{PARAM}={token}"
+
+
+def links_of(public_url: str, instructor_token: str) -> Links:
+    """The three links of a task, from its instructor token (the others are derived from it)."""
+    tokens = {"instructor": instructor_token, "join": derived_token(instructor_token, "join"),
+              "projector": derived_token(instructor_token, "projector")}
+    return Links(address(public_url, tokens["instructor"]), address(public_url, tokens["join"]),
+                 address(public_url, tokens["projector"]), tokens)

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import duckdb
 
@@ -39,8 +40,8 @@ class Opened:
 
     path: str
     con: duckdb.DuckDBPyConnection
-    handle: object
-    lock: object
+    handle: BinaryIO    # the open <file>.lock, flocked
+    lock: threading.RLock  # the file's in-process lock (metrics.store.connection.file_lock)
     used: float = field(default_factory=time.monotonic)
     depth: int = 0   # transactions running on it (nested ones of one thread included)
 
@@ -55,7 +56,7 @@ def _want(path: str) -> str:
     return f"{path}.want"
 
 
-def take_lock_file(path: Path, deadline: float):
+def take_lock_file(path: Path, deadline: float) -> BinaryIO:
     """The open ``<file>.lock``, flocked: processes on one task file take turns. While waiting,
     ``<file>.want`` tells the holder to let go."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,7 +83,8 @@ def take_lock_file(path: Path, deadline: float):
         raise
 
 
-def acquire(path: Path, lock, deadline: float, connect: Callable[[float], duckdb.DuckDBPyConnection]) -> Opened:
+def acquire(path: Path, lock: threading.RLock, deadline: float,
+            connect: Callable[[float], duckdb.DuckDBPyConnection]) -> Opened:
     """The open file of ``path`` (the caller holds ``lock``, the file's in-process lock): kept
     from an earlier transaction, else the lock file taken and ``connect(deadline)`` called."""
     key = str(path)

@@ -9,15 +9,19 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+import duckdb
 import pandas as pd
 
-from .definition import TaskDefinition
+from .definition import TaskDefinition, canonical_measure
 
 __all__ = ["Snapshot", "read_meta", "read_snapshot", "cached_snapshot", "keep_snapshot", "forget_snapshot",
            "SNAPSHOTS_KEPT"]
 
 SNAPSHOTS_KEPT = 64
+Meta = dict[str, Any]    # the meta table: {key: its JSON value}
+Values = dict[tuple[int, str], dict[str, float]]  # {(submission, measure): {qid: value}}
 _SNAPSHOTS: dict[str, tuple[str, Snapshot]] = {}
 _SNAPSHOTS_LOCK = threading.Lock()
 
@@ -28,7 +32,7 @@ class Snapshot:
 
     id: str
     definition: TaskDefinition
-    meta: dict
+    meta: Meta
     topics: pd.DataFrame
     teams: pd.DataFrame
     submissions: pd.DataFrame
@@ -37,7 +41,7 @@ class Snapshot:
     audit: pd.DataFrame
     now: float
     # what is computed from this generation of the file (values, boards), shared by its copies
-    computed: dict = field(default_factory=dict, repr=False)
+    computed: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def status(self) -> str:
@@ -52,28 +56,30 @@ class Snapshot:
     @property
     def public_qids(self) -> list[str]:
         t = self.topics
-        return t.loc[t["public"] & t["judged"], "qid"].astype(str).tolist()
+        return list(map(str, t.loc[t["public"] & t["judged"], "qid"]))
 
     @property
     def hidden_qids(self) -> list[str]:
         t = self.topics
-        return t.loc[~t["public"] & t["judged"], "qid"].astype(str).tolist()
+        return list(map(str, t.loc[~t["public"] & t["judged"], "qid"]))
 
     @property
     def judged_qids(self) -> list[str]:
         t = self.topics
-        return t.loc[t["judged"], "qid"].astype(str).tolist()
+        return list(map(str, t.loc[t["judged"], "qid"]))
 
-    def values(self) -> dict:
+    def values(self) -> Values:
         """{(submission, measure): {qid: value}} of the current qrels version (built once)."""
-        if "values" not in self.computed:
+        found = self.computed.get("values")
+        if found is None:
             s = self.scores
-            out: dict = {}
-            for sid, measure, qid, value in zip(s["submission"].astype(int), s["measure"].astype(str),
-                                                s["qid"].astype(str), s["value"].astype(float)):
-                out.setdefault((sid, measure), {})[qid] = value
-            self.computed["values"] = out
-        return self.computed["values"]
+            found = {}
+            for sid, measure, qid, value in zip(s["submission"].astype(int).tolist(), s["measure"].astype(str).tolist(),
+                                                s["qid"].astype(str).tolist(), s["value"].astype(float).tolist()):
+                found.setdefault((sid, canonical_measure(measure)), {})[qid] = value
+            self.computed["values"] = found
+        values: Values = found
+        return values
 
     def final_qids(self) -> list[str]:
         return self.hidden_qids if self.definition.final_topics == "hidden" else self.judged_qids
@@ -83,12 +89,12 @@ class Snapshot:
         return str(v.loc[v["version"] == int(self.meta["qrels_version"]), "digest"].iloc[0])
 
 
-def read_meta(con) -> dict:
+def read_meta(con: duckdb.DuckDBPyConnection) -> Meta:
     """The task's meta table, as of transaction ``con``."""
     return {k: json.loads(v) for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
 
 
-def read_snapshot(con, task_id: str, now: float) -> Snapshot:
+def read_snapshot(con: duckdb.DuckDBPyConnection, task_id: str, now: float) -> Snapshot:
     """The snapshot of the task file open in transaction ``con`` (every table but the file bytes)."""
     meta = read_meta(con)
     topics = con.execute("SELECT qid, text, judged, public FROM topics ORDER BY pos").df()

@@ -2,7 +2,7 @@
 
 A run is parsed and scored before the storing transaction, from the stored qrels; a refused or
 malformed one writes nothing, so it does not count. The storing transaction (on the task file's
-locks, :meth:`metrics.tasks.store.Task.write`) counts the team's submissions of the UTC day and
+locks, :meth:`metrics.tasks.task.Task.write`) counts the team's submissions of the UTC day and
 in all, refuses or inserts, and bumps the team's row: a concurrent transaction on the same row
 conflicts and is retried, so no two can take the last slot. If the qrels were replaced between
 scoring and storing, the run is scored again.
@@ -10,8 +10,11 @@ scoring and storing, the run is scored again.
 from __future__ import annotations
 
 import json
+import os
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -20,20 +23,27 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..evaluate import score_runs
+from ..evaluation import score_runs
 from ..io import validate as io_validate
 from ..io.keys import canonical_digest
 from ..io.paths import stem
-from ..lint import lint as lint_run
+from ..io.validate import Finding
+from ..linting import lint as lint_run
 from ..report.text import human_bytes
 from .definition import TaskDefinition, day_start, iso
-from .snapshot import read_meta
+from .snapshot import Meta, read_meta
+from .task import Connection, Task, one
 
-__all__ = ["SubmissionRefused", "LABEL_LIMIT", "read_bytes", "findings_json", "lists_digest",
+__all__ = ["SubmissionRefused", "LABEL_LIMIT", "Source", "add_baseline", "read_bytes", "findings_json", "lists_digest",
            "allowance_refusal", "check_topics", "judged_subset", "score_frame", "scoring_context", "submit",
            "store", "QRELS_KEPT"]
 
 LABEL_LIMIT = 80
+# a file as the API takes it: its bytes, a path, or a file object (an upload widget's value)
+Source = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes]
+# what scoring a run needs (:func:`scoring_context`): the meta, the topics (qid, public), the qrels
+# and their public topics' part
+Context = tuple[Meta, list[tuple[str, bool]], io.Qrels, io.Qrels]
 
 
 class SubmissionRefused(MetricsError):
@@ -55,7 +65,7 @@ class _Stale(Exception):
     """The qrels version changed between scoring and storing."""
 
 
-def read_bytes(src) -> bytes:
+def read_bytes(src: Source) -> bytes:
     """The bytes of a file given as bytes, a path or a file object (stored unchanged)."""
     if isinstance(src, (bytes, bytearray, memoryview)):
         return bytes(src)
@@ -71,7 +81,7 @@ def read_bytes(src) -> bytes:
                            fix="check the path") from None
 
 
-def findings_json(findings) -> str:
+def findings_json(findings: Iterable[Finding]) -> str:
     """Lint findings as the JSON list a submission row keeps."""
     return json.dumps([{"kind": f.kind, "message": f.message, "count": f.count, "examples": list(f.examples),
                         "value": f.value} for f in findings])
@@ -86,16 +96,16 @@ def lists_digest(run: io.Run) -> str:
     return canonical_digest(table.take(order).select(["qid", "docno"]), io_validate.RUN)
 
 
-def allowance_refusal(con, team: int, now: float, meta: dict, definition: TaskDefinition):
+def allowance_refusal(con: Connection, team: int, now: float, meta: Meta,
+                      definition: TaskDefinition) -> SubmissionRefused | None:
     """The refusal of a submission of ``team`` at ``now``, or None (counts of this transaction)."""
     opens, closes = meta["opens"], meta["closes"]
     if opens is not None and now < opens:
         return SubmissionRefused(f"the task opens at {iso(opens)}", next_allowed=opens, now=now)
     if now >= closes:
         return SubmissionRefused(f"the task closed at {iso(closes)}", next_allowed=None, now=now)
-    total, today = con.execute(
-        "SELECT count(*), count(*) FILTER (WHERE received >= ?) FROM submissions "
-        "WHERE team = ? AND removed IS NULL", [day_start(now), team]).fetchone()
+    total, today = one(con, "SELECT count(*), count(*) FILTER (WHERE received >= ?) FROM submissions "
+                            "WHERE team = ? AND removed IS NULL", [day_start(now), team])
     if definition.total is not None and total >= definition.total:
         return SubmissionRefused(f"the team has used all {definition.total} submissions", next_allowed=None,
                                  now=now)
@@ -106,7 +116,7 @@ def allowance_refusal(con, team: int, now: float, meta: dict, definition: TaskDe
     return None
 
 
-def check_topics(run: io.Run, topics: set, source: str, now: float, *, refuse: bool) -> None:
+def check_topics(run: io.Run, topics: set[str], source: str, now: float, *, refuse: bool) -> None:
     """A run line naming a query that is no topic of the task: a line-numbered error."""
     qids = run.table["qid"]
     bad = pc.invert(pc.is_in(qids, value_set=pa.array(sorted(topics), type=pa.string())))
@@ -123,13 +133,13 @@ def check_topics(run: io.Run, topics: set, source: str, now: float, *, refuse: b
     raise MetricsError(problem, source=source, line=None if line is None else int(line[0]), fix=fix)
 
 
-def judged_subset(qrels: io.Qrels, qids: set) -> io.Qrels:
+def judged_subset(qrels: io.Qrels, qids: set[str]) -> io.Qrels:
     """The judgments of ``qids`` only."""
     table = qrels.table.filter(pc.is_in(qrels.table["qid"], value_set=pa.array(sorted(qids), type=pa.string())))
     return io.read_qrels(table, name=qrels.name, source=qrels.source)
 
 
-def score_frame(qrels: io.Qrels, run: io.Run, measures) -> pd.DataFrame:
+def score_frame(qrels: io.Qrels, run: io.Run, measures: Sequence[str]) -> pd.DataFrame:
     """Per-query values of every measure on every judged topic (a topic the run lacks scores 0)."""
     [scores] = score_runs(qrels, run, list(measures))
     qids = [str(q) for q in scores.qids]
@@ -140,44 +150,42 @@ def score_frame(qrels: io.Qrels, run: io.Run, measures) -> pd.DataFrame:
 
 
 QRELS_KEPT = 8  # parsed judgments kept in a process (a task has one current version)
-_JUDGMENTS: dict[tuple, tuple] = {}
+_JUDGMENTS: dict[tuple[str, str, tuple[str, ...]], tuple[io.Qrels, io.Qrels]] = {}
 _JUDGMENTS_LOCK = threading.Lock()
 
 
-def scoring_context(con) -> tuple:
+def scoring_context(con: Connection) -> Context:
     """What scoring a run needs: the meta, the topics (qid, public), the current qrels and their
     public topics' part. Parsed once per version (the version's digest and the public topics are
     the key) and kept, so a submission reads and parses the stored judgments only after a change."""
     meta = read_meta(con)
-    topics = con.execute("SELECT qid, public FROM topics").fetchall()
+    topics = [(str(q), bool(p)) for q, p in con.execute("SELECT qid, public FROM topics").fetchall()]
     version = int(meta["qrels_version"])
-    digest, qrels_name = con.execute("SELECT digest, file_name FROM qrels_versions WHERE version = ?",
-                                     [version]).fetchone()
-    key = (digest, qrels_name, tuple(sorted(q for q, p in topics if p)))
+    digest, qrels_name = one(con, "SELECT digest, file_name FROM qrels_versions WHERE version = ?", [version])
+    key = (str(digest), str(qrels_name), tuple(sorted(q for q, p in topics if p)))
     with _JUDGMENTS_LOCK:
         judgments = _JUDGMENTS.get(key)
     if judgments is None:
-        [raw] = con.execute("SELECT raw FROM qrels_versions WHERE version = ?", [version]).fetchone()
+        [raw] = one(con, "SELECT raw FROM qrels_versions WHERE version = ?", [version])
         qrels = io.read_qrels(bytes(raw), source=qrels_name)
         judgments = (qrels, judged_subset(qrels, set(key[2])))
         with _JUDGMENTS_LOCK:
             _JUDGMENTS[key] = judgments
             while len(_JUDGMENTS) > QRELS_KEPT:
                 _JUDGMENTS.pop(next(iter(_JUDGMENTS)))
-    return meta, topics, *judgments
+    return meta, topics, judgments[0], judgments[1]
 
 
-def submit(task, team: int, data, label: str | None = None, file_name: str = "run.txt") -> int:
-    """Check, score and store one run of ``team`` in ``task`` (a :class:`metrics.tasks.store.Task`);
-    its id. SubmissionRefused says why not."""
-    now = task.tasks.clock()
+def submit(task: Task, team: int, data: Source, label: str | None = None, file_name: str = "run.txt") -> int:
+    """Check, score and store one run of ``team`` in ``task``; its id. SubmissionRefused says why not."""
+    now = task.clock()
     raw = read_bytes(data)
     with task.transaction() as con:
         context = scoring_context(con)
         meta = context[0]
         definition = TaskDefinition.from_json(meta["definition"])
         refusal = allowance_refusal(con, team, now, meta, definition)  # before parsing and scoring
-    limit = definition.max_bytes or task.tasks.settings.upload_bytes
+    limit = definition.max_bytes or task.settings.upload_bytes
     if len(raw) > limit:
         raise SubmissionRefused(f"the file is {human_bytes(len(raw))}, over the bound of {human_bytes(limit)}",
                                 next_allowed=now, now=now, source=file_name, fix="submit a smaller run")
@@ -185,14 +193,15 @@ def submit(task, team: int, data, label: str | None = None, file_name: str = "ru
         raise refusal
     label = " ".join(str(label or stem(file_name)).split())[:LABEL_LIMIT] or "run"
 
-    def check(con, at):
+    def check(con: Connection, at: float) -> SubmissionRefused | None:
         return allowance_refusal(con, team, at, read_meta(con), definition)
 
     return store(task, team, raw, label, file_name, now, check=check, context=context)
 
 
-def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: float, check,
-          context: tuple | None = None) -> int:
+def store(task: Task, team: int | None, raw: bytes, label: str, file_name: str, now: float,
+          check: Callable[[Connection, float], SubmissionRefused | None] | None,
+          context: Context | None = None) -> int:
     """Parse, check, score and insert one run (``team`` None: a baseline, errors not refusals);
     ``check(con, now)`` is the refusal inside the storing transaction (None: no cap). Its id."""
     try:
@@ -217,23 +226,22 @@ def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: f
     lists = lists_digest(run)
     version = int(meta["qrels_version"])
 
-    def action(con):
+    def action(con: Connection) -> int:
         if check is not None:
             refusal = check(con, now)
             if refusal is not None:
                 raise refusal
-            quota = task.tasks.settings.quota_bytes
+            quota = task.settings.quota_bytes
             if quota is not None:
-                used = int(con.execute("SELECT coalesce(sum(size), 0) FROM submissions").fetchone()[0])
+                used = int(one(con, "SELECT coalesce(sum(size), 0) FROM submissions")[0])
                 if used + len(raw) > quota:
                     raise SubmissionRefused(f"the task holds {human_bytes(used)} of runs and may hold "
                                             f"{human_bytes(quota)} (NDCG_LAB_QUOTA_BYTES)", next_allowed=None,
                                             now=now, fix="ask the instructor")
             con.execute("UPDATE teams SET counted = counted + 1 WHERE id = ?", [team])
-        if int(json.loads(con.execute("SELECT value FROM meta WHERE key = 'qrels_version'").fetchone()[0])) \
-                != version:
+        if int(json.loads(one(con, "SELECT value FROM meta WHERE key = 'qrels_version'")[0])) != version:
             raise _Stale()
-        sid = int(con.execute("SELECT coalesce(max(id), 0) + 1 FROM submissions").fetchone()[0])
+        sid = int(one(con, "SELECT coalesce(max(id), 0) + 1 FROM submissions")[0])
         con.execute("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL)",
                     [sid, team, label, file_name, run.digest, lists, len(raw), now, raw, lint_all, lint_public])
         frame = scores.assign(submission=sid, version=version)
@@ -246,3 +254,10 @@ def store(task, team: int | None, raw: bytes, label: str, file_name: str, now: f
         return task.write(action)
     except _Stale:  # the qrels were replaced while this run was scored: score it again
         return store(task, team, raw, label, file_name, now, check)  # context read anew
+
+
+def add_baseline(task: Task, run: Source, name: str | None = None) -> int:
+    """Store a baseline run (no team, no cap: a bad file is an error, not a refusal); its id."""
+    raw = read_bytes(run)
+    label = name or (stem(Path(run).name) if isinstance(run, (str, os.PathLike)) else "baseline")
+    return store(task, None, raw, label, label, task.clock(), check=None)

@@ -1,7 +1,8 @@
-"""What each link of a task may see, as plain data: the one leak surface of a class task.
+"""What each link of a task may see: the one leak surface of a class task.
 
-:func:`view` returns, for a link, exactly what its pages, downloads and messages may show;
-the task page draws this and nothing else, and the command line prints from it.
+:func:`view` returns, for a link, exactly what its pages, downloads and messages may show, as
+the frozen dataclasses of :mod:`metrics.tasks.visible`; the task page draws this and nothing
+else, and the command line prints from it.
 
 - ``team`` before the release: the task's rules, the topics (ids and text, never judgments),
   its own submissions with means and per-query values on the public topics only, its
@@ -15,7 +16,7 @@ the task page draws this and nothing else, and the command line prints from it.
 
 Boards: each row is a team's submission (public board: its best or latest on the public
 topics; final: its best chosen final, else its latest, on the hidden or all topics) or a
-baseline; ordered by the primary measure. Means are :func:`metrics.evaluate.mean_values` of
+baseline; ordered by the primary measure. Means are :func:`metrics.evaluation.mean_values` of
 the per-query values (so they equal ``python -m metrics eval`` on the same qrels topics).
 Significance on the primary measure, with the task's test and correction: every row
 against the first baseline (:func:`metrics.stats.compare`, one correction over those rows),
@@ -28,29 +29,61 @@ from __future__ import annotations
 import json
 import string
 import time
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import __version__
 from ..errors import MetricsError
-from ..evaluate import Scores, mean_values
+from ..evaluation import Scores, mean_values
 from ..report import export
 from ..report import text as report_text
 from ..stats import adjust, compare, paired_pvalues, wins_ties_losses
-from .definition import iso
-from .store import Snapshot, TaskAccess
+from .access import TaskAccess
+from .definition import day_start, iso
+from .snapshot import Snapshot
+from .visible import (
+    Allowance,
+    AuditEntry,
+    Board,
+    BoardRow,
+    Duplicate,
+    Finding,
+    InstructorSubmission,
+    InstructorTopic,
+    InstructorView,
+    JoinView,
+    Means,
+    ProjectorView,
+    QrelsVersion,
+    QueryValues,
+    Rules,
+    TaskLinks,
+    Team,
+    TeamName,
+    TeamSubmission,
+    TeamView,
+    TimelinePoint,
+    Topic,
+    TopicSpread,
+    View,
+    Wins,
+)
 
-__all__ = ["view", "board", "export_board", "team_view", "projector_view", "instructor_view", "join_view"]
+__all__ = ["view", "board", "board_table", "export_board", "team_qrels", "team_view", "projector_view",
+           "instructor_view", "join_view", "FORMATS"]
 
 FORMATS = ("csv", "tsv", "json", "latex")
 
 
-def view(access: TaskAccess) -> dict:
+def view(access: TaskAccess) -> View:
     """The data ``access``'s link may see (see the module docstring)."""
     snap = access.snapshot()
     role = access.role
-    if role == "team":
+    if role == "team" and access.team is not None:
         return team_view(snap, access.team, access.link)
     if role == "projector":
         return projector_view(snap)
@@ -64,16 +97,16 @@ def view(access: TaskAccess) -> dict:
 # -- pieces ----------------------------------------------------------------------------
 
 
-def _rules(snap: Snapshot) -> dict:
+def _rules(snap: Snapshot) -> Rules:
     d = snap.definition
-    return {"title": d.title, "description": d.description, "status": snap.status,
-            "opens": iso(snap.meta["opens"]), "closes": iso(snap.meta["closes"]),
-            "released": iso(snap.meta["released"]), "qrels_released": bool(snap.meta["released_qrels"]),
-            "measures": list(d.measures), "primary": d.primary, "per_day": d.per_day, "total": d.total,
-            "finals": d.finals, "board_rule": d.board, "final_topics": d.final_topics,
-            "dev_qrels": bool(snap.definition.dev_qrels), "anonymous": bool(snap.definition.anonymous),
-            "n_public": len(snap.public_qids), "n_hidden": len(snap.hidden_qids),
-            "test": d.test, "correction": d.correction, "alpha": d.alpha, "now": iso(snap.now)}
+    return Rules(title=d.title, description=d.description, status=snap.status,
+                 opens=iso(snap.meta["opens"]), closes=iso(snap.meta["closes"]),
+                 released=iso(snap.meta["released"]), qrels_released=bool(snap.meta["released_qrels"]),
+                 measures=tuple(d.measures), primary=d.primary, per_day=d.per_day, total=d.total,
+                 finals=d.finals, board_rule=d.board, final_topics=d.final_topics,
+                 dev_qrels=bool(d.dev_qrels), anonymous=bool(d.anonymous),
+                 n_public=len(snap.public_qids), n_hidden=len(snap.hidden_qids),
+                 test=d.test, correction=d.correction, alpha=d.alpha, now=iso(snap.now))
 
 
 def _names(snap: Snapshot, *, real: bool = False) -> dict[int, str]:
@@ -87,25 +120,29 @@ def _live(snap: Snapshot) -> pd.DataFrame:
     return subs[subs["removed"].isna()]
 
 
-def _per_query(snap: Snapshot, sid: int, qids: list[str], measures) -> dict[str, np.ndarray]:
+def _per_query(snap: Snapshot, sid: int, qids: list[str], measures: Sequence[str]) -> dict[str, np.ndarray]:
     """{measure: values on ``qids`` (in that order)} of one submission."""
     values = snap.values()
-    out = {}
+    out: dict[str, np.ndarray] = {}
     for m in measures:
         found = values.get((sid, m), {})
         out[m] = np.array([found.get(q, 0.0) for q in qids], dtype=np.float64)
     return out
 
 
-def _means(snap: Snapshot, sid: int, qids: list[str]) -> dict[str, float]:
+def _means(snap: Snapshot, sid: int, qids: list[str]) -> Means:
     if not qids:
         return {m: float("nan") for m in snap.definition.measures}
     values = _per_query(snap, sid, qids, snap.definition.measures)
     return mean_values([Scores(str(sid), np.array(qids, dtype=object), values)])[str(sid)]
 
 
-def _findings(text) -> list[dict]:
-    return json.loads(text) if isinstance(text, str) and text else []
+def _findings(found: Any) -> tuple[Finding, ...]:
+    """Stored lint findings (their JSON text, or the list it holds), as data."""
+    items = json.loads(found) if isinstance(found, str) and found else found if isinstance(found, list) else []
+    return tuple(Finding(kind=str(f["kind"]), message=str(f["message"]), count=int(f.get("count") or 0),
+                         examples=tuple(map(str, f.get("examples") or ())), value=f.get("value"))
+                 for f in items)
 
 
 def _letter(n: int) -> str:
@@ -116,32 +153,34 @@ def _letter(n: int) -> str:
 # -- boards ----------------------------------------------------------------------------
 
 
-def board(snap: Snapshot, *, final: bool, names: dict[int, str] | None = None) -> dict:
+def board(snap: Snapshot, *, final: bool, names: dict[int, str] | None = None) -> Board:
     """The public board (``final=False``) or the final standings, with significance and groups.
     Computed once per file generation and names (the snapshot keeps it): every team page and the
-    projector of a process share it; do not change what it returns."""
+    projector of a process share it (frozen: no page can change it)."""
     names = _names(snap) if names is None else names
     key = ("board", final, tuple(sorted(names.items())))
     found = snap.computed.get(key)
     if found is None:
         found = snap.computed[key] = _board(snap, final, names)
+    assert isinstance(found, Board)
     return found
 
 
-def _marked(data: dict, team: int) -> dict:
+def _marked(data: Board, team: int) -> Board:
     """A copy of a board with the rows of ``team`` marked ``you``."""
-    return data | {"rows": [e | {"you": e["team"] == team} for e in data["rows"]]}
+    return replace(data, rows=tuple(replace(e, you=e.team == team) for e in data.rows))
 
 
-def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> dict:
+def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> Board:
     d = snap.definition
     qids = sorted(snap.final_qids() if final else snap.public_qids)
     rows = _live(snap).sort_values("id")[["id", "team", "label", "received", "final"]].to_dict("records")
-    by_team: dict[int, list[dict]] = {}
+    by_team: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
         if not pd.isna(r["team"]):
             by_team.setdefault(int(r["team"]), []).append(r)
-    entries = []
+    # (submission, team, name, kind, label, means, submissions, last), before ranks and significance
+    entries: list[tuple[int, int | None, str, str, str, Means, int | None, str | None]] = []
     for team_id, subs in sorted(by_team.items()):
         latest = max(subs, key=lambda r: (r["received"], r["id"]))
         if final:
@@ -152,128 +191,138 @@ def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> dict:
         # best on the primary measure; ties go to the earlier submission
         row, means = max(scored, key=lambda item: (np.nan_to_num(item[1][d.primary], nan=-np.inf),
                                                    -item[0]["received"]))
-        entries.append({"key": f"s{int(row['id'])}", "submission": int(row["id"]), "team": team_id,
-                        "name": names.get(team_id, f"Team {team_id}"), "kind": "team", "label": row["label"],
-                        "means": means, "submissions": len(subs), "last": iso(float(latest["received"]))})
+        entries.append((int(row["id"]), team_id, names.get(team_id, f"Team {team_id}"), "team", str(row["label"]),
+                        means, len(subs), iso(float(latest["received"]))))
     baselines = [r for r in rows if pd.isna(r["team"])]
     for row in baselines:
-        entries.append({"key": f"s{int(row['id'])}", "submission": int(row["id"]), "team": None,
-                        "name": f"baseline: {row['label']}", "kind": "baseline", "label": row["label"],
-                        "means": _means(snap, int(row["id"]), qids), "submissions": None, "last": None})
-    entries.sort(key=lambda e: (-np.nan_to_num(e["means"][d.primary], nan=-np.inf), e["kind"] != "team", e["name"]))
-    out = {"final": final, "topics": (d.final_topics if final else "public"), "n_topics": len(qids),
-           "measures": list(d.measures), "primary": d.primary, "test": d.test, "correction": d.correction,
-           "alpha": d.alpha, "baseline": baselines[0]["label"] if baselines else None,
-           "qrels_sha256": snap.qrels_digest(), "rows": entries}
-    _significance(snap, out, qids)
-    for i, e in enumerate(entries):
-        e["rank"] = i + 1
-    return out
+        entries.append((int(row["id"]), None, f"baseline: {row['label']}", "baseline", str(row["label"]),
+                        _means(snap, int(row["id"]), qids), None, None))
+    entries.sort(key=lambda e: (-np.nan_to_num(e[5][d.primary], nan=-np.inf), e[3] != "team", e[2]))
+    baseline = str(baselines[0]["label"]) if baselines else None
+    base = next((i for i, e in enumerate(entries) if e[3] == "baseline" and e[4] == baseline), None)
+    p_baseline, markers, p_next, groups = _significance(snap, [e[0] for e in entries], base, qids)
+    return Board(final=final, topics=(d.final_topics if final else "public"), n_topics=len(qids),
+                 measures=tuple(d.measures), primary=d.primary, test=d.test, correction=d.correction, alpha=d.alpha,
+                 baseline=baseline, qrels_sha256=snap.qrels_digest(),
+                 rows=tuple(BoardRow(rank=i + 1, key=f"s{sid}", submission=sid, team=team, name=name, kind=kind,
+                                     label=label, means=means, submissions=count, last=last,
+                                     p_baseline=p_baseline[i], marker=markers[i], p_next=p_next[i], group=groups[i])
+                            for i, (sid, team, name, kind, label, means, count, last) in enumerate(entries)))
 
 
-def _significance(snap: Snapshot, out: dict, qids: list[str]) -> None:
-    rows = out["rows"]
-    primary, d = out["primary"], snap.definition
-    for e in rows:
-        e.update(p_baseline=None, marker="", p_next=None, group=None)
-    if len(qids) < 2 or not rows:
-        return
-    matrix = np.column_stack([_per_query(snap, e["submission"], qids, [primary])[primary] for e in rows])
-    base = next((i for i, e in enumerate(rows) if e["kind"] == "baseline"
-                 and e["label"] == out["baseline"]), None)
-    if base is not None and len(rows) > 1:
-        frame = pd.DataFrame({"system": np.repeat([e["key"] for e in rows], len(qids)),
-                              "qid": np.tile(qids, len(rows)), "measure": primary,
+def _significance(snap: Snapshot, sids: list[int], base: int | None, qids: list[str],
+                  ) -> tuple[list[float | None], list[str], list[float | None], list[str | None]]:
+    """Per row of a board (submissions ``sids``, in board order): the p-value against the baseline
+    row ``base`` and its marker, the p-value against the next row, and the group letter."""
+    n = len(sids)
+    p_baseline: list[float | None] = [None] * n
+    markers = [""] * n
+    p_next: list[float | None] = [None] * n
+    groups: list[str | None] = [None] * n
+    d = snap.definition
+    primary = d.primary
+    if len(qids) < 2 or not sids:
+        return p_baseline, markers, p_next, groups
+    matrix = np.column_stack([_per_query(snap, sid, qids, [primary])[primary] for sid in sids])
+    keys = [f"s{sid}" for sid in sids]
+    if base is not None and n > 1:
+        frame = pd.DataFrame({"system": np.repeat(keys, len(qids)), "qid": np.tile(qids, n), "measure": primary,
                               "value": matrix.T.reshape(-1)})
-        table = compare(frame, rows[base]["key"], [e["key"] for i, e in enumerate(rows) if i != base], [primary],
+        table = compare(frame, keys[base], [k for i, k in enumerate(keys) if i != base], [primary],
                         test=d.test, correction=d.correction, alpha=d.alpha, intervals=False)
         by_key = {r.system: r for r in table.itertuples()}
-        for e in rows:
-            r = by_key.get(e["key"])
+        for i, k in enumerate(keys):
+            r = by_key.get(k)
             if r is not None:
-                e["p_baseline"], e["marker"] = float(r.p_adjusted), str(r.marker)
-    if len(rows) > 1:
+                p_baseline[i], markers[i] = float(r.p_adjusted), str(r.marker)
+    if n > 1:
         diffs = matrix[:, 1:] - matrix[:, :-1]
         p = adjust(np.atleast_1d(paired_pvalues(diffs, d.test)), d.correction)
         group = 0
-        for i, e in enumerate(rows):
-            e["group"] = _letter(group)
-            if i < len(rows) - 1:
-                e["p_next"] = float(p[i])
+        for i in range(n):
+            groups[i] = _letter(group)
+            if i < n - 1:
+                p_next[i] = float(p[i])
                 if p[i] < d.alpha:
                     group += 1
+    return p_baseline, markers, p_next, groups
 
 
-def board_table(data: dict) -> pd.DataFrame:
+def board_table(data: Board) -> pd.DataFrame:
     """A board as a table: one row per entry, the means, counts and significance columns."""
-    rows = []
-    for e in data["rows"]:
-        rows.append({"rank": e["rank"], "name": e["name"], "kind": e["kind"], "run": e["label"],
-                     **{m: e["means"][m] for m in data["measures"]},
-                     "submissions": e["submissions"], "last submission (UTC)": e["last"],
-                     f"p vs baseline ({data['correction']})": e["p_baseline"], "vs baseline": e["marker"],
-                     "p vs next": e["p_next"], "group": e["group"]})
-    columns = ["rank", "name", "kind", "run", *data["measures"], "submissions", "last submission (UTC)",
-               f"p vs baseline ({data['correction']})", "vs baseline", "p vs next", "group"]
+    p_baseline = f"p vs baseline ({data.correction})"
+    rows = [{"rank": e.rank, "name": e.name, "kind": e.kind, "run": e.label,
+             **{m: e.means[m] for m in data.measures},
+             "submissions": e.submissions, "last submission (UTC)": e.last,
+             p_baseline: e.p_baseline, "vs baseline": e.marker, "p vs next": e.p_next, "group": e.group}
+            for e in data.rows]
+    columns = ["rank", "name", "kind", "run", *data.measures, "submissions", "last submission (UTC)",
+               p_baseline, "vs baseline", "p vs next", "group"]
     table = pd.DataFrame(rows, columns=columns)
     table["submissions"] = table["submissions"].astype("Int64")
     return table
 
 
-def export_board(data: dict, fmt: str = "csv") -> str:
+def shown_board(data: View) -> Board | None:
+    """The board a view leads with: the final standings once there are any, else the public board
+    (None for a join link)."""
+    if isinstance(data, JoinView):
+        return None
+    return data.final_board or data.board
+
+
+def export_board(data: View, fmt: str = "csv") -> str:
     """The board of a view (the final standings once released, else the public board) as csv,
     tsv, json or latex, stamped with the tool, time, task, topics, qrels digest and tests."""
     if fmt not in FORMATS:
         raise MetricsError(f"unknown format {fmt!r}", fix="use " + ", ".join(FORMATS))
-    chosen = data.get("final_board") or data.get("board")
+    chosen = shown_board(data)
     if chosen is None:
         raise MetricsError("this link sees no board", fix="use a team, projector or instructor link")
-    rules = data["task"]
-    stamp = {"tool": f"nDCG Lab {__version__}", "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "task": rules["title"], "board": "final standings" if chosen["final"] else "public board",
-             "topics": f"{chosen['topics']} ({chosen['n_topics']})", "qrels_sha256": chosen["qrels_sha256"],
-             "measures": chosen["measures"], "primary": chosen["primary"],
-             "significance": f"{chosen['test']}, {chosen['correction']}, alpha {chosen['alpha']}",
-             "order": "score desc, ties docno desc (trec_eval)", "missing_queries": "scored 0 (trec_eval -c)"}
+    stamp: dict[str, Any] = {
+        "tool": f"nDCG Lab {__version__}", "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "task": data.task.title, "board": "final standings" if chosen.final else "public board",
+        "topics": f"{chosen.topics} ({chosen.n_topics})", "qrels_sha256": chosen.qrels_sha256,
+        "measures": list(chosen.measures), "primary": chosen.primary,
+        "significance": f"{chosen.test}, {chosen.correction}, alpha {chosen.alpha}",
+        "order": "score desc, ties docno desc (trec_eval)", "missing_queries": "scored 0 (trec_eval -c)"}
     table = board_table(chosen).set_index("name")
+    measures = list(chosen.measures)
     if fmt == "latex":
-        marks = report_text.latex_marks({(e["name"], chosen["primary"]): e["marker"] for e in chosen["rows"]})
-        stamp["markers"] = report_text.markers_note(chosen["test"], chosen["correction"], chosen["alpha"])
-        return export.to_latex(table[chosen["measures"]], marks, stamp)
+        marks = report_text.latex_marks({(e.name, chosen.primary): e.marker for e in chosen.rows})
+        stamp["markers"] = report_text.markers_note(chosen.test, chosen.correction, chosen.alpha)
+        return export.to_latex(table[measures], marks, stamp)
     if fmt == "json":
-        return export.to_json(table[chosen["measures"]], stamp, {"rows": chosen["rows"]})
+        return export.to_json(table[measures], stamp, {"rows": [asdict(e) for e in chosen.rows]})
     return export.to_csv(table, stamp, sep="\t" if fmt == "tsv" else ",")
 
 
 # -- per role --------------------------------------------------------------------------
 
 
-def join_view(snap: Snapshot) -> dict:
-    return {"role": "join", "task": _rules(snap)}
+def join_view(snap: Snapshot) -> JoinView:
+    return JoinView(task=_rules(snap))
 
 
-def projector_view(snap: Snapshot) -> dict:
-    out = {"role": "projector", "task": _rules(snap), "board": board(snap, final=False)}
-    if snap.meta["released"] is not None:
-        out["final_board"] = board(snap, final=True)
-    return out
+def projector_view(snap: Snapshot) -> ProjectorView:
+    released = snap.meta["released"] is not None
+    return ProjectorView(task=_rules(snap), board=board(snap, final=False),
+                         final_board=board(snap, final=True) if released else None)
 
 
-def _allowance(snap: Snapshot, team: int) -> dict:
-    from .definition import day_start
-
+def _allowance(snap: Snapshot, team: int) -> Allowance:
     d = snap.definition
     live = _live(snap)
     mine = live[live["team"] == team]
     today = int((mine["received"] >= day_start(snap.now)).sum())
     left = [x for x in ((d.total - len(mine)) if d.total else None,
                         (d.per_day - today) if d.per_day else None) if x is not None]
-    return {"used": len(mine), "used_today": today, "left": min(left) if left else None,
-            "left_today": (d.per_day - today) if d.per_day else None, "left_total": (d.total - len(mine))
-            if d.total else None}
+    return Allowance(used=len(mine), used_today=today, left=min(left) if left else None,
+                     left_today=(d.per_day - today) if d.per_day else None,
+                     left_total=(d.total - len(mine)) if d.total else None)
 
 
-def team_view(snap: Snapshot, team: int, link: str) -> dict:
+def team_view(snap: Snapshot, team: int, link: str) -> TeamView:
     d = snap.definition
     released = snap.meta["released"] is not None
     with_qrels = released and bool(snap.meta["released_qrels"])
@@ -285,27 +334,26 @@ def team_view(snap: Snapshot, team: int, link: str) -> dict:
     mine = live[live["team"] == team].sort_values("received")
     subs = []
     for row in mine.itertuples():
-        per_query = _per_query(snap, int(row.id), shown, d.measures)
-        subs.append({"id": int(row.id), "label": row.label, "file_name": row.file_name, "received": iso(row.received),
-                     "bytes": int(row.size), "sha256": row.digest, "final": bool(row.final),
-                     "public_means": _means(snap, int(row.id), public),
-                     "per_query": [{"qid": q, **{m: float(per_query[m][i]) for m in d.measures}}
-                                   for i, q in enumerate(shown)],
-                     "lint": _findings(row.lint) if with_qrels else
-                     json.loads(row.lint_public)["public" if d.dev_qrels else "own"]})
-        if released:
-            subs[-1]["final_means"] = _means(snap, int(row.id), snap.final_qids())
+        sid = int(row.id)
+        per_query = _per_query(snap, sid, shown, d.measures)
+        lint = _findings(row.lint) if with_qrels else \
+            _findings(json.loads(str(row.lint_public))["public" if d.dev_qrels else "own"])
+        subs.append(TeamSubmission(
+            id=sid, label=str(row.label), file_name=str(row.file_name), received=iso(float(row.received)),
+            bytes=int(row.size), sha256=str(row.digest), final=bool(row.final), lint=lint,
+            means_public=_means(snap, sid, public),
+            per_query=tuple(QueryValues(q, {m: float(per_query[m][i]) for m in d.measures})
+                            for i, q in enumerate(shown)),
+            means_final=_means(snap, sid, snap.final_qids()) if released else None))
     topics = snap.topics
-    out = {"role": "team", "task": _rules(snap), "team": {"name": real.get(team), "shown_as": names.get(team),
-                                                          "link": link},
-           "topics": [{"qid": str(q), "text": str(t), "public": bool(p)}
-                      for q, t, p in zip(topics["qid"], topics["text"], topics["public"] & topics["judged"])],
-           "allowance": _allowance(snap, team), "submissions": subs,
-           "board": _marked(board(snap, final=False), team)}
-    if released:
-        out["final_board"] = _marked(board(snap, final=True), team)
-    out["can_copy"] = with_qrels
-    return out
+    return TeamView(
+        task=_rules(snap), team=TeamName(name=real.get(team), shown_as=names.get(team), link=link),
+        topics=tuple(Topic(qid=str(q), text=str(t), public=bool(p))
+                     for q, t, p in zip(topics["qid"], topics["text"], topics["public"] & topics["judged"])),
+        allowance=_allowance(snap, team), submissions=tuple(subs),
+        board=_marked(board(snap, final=False), team),
+        final_board=_marked(board(snap, final=True), team) if released else None,
+        can_copy=with_qrels)
 
 
 def team_qrels(access: TaskAccess) -> bytes | None:
@@ -326,7 +374,12 @@ def team_qrels(access: TaskAccess) -> bytes | None:
     return "".join(lines).encode()
 
 
-def instructor_view(snap: Snapshot, access: TaskAccess) -> dict:
+def _team_name(names: dict[int, str], team: Any) -> str | None:
+    """The name of the team of a submission row ("baseline" for none)."""
+    return "baseline" if pd.isna(team) else names.get(int(team))
+
+
+def instructor_view(snap: Snapshot, access: TaskAccess) -> InstructorView:
     d = snap.definition
     names = _names(snap, real=True)
     live = _live(snap)
@@ -334,16 +387,16 @@ def instructor_view(snap: Snapshot, access: TaskAccess) -> dict:
     subs = []
     for row in snap.submissions.sort_values(["received", "id"]).itertuples():
         removed = not pd.isna(row.removed)
-        team = None if pd.isna(row.team) else int(row.team)
-        entry = {"id": int(row.id), "team": team, "team_name": "baseline" if team is None else names.get(team),
-                 "label": row.label, "file_name": row.file_name, "received": iso(row.received),
-                 "bytes": int(row.size), "sha256": row.digest, "final": bool(row.final),
-                 "removed": iso(row.removed) if removed else None,
-                 "removed_reason": row.removed_reason if removed else None, "lint": _findings(row.lint)}
-        if not removed:
-            entry |= {"means_all": _means(snap, int(row.id), judged), "means_public": _means(snap, int(row.id), public),
-                      "means_hidden": _means(snap, int(row.id), hidden)}
-        subs.append(entry)
+        sid = int(row.id)
+        subs.append(InstructorSubmission(
+            id=sid, label=str(row.label), file_name=str(row.file_name), received=iso(float(row.received)),
+            bytes=int(row.size), sha256=str(row.digest), final=bool(row.final), lint=_findings(row.lint),
+            team=None if pd.isna(row.team) else int(row.team), team_name=_team_name(names, row.team),
+            removed=iso(float(row.removed)) if removed else None,
+            removed_reason=str(row.removed_reason) if removed else None,
+            means_all=None if removed else _means(snap, sid, judged),
+            means_public=None if removed else _means(snap, sid, public),
+            means_hidden=None if removed else _means(snap, sid, hidden)))
     # identical runs: the same file, or the same ranked lists under another tag, from another team
     duplicates = []
     rows = list(live.itertuples())
@@ -354,42 +407,46 @@ def instructor_view(snap: Snapshot, access: TaskAccess) -> dict:
             kind = "same file" if a.digest == b.digest else "same ranked lists" \
                 if a.lists_digest == b.lists_digest else None
             if kind:
-                duplicates.append({"kind": kind, "first": int(a.id), "second": int(b.id),
-                                   "first_team": "baseline" if pd.isna(a.team) else names.get(int(a.team)),
-                                   "second_team": "baseline" if pd.isna(b.team) else names.get(int(b.team))})
+                duplicates.append(Duplicate(kind=kind, first=int(a.id), second=int(b.id),
+                                            first_team=_team_name(names, a.team),
+                                            second_team=_team_name(names, b.team)))
     # each team's public score over time
-    timeline = [{"team": names.get(int(r.team)), "received": iso(r.received), "submission": int(r.id),
-                 "value": _means(snap, int(r.id), public)[d.primary]}
-                for r in live[live["team"].notna()].sort_values("received").itertuples()]
+    timeline = tuple(TimelinePoint(team=names.get(int(r.team)), received=iso(float(r.received)),
+                                   submission=int(r.id), value=_means(snap, int(r.id), public)[d.primary])
+                     for r in live[live["team"].notna()].sort_values("received").itertuples())
     # the class per query (the latest submission of each team), and wins over the first baseline
     latest = live[live["team"].notna()].sort_values("received").groupby("team").tail(1)
-    spread, wins = [], []
+    spread: list[TopicSpread] = []
+    wins: list[Wins] = []
     if len(latest) and judged:
         matrix = np.column_stack([_per_query(snap, int(i), judged, [d.primary])[d.primary] for i in latest["id"]])
+        public_set = set(public)
         for q, values in zip(judged, matrix):
-            spread.append({"qid": q, "public": q in set(public), "min": float(values.min()),
-                           "median": float(np.median(values)), "max": float(values.max()),
-                           "mean": float(values.mean())})
+            spread.append(TopicSpread(qid=q, public=q in public_set, min=float(values.min()),
+                                      median=float(np.median(values)), max=float(values.max()),
+                                      mean=float(values.mean())))
         baselines = live[live["team"].isna()].sort_values("id")
         if len(baselines):
             base = _per_query(snap, int(baselines.iloc[0]["id"]), judged, [d.primary])[d.primary]
             w, t, lo = wins_ties_losses(matrix - base[:, None])
             for k, r in enumerate(latest.itertuples()):
-                wins.append({"team": names.get(int(r.team)), "submission": int(r.id), "wins": int(w[k]),
-                             "ties": int(t[k]), "losses": int(lo[k])})
-    teams = [{"id": int(r.id), "name": r.name, "label": r.label, "joined": iso(r.created),
-              "submissions": int((live["team"] == r.id).sum())} for r in snap.teams.itertuples()]
+                wins.append(Wins(team=names.get(int(r.team)), submission=int(r.id), wins=int(w[k]),
+                                 ties=int(t[k]), losses=int(lo[k])))
+    teams = tuple(Team(id=int(r.id), name=str(r.name), label=str(r.label), joined=iso(float(r.created)),
+                       submissions=int((live["team"] == r.id).sum())) for r in snap.teams.itertuples())
     links = access.links()
-    return {"role": "instructor", "task": _rules(snap),
-            "links": {"instructor": links.instructor, "join": links.join, "projector": links.projector},
-            "topics": [{"qid": str(q), "text": str(t), "public": bool(p), "judged": bool(j)}
-                       for q, t, p, j in zip(snap.topics["qid"], snap.topics["text"], snap.topics["public"],
-                                             snap.topics["judged"])],
-            "teams": teams, "submissions": subs, "duplicates": duplicates, "timeline": timeline,
-            "spread": spread, "wins": wins,
-            "audit": [{"time": iso(r.time), "action": r.action, "detail": r.detail} for r in snap.audit.itertuples()],
-            "qrels_versions": [{"version": int(r.version), "created": iso(r.created), "sha256": r.digest,
-                                "file_name": r.file_name, "note": r.note,
-                                "current": int(r.version) == int(snap.meta["qrels_version"])}
-                               for r in snap.versions.itertuples()],
-            "board": board(snap, final=False, names=names), "final_board": board(snap, final=True, names=names)}
+    current = int(snap.meta["qrels_version"])
+    return InstructorView(
+        task=_rules(snap), links=TaskLinks(instructor=links.instructor, join=links.join, projector=links.projector),
+        topics=tuple(InstructorTopic(qid=str(q), text=str(t), public=bool(p), judged=bool(j))
+                     for q, t, p, j in zip(snap.topics["qid"], snap.topics["text"], snap.topics["public"],
+                                           snap.topics["judged"])),
+        teams=teams, submissions=tuple(subs), duplicates=tuple(duplicates), timeline=timeline,
+        spread=tuple(spread), wins=tuple(wins),
+        audit=tuple(AuditEntry(time=iso(float(r.time)), action=str(r.action), detail=str(r.detail))
+                    for r in snap.audit.itertuples()),
+        qrels_versions=tuple(QrelsVersion(version=int(r.version), created=iso(float(r.created)), sha256=str(r.digest),
+                                          file_name=str(r.file_name), note=str(r.note),
+                                          current=int(r.version) == current)
+                             for r in snap.versions.itertuples()),
+        board=board(snap, final=False, names=names), final_board=board(snap, final=True, names=names))

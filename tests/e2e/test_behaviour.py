@@ -18,7 +18,7 @@ from tests.e2e.conftest import read_table
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
 TIMEOUT = 30_000
-EXP10 = "nDCG(dcg=exp-log2)@10"
+EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
 

@@ -22,7 +22,7 @@ def test_judgments_page_chart_rank_change_and_tsv_download(app_server, page, ope
     qrels = metrics.read_qrels(LEGAL / "qrels.txt")
     ranked = {p.stem: rank(metrics.read_run(p), qrels) for p in sorted(LEGAL.glob("*.run"))}
     expected_tsv = J.training_set(qrels, ranked, depth=20, per_query=10, min_grade=1).to_tsv()
-    measure = "nDCG(dcg=exp-log2,judged_only=True)@10"
+    measure = "nDCG(dcg='exp-log2',judged_only=True)@10"
     condensed = metrics.means(metrics.evaluate(qrels, sorted(LEGAL.glob("*.run")), [measure]))[measure]
 
     open_app(page, app_server)

@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 import metrics
 from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
+from metrics.tasks import views as task_views
 from tests.e2e.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -100,7 +101,7 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     join(alpha, join_link, "Alpha")
     join(beta, join_link, "Beta")
     submit(alpha, LEGAL / "dense.run")
-    expect(main(alpha)).to_contain_text("scored on the public topics: nDCG(dcg=exp-log2)@10", timeout=TIMEOUT)
+    expect(main(alpha)).to_contain_text("scored on the public topics: nDCG(dcg='exp-log2')@10", timeout=TIMEOUT)
     submit(beta, LEGAL / "bm25_ce.run")
     expect(main(beta)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
     submit(alpha, LEGAL / "bm25_qe.run")  # the third submission, over Alpha's cap of one
@@ -134,8 +135,8 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     csv = pd.read_csv(stdlib_io.StringIO(download(teacher, "Final standings (CSV)")), comment="#", index_col="name")
     hidden = set(tasks.open(instructor).snapshot().hidden_qids)
     expected = hidden_means({"Alpha": LEGAL / "dense.run", "Beta": LEGAL / "bm25_ce.run",
-                             "baseline: bm25": LEGAL / "bm25.run"}, hidden, "nDCG(dcg=exp-log2)@10")
-    column = "nDCG(dcg=exp-log2)@10"
+                             "baseline: bm25": LEGAL / "bm25.run"}, hidden, "nDCG(dcg='exp-log2')@10")
+    column = "nDCG(dcg='exp-log2')@10"
     assert list(csv.index) == sorted(expected, key=expected.get, reverse=True)
     for name, value in expected.items():
         assert csv.loc[name, column] == pytest.approx(value, abs=1e-12)
@@ -299,5 +300,5 @@ def test_five_teams_submit_at_once(server, tmp_path):
     sessions = run_async(rush(teams, runs, bound=TEAMS))
     assert sorted(r for s in sessions for r in s["results"]) == ["refused"] * TEAMS + ["stored"] * TEAMS
     assert [s["errors"] for s in sessions if s["errors"]] == []
-    stored = [s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None]
-    assert sorted(s["team_name"] for s in stored) == [f"T{i}" for i in range(TEAMS)]
+    stored = [s for s in task_views.view(tasks.open(links.instructor)).submissions if s.team is not None]
+    assert sorted(s.team_name for s in stored) == [f"T{i}" for i in range(TEAMS)]

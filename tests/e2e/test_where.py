@@ -28,7 +28,7 @@ def _pick(page, wait_for_app, label: str, option: str) -> None:
 
 def test_pick_the_pair_and_read_the_headroom_share(app_server, page, open_app, wait_for_app):
     expected = headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run",
-                        measure="nDCG(dcg=exp-log2)@10").summary   # the sidebar's default gain
+                        measure="nDCG(dcg='exp-log2')@10").summary   # the sidebar's default gain
     open_app(page, f"{app_server}/where")
     expect(main(page).locator("h2").first).to_contain_text("Where it differs", timeout=TIMEOUT)
     _pick(page, wait_for_app, "Re-ranked / other run (B)", "bm25_qe")   # not a re-ranking of bm25

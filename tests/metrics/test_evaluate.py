@@ -8,7 +8,7 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.evaluate import as_runs, curve, evaluate, is_ranx_dict, means, measure_list
+from metrics.evaluation import as_runs, curve, evaluate, is_ranx_dict, means, measure_list
 
 QRELS = b"q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 x 1\n"
 # q1 by score: b (3), c (2), a (1); q2 is judged but missing from the run
@@ -72,7 +72,7 @@ def test_the_options_are_declared_once_and_shown_in_every_signature():
 
     import metrics
     from metrics.engines import scores, streaming
-    from metrics.evaluate import Options, score_runs
+    from metrics.evaluation import Options, score_runs
 
     names = [f.name for f in dataclasses.fields(Options)]
     assert names == ["missing", "judged_only", "inferred", "max_depth", "rel_level", "ties", "on_duplicate",
@@ -90,7 +90,7 @@ def test_score_runs_reads_each_run_in_turn_and_lets_it_go_before_ordering_it(mon
     import sys
     import weakref
 
-    module, ranking = sys.modules["metrics.evaluate"], sys.modules["metrics.ranking"]
+    module, ranking = sys.modules["metrics.evaluation"], sys.modules["metrics.ranking"]
     runs, events = [], []
     read, canonical = module.read_named, ranking._canonical
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from metrics import io
-from metrics.lint import lint
+from metrics.linting import lint
 
 RUN = b"007 Q0 d1 1 3.0 bm25\n007 Q0 d2 2 2.0 bm25\n008 Q0 d1 1 1.5 bm25\n"
 QRELS = b"007 0 d1 1\n007 0 d2 0\n008 0 d1 2\n"

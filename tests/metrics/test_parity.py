@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.lint import RANX_STABLE_MAX, parity
+from metrics.linting import RANX_STABLE_MAX, parity
 
 ranx = pytest.importorskip("ranx")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -62,7 +62,7 @@ def _pytrec(qrels, run, measures) -> dict:
     return pytrec_eval.RelevanceEvaluator(_nested(qrels, "rel"), set(measures)).evaluate(_nested(run, "score"))
 
 
-RANX = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg@10", "nDCG(dcg=exp-log2)@10": "ndcg_burges@10",
+RANX = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg@10", "nDCG(dcg='exp-log2')@10": "ndcg_burges@10",
         "P@5": "precision@5", "RR": "mrr"}
 
 

@@ -79,7 +79,7 @@ def test_offsets_of_counts_start_each_segment_where_the_last_ended():
 def test_evaluating_never_takes_the_docno_strings():
     # Measures read grades and offsets only: the docno column stays rows of the run's column
     # until someone asks for it, and then reads as the eager take did.
-    from metrics.evaluate import evaluate_ranked
+    from metrics.evaluation import evaluate_ranked
 
     qrels = io.read_qrels(b"q1 0 a 1\nq1 0 b 2\nq2 0 x 1\n")
     run = io.read_run(b"q2 Q0 x 1 1 t\nq1 Q0 a 1 2 t\nq1 Q0 c 2 2 t\nq1 Q0 b 3 3 t\nq9 Q0 z 1 1 t\n")

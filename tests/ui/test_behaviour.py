@@ -18,7 +18,7 @@ RUNS = sorted(LEGAL.glob("*.run"))
 def test_agreement_and_power_equal_the_library(legal):
     sel, _ = legal
     measures = tuple(ui.default_measures(sel.gain))
-    assert measures[0] == "nDCG(dcg=exp-log2)@10"
+    assert measures[0] == "nDCG(dcg='exp-log2')@10"
     frame = metrics.evaluate(LEGAL / "qrels.txt", RUNS, list(measures))
     got = ui.agreement(sel, measures)
     pd.testing.assert_frame_equal(got["tau_ap"], B.measure_agreement(frame)["tau_ap"])
@@ -33,7 +33,7 @@ def test_agreement_and_power_equal_the_library(legal):
 def test_reduction_and_judges(legal):
     sel, _ = legal
     measures = tuple(ui.reduction_measures(sel.gain))
-    assert measures[1] == "nDCG(dcg=exp-log2,judged_only=True)@10"
+    assert measures[1] == "nDCG(dcg='exp-log2',judged_only=True)@10"
     got = ui.reduction(sel, measures, "keep", (30, 100), 0)
     expected = B.reduction_curves(LEGAL / "qrels.txt", {p.stem: p for p in RUNS}, list(measures), keep=(30, 100))
     np.testing.assert_allclose(got["tau"]["tau"], expected["tau"]["tau"])

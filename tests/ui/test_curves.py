@@ -24,21 +24,21 @@ def test_recall_levels():
 
 def test_mean_curve_at_k_is_the_mean_of_the_measure_at_k(legal):
     sel, _ = legal
-    mean, n_queries = curves.mean_curves(sel, "nDCG(dcg=exp-log2)", False)
-    expected = direct_means([f"nDCG(dcg=exp-log2)@{k}" for k in (1, 5, 10, 20)])
+    mean, n_queries = curves.mean_curves(sel, "nDCG(dcg='exp-log2')", False)
+    expected = direct_means([f"nDCG(dcg='exp-log2')@{k}" for k in (1, 5, 10, 20)])
     assert n_queries == 50
     for k in (1, 5, 10, 20):
         got = mean[mean["k"] == k].set_index("system")["value"]
-        assert got.to_dict() == pytest.approx(expected[f"nDCG(dcg=exp-log2)@{k}"].to_dict())
+        assert got.to_dict() == pytest.approx(expected[f"nDCG(dcg='exp-log2')@{k}"].to_dict())
     assert "low" not in mean.columns and "lo" not in mean.columns
 
 
 def test_the_band_brackets_the_mean(legal):
     sel, _ = legal
-    mean, _ = curves.mean_curves(sel, "nDCG(dcg=exp-log2)", True)
+    mean, _ = curves.mean_curves(sel, "nDCG(dcg='exp-log2')", True)
     low, high = [c for c in mean.columns if c not in ("system", "k", "value")]
     assert (mean[low] <= mean["value"] + 1e-12).all() and (mean["value"] <= mean[high] + 1e-12).all()
-    again, _ = curves.mean_curves.__wrapped__(sel, "nDCG(dcg=exp-log2)", True)   # seeded: the same band
+    again, _ = curves.mean_curves.__wrapped__(sel, "nDCG(dcg='exp-log2')", True)   # seeded: the same band
     assert again[low].tolist() == mean[low].tolist()
 
 

@@ -33,7 +33,7 @@ def test_fused_run_equals_the_library_on_the_files(legal):
 
 def test_comparison_means_and_the_references(legal):
     sel, _ = legal
-    measures = ["nDCG(dcg=exp-log2)@10", "AP"]
+    measures = ["nDCG(dcg='exp-log2')@10", "AP"]
     means, versus = fusion.comparison(sel, inputs(sel), "combsum", measures, norm="minmax")
     fused_run = library.fuse([metrics.read_run(p, name=n) for n, p in FILES.items()], "combsum", norm="minmax").run
     name = means.index[0]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from metrics.tasks.visible import Board, BoardRow
 from ui import tasks as ui
 from ui.text import md
 
@@ -17,12 +18,14 @@ def test_local_times_in_the_visitors_zone_or_labelled_utc(monkeypatch):
 
 def test_a_board_is_plain_text_with_the_teams_own_row_marked(monkeypatch):
     monkeypatch.setattr(ui, "zone", lambda: None)
-    row = {"rank": 1, "name": "[x](http://e.org) <b>", "kind": "team", "label": "**run**", "means": {"AP": 0.25},
-           "submissions": 2, "last": "2026-12-01T18:00:00Z", "p_baseline": 0.01234, "marker": "▲",
-           "p_next": None, "group": "A", "you": True}
-    base = {"rank": 2, "name": "baseline: bm25", "kind": "baseline", "label": "bm25", "means": {"AP": float("nan")},
-            "submissions": None, "last": None, "p_baseline": None, "marker": "", "p_next": None, "group": "A"}
-    board = {"rows": [row, base], "measures": ["AP"], "correction": "holm"}
+    row = BoardRow(rank=1, key="s2", submission=2, team=1, name="[x](http://e.org) <b>", kind="team", label="**run**",
+                   means={"AP": 0.25}, submissions=2, last="2026-12-01T18:00:00Z", p_baseline=0.01234, marker="▲",
+                   p_next=None, group="A", you=True)
+    base = BoardRow(rank=2, key="s1", submission=1, team=None, name="baseline: bm25", kind="baseline", label="bm25",
+                    means={"AP": float("nan")}, submissions=None, last=None, p_baseline=None, marker="", p_next=None,
+                    group="A")
+    board = Board(final=False, topics="public", n_topics=15, measures=("AP",), primary="AP", test="t",
+                  correction="holm", alpha=0.05, baseline="bm25", qrels_sha256="0" * 64, rows=(row, base))
     table = ui.board_frame(board)
     assert table.loc[1, "name"] == md("[x](http://e.org) <b>")
     assert md("[x](http://e.org) <b>").startswith("\\[x\\]")

@@ -42,7 +42,7 @@ HOSTILE = [
     "back\\slash",
     "<script>alert(1)</script>",
 ]
-ORDINARY = ["bm25_ce", "nDCG(dcg=exp-log2)@10", "run (2)", "my_run_v2", "-0.5", "#1", "P@5", "snake_case_name"]
+ORDINARY = ["bm25_ce", "nDCG(dcg='exp-log2')@10", "run (2)", "my_run_v2", "-0.5", "#1", "P@5", "snake_case_name"]
 
 
 def rendered_text(markdown: str) -> str:

@@ -13,7 +13,7 @@ from metrics.stats.behaviour import label_agreement
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
 PAGE = "views/behaviour.py"
-EXP10 = "nDCG(dcg=exp-log2)@10"
+EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
 def charts(at) -> list[dict]:

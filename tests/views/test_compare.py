@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURE = "nDCG(dcg=exp-log2)@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
+MEASURE = "nDCG(dcg='exp-log2')@10"  # the page's default: nDCG@10 with the sidebar's default exponential gain
 
 
 def array(value) -> np.ndarray:
@@ -129,11 +129,11 @@ def test_the_name_box_adds_exactly_the_measure_typed(open_app):
     box = at.text_input(key="cmp_typed::exp")
     box.input("P@1").run()
     assert not at.exception
-    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1"]
-    assert [h.value for h in at.subheader][:2] == ["nDCG(dcg=exp-log2)@10", "P@1"]
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg='exp-log2')@10", "P@1"]
+    assert [h.value for h in at.subheader][:2] == ["nDCG(dcg='exp-log2')@10", "P@1"]
     at.text_input(key="cmp_typed::exp").input("P.5,10").run()
-    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1", "P@5", "P@10"]
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg='exp-log2')@10", "P@1", "P@5", "P@10"]
     at.text_input(key="cmp_typed::exp").input("P(rel=").run()
     assert not at.exception
     assert len(at.error) == 1 and "P(rel=" in at.error[0].value
-    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg=exp-log2)@10", "P@1", "P@5", "P@10"]
+    assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg='exp-log2')@10", "P@1", "P@5", "P@10"]

@@ -12,7 +12,7 @@ from tests.conftest import assert_ok, html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
-NDCG10 = "nDCG(dcg=exp-log2)@10"
+NDCG10 = "nDCG(dcg='exp-log2')@10"
 
 
 @pytest.fixture

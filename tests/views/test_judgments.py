@@ -56,7 +56,7 @@ def test_page_shows_judged_curve_strategy_table_and_warning(app):
     table = app.table[0].value
     assert "condensed (judged only)" in table.columns and "rank (condensed)" in table.columns
     # the sidebar's default gain is exponential: the condensed column is the engine's judged_only nDCG@10
-    measure = "nDCG(dcg=exp-log2,judged_only=True)@10"
+    measure = "nDCG(dcg='exp-log2',judged_only=True)@10"
     engine = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")), [measure]))[measure]
     for system, value in engine.items():
         assert table.loc[system, "condensed (judged only)"] == f"{value:.4f}"
@@ -90,7 +90,7 @@ def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch, open_app):
     at = open_app(PAGE, home=tmp_path)
     table = at.table[0].value
     column = "inferred (proxy: proxy.txt)"
-    measure = "nDCG(dcg=exp-log2)@10"
+    measure = "nDCG(dcg='exp-log2')@10"
     engine = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")), [measure],
                                             inferred=proxy))[measure]
     for system, value in engine.items():

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 LEGAL = ROOT / "sample_data" / "legal"
 LEGAL_RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
-EXP_DEFAULT = ["nDCG(dcg=exp-log2)@5", "nDCG(dcg=exp-log2)@10", "nDCG(dcg=exp-log2)@20",
+EXP_DEFAULT = ["nDCG(dcg='exp-log2')@5", "nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@20",
                "AP", "RR", "R@100", "P@10", "Judged@10"]
 LINEAR_DEFAULT = ["nDCG@5", "nDCG@10", "nDCG@20", "AP", "RR", "R@100", "P@10", "Judged@10"]
 
@@ -125,7 +125,7 @@ def test_leaderboard_marks_the_best_value_of_each_column(viewer, legal_means):
             for system in expected.index[expected[measure] == expected[measure].max()]}
     assert bold_cells(at) == best
     # bm25_ce, the reranker, leads on nDCG@10 (the sample's story)
-    assert (rows.index("bm25_ce"), EXP_DEFAULT.index("nDCG(dcg=exp-log2)@10")) in best
+    assert (rows.index("bm25_ce"), EXP_DEFAULT.index("nDCG(dcg='exp-log2')@10")) in best
 
 
 def test_leaderboard_markers_are_the_paired_tests_against_the_baseline(viewer):
@@ -137,7 +137,7 @@ def test_leaderboard_markers_are_the_paired_tests_against_the_baseline(viewer):
     for row in tests.itertuples():
         assert shown.at[row.system, row.measure] == row.marker, (row.system, row.measure)
     assert (shown.loc["bm25"] == "").all()
-    assert shown.at["bm25_ce", "nDCG(dcg=exp-log2)@10"] == "▲"
+    assert shown.at["bm25_ce", "nDCG(dcg='exp-log2')@10"] == "▲"
 
 
 def test_linear_gain_changes_headers_and_values(viewer, legal_means):
@@ -174,8 +174,8 @@ def test_adding_a_measure_adds_a_column(viewer, legal_means):
     add_measure(at, "P(rel=2)@5")
     assert list(shown_table(at).columns) == EXP_DEFAULT + ["P(rel=2)@5"]
     add_measure(at, "nDCG@100")  # nDCG follows the sidebar's gain, and says so in the header
-    assert list(shown_table(at).columns) == EXP_DEFAULT + ["P(rel=2)@5", "nDCG(dcg=exp-log2)@100"]
-    assert_values(at, legal_means(EXP_DEFAULT + ["P(rel=2)@5", "nDCG(dcg=exp-log2)@100"]))
+    assert list(shown_table(at).columns) == EXP_DEFAULT + ["P(rel=2)@5", "nDCG(dcg='exp-log2')@100"]
+    assert_values(at, legal_means(EXP_DEFAULT + ["P(rel=2)@5", "nDCG(dcg='exp-log2')@100"]))
     assert not at.error
 
     reset = next(b for b in at.button if b.label == "Reset to the default columns")
@@ -209,13 +209,13 @@ def test_curves_chart_has_one_trace_per_system_with_the_engines_means(viewer, le
     spec = plotly_spec(at)
     lines = line_traces(spec)
     assert [t["name"] for t in lines] == list(LEGAL_RUNS)
-    assert spec["layout"]["yaxis"]["title"]["text"] == "nDCG(dcg=exp-log2)@k"
-    expected = legal_means(["nDCG(dcg=exp-log2)@10", "nDCG(dcg=exp-log2)@100"])
+    assert spec["layout"]["yaxis"]["title"]["text"] == "nDCG(dcg='exp-log2')@k"
+    expected = legal_means(["nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@100"])
     for trace in lines:
         k, value = trace_array(trace["x"]), trace_array(trace["y"])
         assert k[0] == 1 and k[-1] == 100
-        assert value[k == 10][0] == pytest.approx(expected.at[trace["name"], "nDCG(dcg=exp-log2)@10"], abs=1e-12)
-        assert value[k == 100][0] == pytest.approx(expected.at[trace["name"], "nDCG(dcg=exp-log2)@100"], abs=1e-12)
+        assert value[k == 10][0] == pytest.approx(expected.at[trace["name"], "nDCG(dcg='exp-log2')@10"], abs=1e-12)
+        assert value[k == 100][0] == pytest.approx(expected.at[trace["name"], "nDCG(dcg='exp-log2')@100"], abs=1e-12)
     assert "k = 1..100" in at.caption[0].value and "50 queries" in at.caption[0].value
 
 

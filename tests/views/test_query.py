@@ -21,7 +21,7 @@ def app(open_app, shared_home):
 def board():
     """nDCG@10 with exponential gain (the sidebar's default) for every legal run and query, from metrics."""
     runs = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
-    frame = metrics.evaluate(LEGAL / "qrels.txt", runs, ["nDCG(dcg=exp-log2)@10"])
+    frame = metrics.evaluate(LEGAL / "qrels.txt", runs, ["nDCG(dcg='exp-log2')@10"])
     return frame.set_index(["system", "qid"])["value"]
 
 

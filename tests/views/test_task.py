@@ -108,9 +108,9 @@ def test_in_shared_mode_a_team_copies_into_its_own_workspace(open_app, task, mon
     next(b for b in at.button if b.label.startswith("Copy my runs")).click().run()
     ok(at)
     assert "Added the collection" in texts(at) and "ws" in at.query_params
-    from metrics.store import Workspaces
+    from metrics.store import WorkspaceRegistry
 
-    manager = Workspaces(settings.load({"NDCG_LAB_HOME": str(home), "NDCG_LAB_MODE": "shared"}))
+    manager = WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(home), "NDCG_LAB_MODE": "shared"}))
     try:
         ws = manager.open(at.query_params["ws"][0] if isinstance(at.query_params["ws"], list)
                           else at.query_params["ws"]).workspace

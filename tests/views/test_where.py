@@ -15,7 +15,7 @@ from tests.conftest import assert_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "sample_data" / "legal"
-NDCG10 = "nDCG(dcg=exp-log2)@10"   # the sidebar's default gain
+NDCG10 = "nDCG(dcg='exp-log2')@10"   # the sidebar's default gain
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,7 +55,7 @@ def stack(runs: Mapping[str, Ranked], depth: int | None, min_grade: int = 1) -> 
     runs = check_runs(runs)
     names = list(runs)
     qids = np.unique(np.concatenate([np.asarray(r.qids, dtype=object) for r in runs.values()]).astype(str))
-    parts = {k: [] for k in ("system", "query", "rank", "rel", "judged", "above")}
+    parts: dict[str, list[Any]] = {k: [] for k in ("system", "query", "rank", "rel", "judged", "above")}
     docnos = []
     retrieved = np.zeros((len(names), len(qids)), dtype=np.int64)
     for s, ranked in enumerate(runs.values()):

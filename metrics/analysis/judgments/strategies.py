@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, evaluate, means
+from ...evaluation import TIE_DECIMALS, evaluate, means
 from .rows import qrels_table
 
 STRATEGIES: dict[str, str] = {

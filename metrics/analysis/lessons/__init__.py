@@ -2,7 +2,7 @@
 
 ``model`` loads and checks the lesson files (``data/*.toml``, one per lesson) and fills their
 prose's placeholders with computed numbers; ``kinds`` computes every exercise's answer,
-``exercises`` checks a student's, ``worked`` works the arithmetic and names the usual mistake,
+``exercises`` checks a student's, ``solutions`` works the arithmetic and names the usual mistake,
 ``links`` packs a set of exercises into a link that holds no answer, and ``collection`` is the
 lessons' tiny collection of queries.
 """

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import io
 from ...errors import MetricsError
-from ...evaluate import evaluate
+from ...evaluation import evaluate
 from ...measures import with_gain
 from .. import sandbox
 

@@ -30,7 +30,7 @@ from .kinds import (
     quantity_value,
 )
 from .links import LINK_VERSION, decode, encode, from_spec
-from .worked import Mistake, diagnose, mistakes, worked
+from .solutions import Mistake, diagnose, mistakes, worked
 
 __all__ = ["DEFAULT_TOLERANCE", "KINDS", "LINK_VERSION", "LIST_QUANTITIES", "QUANTITIES", "QUANTITY_NAMES",
            "SCORE_ROLE", "Collection", "Exercise", "Mistake", "Result", "answer", "check", "decode", "diagnose",
@@ -65,9 +65,10 @@ def check(ex: Exercise, response) -> Result:
             mistake = diagnose(ex, float(ex.options[int(response)]))
     elif ex.kind == "reorder":
         order = list(response)
-        if sorted(order) != sorted(ex.sandbox.names):
+        listed = ex.on_list()
+        if sorted(order) != sorted(listed.names):
             raise MetricsError("the order must hold every document of the list once")
-        mine = ex.sandbox.reordered([ex.sandbox.names.index(n) for n in order])
+        mine = listed.reordered([listed.names.index(n) for n in order])
         reached = quantity_value(ex, mine)
         correct = reached + 1e-12 >= ex.target
         return Result(correct, reached, None if correct else "move the highest grades to the top ranks",
@@ -80,7 +81,7 @@ def check(ex: Exercise, response) -> Result:
 
 def _table(ex: Exercise) -> pd.DataFrame | None:
     if ex.quantity in ("mean_a", "mean_b", "wins_b"):
-        return ex.collection.per_query()
+        return ex.on_collection().per_query()
     if ex.kind == "choice" and not is_numeric(ex):
         return pd.DataFrame({"option": option_labels(ex), quantity_name(ex, ex.sandbox): option_values(ex)})
     if ex.sandbox is not None and ex.quantity in LIST_QUANTITIES and ex.kind != "higher":

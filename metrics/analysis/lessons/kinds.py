@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -59,9 +60,21 @@ class Exercise:
     def __post_init__(self):
         _check(self)
 
+    def on_list(self) -> Sandbox:
+        """The exercise's list; MetricsError for an exercise without one (on a collection)."""
+        if self.sandbox is None:
+            raise MetricsError(f"a {self.quantity} exercise needs a list", fix="give grades = [...] or a preset")
+        return self.sandbox
+
+    def on_collection(self) -> Collection:
+        """The exercise's collection; MetricsError for an exercise without one."""
+        if self.collection is None:
+            raise MetricsError(f"a {self.quantity} exercise needs a collection", fix="give [example.collection]")
+        return self.collection
+
     def spec(self) -> dict:
         """The plain data of the exercise (what a lesson file or a link holds)."""
-        out = {"kind": self.kind, "question": self.question}
+        out: dict[str, Any] = {"kind": self.kind, "question": self.question}
         if self.hint:
             out["hint"] = self.hint
         if self.sandbox is not None:
@@ -161,7 +174,9 @@ def quantity_value(ex: Exercise, sb: Sandbox | None = None, *, gain: str | None 
         return float(table["exponential gain" if (gain or (sb.gain if sb else "exp")) == "exp"
                            else "linear gain"].iloc[0])
     if q in ("mean_a", "mean_b", "wins_b"):
-        return ex.collection.summary()[q]
+        return ex.on_collection().summary()[q]
+    if sb is None:
+        sb = ex.on_list()
     values = sandbox.scores(sb, strategy=strategy or ex.strategy)
     word = "exp" if sb.gain == "exp" else "linear"
     role = {"ndcg": f"nDCG {word}", "dcg": f"DCG {word}", "idcg": f"IDCG {word}"}.get(q) or SCORE_ROLE[q]
@@ -185,7 +200,7 @@ def answer(ex: Exercise):
             return int(np.argmin(np.abs(values - quantity_value(ex))))
         return int(np.argmax(values) if ex.pick == "highest" else np.argmin(values))
     if ex.kind == "reorder":
-        return quantity_value(ex, ex.sandbox.ideal())
+        return quantity_value(ex, ex.on_list().ideal())
     return {gain: _higher(ex, gain) for gain in ("exp", "linear")}
 
 

@@ -64,7 +64,7 @@ def from_spec(spec: dict, base: Sandbox | None = None, base_collection: Collecti
         c = spec["collection"]
         collection = Collection(queries=tuple(tuple(q) for q in c["queries"]), cutoff=c.get("cutoff", 5),
                                 gain=c.get("gain", "exp"))
-    options = []
+    options: list[float | tuple[str, Sandbox | None, str | None]] = []
     for option in spec.get("options", ()):
         if isinstance(option, bool):
             raise MetricsError("an option is a number or a table with a label")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import tomllib
 
@@ -63,7 +64,7 @@ class Lesson:
     preset: str | None = None
 
 
-def _fail(source: Path | str, problem: str, fix: str | None = None):
+def _fail(source: Path | str, problem: str, fix: str | None = None) -> NoReturn:
     raise MetricsError(problem, source=str(source), fix=fix)
 
 

@@ -84,7 +84,7 @@ class Sandbox:
 
     @property
     def measure(self) -> str:
-        """The exact nDCG measure string of this sandbox (``nDCG(dcg=exp-log2)@10``)."""
+        """The exact nDCG measure string of this sandbox (``nDCG(dcg='exp-log2')@10``)."""
         return with_gain(f"nDCG@{self.cutoff}", self.gain)
 
     def grade_of(self, name: str):

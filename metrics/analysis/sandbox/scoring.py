@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import io
 from ...errors import MetricsError
-from ...evaluate import evaluate
+from ...evaluation import evaluate
 from ...measures import discount, gain_of, with_gain
 from ...ranking import Ranked, rank
 from ..explain import explain

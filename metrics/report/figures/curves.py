@@ -25,7 +25,7 @@ import plotly.colors
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS
+from ...evaluation import TIE_DECIMALS
 from ...stats import bootstrap_ci
 
 PALETTE: tuple[str, ...] = tuple(plotly.colors.qualitative.D3)
@@ -206,7 +206,7 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
     system's k, ascending) overrides the columns. ``order_changes`` are cutoffs
     (ints, or the dicts of :func:`order_changes`) marked by dotted vertical
     lines with a ``k=…`` label where there is room (hover on it: the orders).
-    ``measure_label`` is the exact measure string (``nDCG(dcg=exp-log2)@k``),
+    ``measure_label`` is the exact measure string (``nDCG(dcg='exp-log2')@k``),
     used as the y-axis title and in the hover.
 
     Traces: band polygons first (name ``"{system} {band_label}"``, no legend

@@ -12,17 +12,18 @@ Holm-corrected over the systems).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means
+from ...evaluation import TIE_DECIMALS, as_runs, means
 from ...io import read_qrels
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED
-from ..compare import compare
+from ..comparison import compare
 from .labels import confusion, krippendorff_alpha, weighted_kappa
 from .rankings import system_orders, tau_ap
 
@@ -75,7 +76,8 @@ def system_shift(qrels_a, qrels_b, runs, measures: Sequence[str] = (DEFAULT_MEAS
     frame_b = evaluate(read_qrels(qrels_b), runs, measures, **options)
     table_a, table_b = means(frame_a), means(frame_b).reindex(index=means(frame_a).index)
     baseline = baseline or runs[0].name
-    rows, taus = [], []
+    rows: list[dict[str, Any]] = []
+    taus: list[dict[str, Any]] = []
     for m in table_a.columns:
         x = np.round(table_a[m].to_numpy(dtype=np.float64), TIE_DECIMALS)
         y = np.round(table_b[m].to_numpy(dtype=np.float64), TIE_DECIMALS)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, means
+from ...evaluation import TIE_DECIMALS, means
 from ..agreement import ranking_stability
 from ..common import scipy_stats
 

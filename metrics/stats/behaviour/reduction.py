@@ -16,13 +16,14 @@ full qrels as the reference).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluate import TIE_DECIMALS, as_runs, means, rank_run
+from ...evaluation import TIE_DECIMALS, as_runs, means, rank_run
 from ...io import read_qrels
 from ...ranking import positions
 from ..agreement import kendall_tau
@@ -103,8 +104,9 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     measures = list(measures)
     full = means(evaluate(qrels, runs, measures, **options))
     reduction = "keep" if keep is not None else "pool"
-    levels = list(keep if keep is not None else depths)
-    mean_rows, tau_rows = [], []
+    levels = list(keep if keep is not None else depths or ())
+    mean_rows: list[dict[str, Any]] = []
+    tau_rows: list[dict[str, Any]] = []
     for level in levels:
         reduced = keep_share(qrels, level, seed=seed) if reduction == "keep" else pool_depth(qrels, runs, int(level))
         table = full if reduction == "keep" and level >= 100 else means(evaluate(reduced, runs, measures, **options))

@@ -52,7 +52,7 @@ def test_bands_and_grades_by_hand(hand):
 def test_bands_add_up_to_the_engines_total(hand):
     qrels, a, b = hand
     result = bd.bands(qrels, a, b, k=4, edges=(1, 2, 3), gain="exp")
-    engine = metrics.evaluate(qrels, [a, b], ["DCG(dcg=exp-log2)@4"]).pivot(index="qid", columns="system",
+    engine = metrics.evaluate(qrels, [a, b], ["DCG(dcg='exp-log2')@4"]).pivot(index="qid", columns="system",
                                                                              values="value")
     assert result.by_band["total"].tolist() == (engine["B"] - engine["A"]).tolist()
     for table in (result.by_band, result.by_grade):

@@ -11,7 +11,7 @@ import pytest
 import metrics
 from metrics.analysis import explain as ex
 from metrics.errors import MetricsError
-from metrics.evaluate import evaluate_ranked
+from metrics.evaluation import evaluate_ranked
 from metrics.ranking import rank
 
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
@@ -54,7 +54,7 @@ def test_rows_show_their_arithmetic_linear_gain(small):
 
 def test_exponential_gain(small):
     _, _, ranked = small
-    frame = ex.explain(ranked, "q1", "nDCG(dcg=exp-log2)@2")
+    frame = ex.explain(ranked, "q1", "nDCG(dcg='exp-log2')@2")
     assert frame["gain"].tolist() == [3.0, 0.0]          # 2^2 - 1, unjudged 0
     assert frame["ideal_gain"].tolist() == [7.0, 3.0]    # 2^3 - 1, 2^2 - 1
     assert frame["ndcg"].iloc[-1] == pytest.approx(3 / (7 + 3 / log2(3)))
@@ -138,11 +138,11 @@ def test_last_ndcg_equals_the_leaderboard_exactly(legal, gain, cutoff):
 def test_dcg_and_idcg_columns_equal_their_measures(legal):
     qrels, runs = legal
     ranked = rank(runs[0], qrels)
-    values = evaluate_ranked(ranked, ["DCG(dcg=exp-log2)@10", "IDCG(dcg=exp-log2)@10"])
+    values = evaluate_ranked(ranked, ["DCG(dcg='exp-log2')@10", "IDCG(dcg='exp-log2')@10"])
     for i, qid in enumerate(ranked.qids[:10]):
-        frame = ex.explain(ranked, qid, "nDCG(dcg=exp-log2)@10")
-        assert frame["dcg"].iloc[-1] == values["DCG(dcg=exp-log2)@10"][i]
-        assert frame["idcg"].iloc[-1] == values["IDCG(dcg=exp-log2)@10"][i]
+        frame = ex.explain(ranked, qid, "nDCG(dcg='exp-log2')@10")
+        assert frame["dcg"].iloc[-1] == values["DCG(dcg='exp-log2')@10"][i]
+        assert frame["idcg"].iloc[-1] == values["IDCG(dcg='exp-log2')@10"][i]
         assert frame["contribution"].to_numpy() == pytest.approx(frame["gain"] * frame["discount"])
 
 

@@ -75,7 +75,7 @@ def test_oracle_first_and_share_by_hand(hand):
 def test_exp_gain_orders_the_oracle_and_scores_it():
     qrels = qrels_of([("q", "a", 1), ("q", "b", 2)])
     first = run_of({"q": ["a", "b"]}, "first")
-    result = hr.headroom(qrels, first, run_of({"q": ["a", "b"]}, "same"), measure="nDCG(dcg=exp-log2)@1", sweep=[1])
+    result = hr.headroom(qrels, first, run_of({"q": ["a", "b"]}, "same"), measure="nDCG(dcg='exp-log2')@1", sweep=[1])
     assert result.per_query["oracle"].iloc[0] == 1.0                       # b first: (2^2-1) / (2^2-1)
     assert result.per_query["first"].iloc[0] == pytest.approx(1 / 3)       # (2^1-1) / (2^2-1)
     assert result.summary["share"] == 0.0 and result.summary["verdict"] == "below"

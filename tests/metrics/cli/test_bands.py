@@ -19,7 +19,7 @@ def test_json_is_the_library_result(capsys):
                  "-q"]) == 0
     out = json.loads(capsys.readouterr().out)
     library = bands(QRELS, BM25, QE, k=50, edges=[5, 20], gain="exp")
-    assert out["measure"] == "DCG(dcg=exp-log2)@50" and out["difference"] == "b - a"
+    assert out["measure"] == "DCG(dcg='exp-log2')@50" and out["difference"] == "b - a"
     assert out["means"]["by_band"] == {k: float(v) for k, v in library.means().items()}
     assert list(out["means"]["by_band"]) == ["1-5", "6-20", "21-50", "total"]
     assert len(out["only_one"]) == len(library.only_one) and len(out["per_query"]["by_band"]) == 50

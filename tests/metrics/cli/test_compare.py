@@ -13,7 +13,7 @@ from metrics.cli import main
 LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 BM25, CE, DENSE = (str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "dense"))
-EXP10 = "nDCG(dcg=exp-log2)@10"
+EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
 def run_cli(capsys, *args) -> tuple[int, str, str]:
@@ -86,6 +86,17 @@ def test_latex_format_marks_significance(capsys):
     ce_line = next(line for line in out.splitlines() if line.startswith(r"bm25\_ce"))
     assert r"$^{\blacktriangle}$" in ce_line
     assert "% test:" in out and "% correction:" in out
+
+
+def test_latex_table_option_writes_the_whole_float(capsys):
+    _, out, _ = run_cli(capsys, QRELS, BM25, CE, "-m", "AP", "--format", "latex", "--latex-table",
+                        "--caption", "AP on legal", "--label", "tab:legal")
+    lines = out.splitlines()
+    assert r"% needs \usepackage{booktabs}\usepackage{amssymb}" in lines
+    start = lines.index(r"\begin{table}[t]")
+    assert lines[start:start + 4] == [r"\begin{table}[t]", r"\centering", r"\caption{AP on legal}",
+                                      r"\label{tab:legal}"]
+    assert lines[-1] == r"\end{table}"
 
 
 def test_gain_option_rewrites_ndcg(capsys):

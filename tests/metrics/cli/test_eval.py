@@ -39,7 +39,7 @@ def test_eval_streams_by_itself_above_the_threshold_unless_told_local(collection
 def _random_scores(rng, with_nan: bool) -> list:
     import numpy as np
 
-    from metrics.evaluate import Scores
+    from metrics.evaluation import Scores
 
     out = []
     for s in range(4):
@@ -59,7 +59,7 @@ def test_eval_means_without_pandas_equal_the_pandas_means_to_the_bit():
     (pandas' groupby, its own summation) must give the same floats, NaN or not."""
     import numpy as np
 
-    from metrics.evaluate import frame_of, mean_values, means, scores_of
+    from metrics.evaluation import frame_of, mean_values, means, scores_of
 
     rng = np.random.default_rng(12)
     for trial in range(40):

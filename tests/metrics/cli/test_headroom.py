@@ -19,13 +19,13 @@ QRELS, BM25, CE, DENSE, PROXY = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run
 
 @pytest.fixture(scope="module")
 def expected():
-    return headroom(QRELS, BM25, CE, measure="nDCG(dcg=exp-log2)@10", sweep=[10, 20])
+    return headroom(QRELS, BM25, CE, measure="nDCG(dcg='exp-log2')@10", sweep=[10, 20])
 
 
 def test_json_is_the_library_result(capsys, expected):
     assert main(["headroom", QRELS, BM25, CE, "--gain", "exp", "--sweep", "10,20", "--format", "json", "-q"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["measure"] == "nDCG(dcg=exp-log2)@10" and out["depth"] == 100 and out["detected_depth"] == 100
+    assert out["measure"] == "nDCG(dcg='exp-log2')@10" and out["depth"] == 100 and out["detected_depth"] == 100
     assert out["summary"]["share"] == expected.summary["share"]
     assert out["summary"]["share_ci"] == list(expected.summary["share_ci"])
     assert [r["depth"] for r in out["sweep"]] == [10, 20, 100]

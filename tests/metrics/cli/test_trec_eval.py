@@ -132,7 +132,8 @@ def test_unknown_measure_exits_with_one_line(tmp_path):
     assert done.stderr.strip().count("\n") == 0 and "illegal measure 'ndcg_cutt.10'" in done.stderr
     for measure, words in (("P.0", "positive"), ("P.5,5", "duplicate"), ("utility.1,2", "4 coefficients"),
                            ("P.", "nothing after the dot"), ("ndcg.1=2,3", "malformed pair"),
-                           ("prefs", "preference"), ("ndcg.-1=3", "unjudged")):
+                           ("prefs", "cannot be computed from -R qrels"),
+                           ("ndcg.-1=3", "unjudged")):
         with pytest.raises(MetricsError, match=words) as caught:
             trec_eval_lines(qrels, run, [measure])
         assert "\n" not in str(caught.value), measure

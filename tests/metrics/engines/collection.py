@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-MEASURES = ["nDCG@5", "nDCG@10", "nDCG(dcg=exp-log2)@10", "nDCG", "AP", "RR", "P@5", "R@100",
+MEASURES = ["nDCG@5", "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG", "AP", "RR", "P@5", "R@100",
             "Judged@10", "Rprec", "NumRet", "Success@3"]
 TINY = {"piece_bytes": 300, "range_bytes": 1200, "row_group_rows": 4}
 MISSING = ("q50", "q51", "q52")       # judged, absent from the run: they score 0

@@ -17,7 +17,7 @@ from metrics import io
 from metrics.engines import contiguous, local
 from metrics.engines import streaming as streaming_engine
 from metrics.errors import MetricsError
-from metrics.evaluate import tidy
+from metrics.evaluation import tidy
 from tests.metrics.engines.collection import MEASURES
 
 QUERIES = [f"q{i}" for i in range(40)] + ["101", "9", "x1"]      # x1: not judged

@@ -11,7 +11,7 @@ import ranx
 import metrics
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.evaluate import as_runs, is_ranx_dict
+from metrics.evaluation import as_runs, is_ranx_dict
 
 RUN_TEXT = b"q1 Q0 d1 1 3.5 sys\nq1 Q0 d2 2 2.25 sys\nq1 Q0 d3 3 1 sys\nq2 Q0 d9 1 0.5 sys\n"
 QRELS_TEXT = b"q1 0 d1 2\nq1 0 d3 1\nq2 0 d9 1\nq2 0 d7 0\n"

@@ -11,7 +11,7 @@ from metrics.measures import (
 
 
 def test_parse_round_trip_and_errors():
-    assert str(parse("nDCG(dcg=exp-log2)@10")) == "nDCG(dcg=exp-log2)@10"
+    assert str(parse("nDCG(dcg='exp-log2')@10")) == "nDCG(dcg='exp-log2')@10"
     assert str(parse("nDCG(dcg=log2)@10")) == "nDCG@10"  # the default parameter is dropped
     assert str(parse("P(rel=2)@5")) == "P(rel=2)@5"
     assert parse("MAP").name == "AP"
@@ -28,7 +28,7 @@ def test_parse_round_trip_and_errors():
 
 
 def test_with_gain():
-    assert with_gain("nDCG@10", "exp") == "nDCG(dcg=exp-log2)@10"
-    assert with_gain("nDCG(dcg=exp-log2)@10", "linear") == "nDCG@10"
+    assert with_gain("nDCG@10", "exp") == "nDCG(dcg='exp-log2')@10"
+    assert with_gain("nDCG(dcg='exp-log2')@10", "linear") == "nDCG@10"
     assert with_gain("AP", "exp") == "AP"
-    assert with_gain("nDCG(judged_only=True)@5", "exp") == "nDCG(dcg=exp-log2,judged_only=True)@5"
+    assert with_gain("nDCG(judged_only=True)@5", "exp") == "nDCG(dcg='exp-log2',judged_only=True)@5"

@@ -78,7 +78,7 @@ def test_curve_equals_point_values_exactly():
     grades = {f"q{i}": [int(g) if g >= 0 else None for g in rng.integers(-1, 4, size=30)] for i in range(20)}
     ranked = ranked_from(grades)
     ctx = Context(ranked)
-    for family in ("nDCG", "nDCG(dcg=exp-log2)", "AP", "P", "R", "RR", "Success", "Judged", "DCG"):
+    for family in ("nDCG", "nDCG(dcg='exp-log2')", "AP", "P", "R", "RR", "Success", "Judged", "DCG"):
         curve = compute_curve(ctx, parse_family(family), 30)
         for k in (1, 5, 10, 30):
             point = compute(ctx, parse(f"{family}@{k}"))

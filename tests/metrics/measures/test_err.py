@@ -58,7 +58,7 @@ def _gdeval() -> str | None:
 @pytest.mark.skipif(_gdeval() is None, reason="gdeval.pl (ir_measures) or perl is absent")
 @pytest.mark.parametrize("k", [5, 20])
 def test_err_and_exp_ndcg_match_gdeval(tmp_path, k):
-    """gdeval prints 5 decimals: ERR@k and nDCG(dcg=exp-log2)@k agree to 5e-6."""
+    """gdeval prints 5 decimals: ERR@k and nDCG(dcg='exp-log2')@k agree to 5e-6."""
     rng = np.random.default_rng(k)
     qrels, run = [], []
     for q in range(1, 16):
@@ -73,9 +73,9 @@ def test_err_and_exp_ndcg_match_gdeval(tmp_path, k):
     out = subprocess.run(["perl", _gdeval(), "qrels", "run", str(k)], cwd=tmp_path, capture_output=True, text=True,
                          check=True).stdout.splitlines()[1:]
     gdeval = {line.split(",")[1]: (float(line.split(",")[2]), float(line.split(",")[3])) for line in out}
-    frame = metrics.evaluate(tmp_path / "qrels", tmp_path / "run", [f"ERR@{k}", f"nDCG(dcg=exp-log2)@{k}"])
+    frame = metrics.evaluate(tmp_path / "qrels", tmp_path / "run", [f"ERR@{k}", f"nDCG(dcg='exp-log2')@{k}"])
     ours = frame.pivot(index="qid", columns="measure", values="value")
     assert len(gdeval) == 15
     for qid, (ndcg, err) in gdeval.items():
         assert ours.loc[qid, f"ERR@{k}"] == pytest.approx(err, abs=5e-6 + 1e-12), qid
-        assert ours.loc[qid, f"nDCG(dcg=exp-log2)@{k}"] == pytest.approx(ndcg, abs=5e-6 + 1e-12), qid
+        assert ours.loc[qid, f"nDCG(dcg='exp-log2')@{k}"] == pytest.approx(ndcg, abs=5e-6 + 1e-12), qid

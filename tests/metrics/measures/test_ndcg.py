@@ -21,8 +21,8 @@ def test_ndcg_exponential_gain():
     ranked = ranked_from({"q1": [1, 3, 0, 2]})
     dcg = 1 / log2(2) + 7 / log2(3) + 0 + 3 / log2(5)
     idcg = 7 / log2(2) + 3 / log2(3) + 1 / log2(4)
-    assert value(ranked, "nDCG(dcg=exp-log2)@4") == pytest.approx(dcg / idcg)
-    assert value(ranked, "nDCG(dcg=exp-log2)") == pytest.approx(dcg / idcg)
+    assert value(ranked, "nDCG(dcg='exp-log2')@4") == pytest.approx(dcg / idcg)
+    assert value(ranked, "nDCG(dcg='exp-log2')") == pytest.approx(dcg / idcg)
 
 
 def test_ideal_counts_relevant_docs_not_retrieved():

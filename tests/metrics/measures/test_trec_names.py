@@ -56,7 +56,7 @@ def test_trec_eval_order_and_printed_names():
 
 
 def test_gain_rewrites_reach_every_ndcg_like_measure():
-    assert with_gain("G", "exp") == "G(dcg=exp-log2)"
-    assert with_gain("ndcg_rel", "exp") == "ndcg_rel(dcg=exp-log2)"
-    assert with_gain("Rndcg", "exp") == "Rndcg(dcg=exp-log2)"
+    assert with_gain("G", "exp") == "G(dcg='exp-log2')"
+    assert with_gain("ndcg_rel", "exp") == "ndcg_rel(dcg='exp-log2')"
+    assert with_gain("Rndcg", "exp") == "Rndcg(dcg='exp-log2')"
     assert with_gain("Bpref", "exp") == "Bpref"

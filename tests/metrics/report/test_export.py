@@ -17,6 +17,7 @@ def test_latex_table_bolds_the_best_per_column_and_appends_markers():
     assert out == "\n".join([
         '% tool: "nDCG Lab"',
         "% seed: 0",
+        r"% needs \usepackage{booktabs}\usepackage{amssymb}",
         r"\begin{tabular}{lrr}",
         r"\toprule",
         r"System & nDCG@10 & P(rel=2)@5 \\",
@@ -26,6 +27,23 @@ def test_latex_table_bolds_the_best_per_column_and_appends_markers():
         r"\bottomrule",
         r"\end{tabular}",
         ""])
+
+
+def test_latex_table_environment_with_caption_label_and_packages():
+    out = to_latex(TABLE, {("dense", "nDCG@10"): r"\blacktriangle"}, {"baseline": "bm25"}, environment=True,
+                   label="tab:main")
+    lines = out.splitlines()
+    assert lines[:6] == ['% baseline: "bm25"', r"% needs \usepackage{booktabs}\usepackage{amssymb}",
+                         r"\begin{table}[t]", r"\centering",
+                         r"\caption{Mean over queries per system and measure; the best value of each measure in bold. "
+                         r"$^{\blacktriangle}$ and $^{\blacktriangledown}$: significantly better and worse than the "
+                         r"baseline bm25.}", r"\label{tab:main}"]
+    assert lines[6] == r"\begin{tabular}{lrr}" and lines[-2:] == [r"\end{tabular}", r"\end{table}"]
+    assert out.count("{table}") == 2 and out.count("{tabular}") == 2
+    plain = to_latex(TABLE, caption="50% of runs_1 & {x} ~ ^ \\", environment=True)
+    assert r"\caption{50\% of runs\_1 \& \{x\} \textasciitilde{} \textasciicircum{} \textbackslash{}}" in plain
+    assert r"% needs \usepackage{booktabs}" + "\n" in plain and "amssymb" not in plain   # no markers
+    assert "{table}" not in to_latex(TABLE)
 
 
 def test_latex_escapes_all_ten_special_characters_in_names():

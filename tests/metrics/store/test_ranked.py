@@ -16,7 +16,7 @@ from metrics.store import workspace as workspace_module
 from .test_workspace import schema_1_file
 
 FIELDS = ("qids", "offsets", "rel", "judged", "inferred", "score", "ideal_offsets", "ideal_rel", "missing")
-MEASURES = ["nDCG@10", "nDCG(dcg=exp-log2)@10", "nDCG@20", "AP", "RR", "P@5", "R@100", "Judged@10"]
+MEASURES = ["nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG@20", "AP", "RR", "P@5", "R@100", "Judged@10"]
 
 
 def text_run(seed: int = 0, n_queries: int = 12, depth: int = 30) -> bytes:

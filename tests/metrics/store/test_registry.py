@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from metrics import settings
-from metrics.store import Registry, Workspaces, token_hash
+from metrics.store import Registry, WorkspaceRegistry, token_hash
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
 
@@ -16,7 +16,7 @@ SCHEMA = "CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, n INTEGER 
 def test_token_hash_is_sha256_hex_and_what_the_workspaces_registry_keeps(tmp_path):
     assert token_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2
     assert token_hash("abc") == hashlib.sha256(b"abc").hexdigest()
-    manager = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path)}))
+    manager = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path)}))
     try:
         access = manager.create()
         with sqlite3.connect(tmp_path / "shared" / "registry.sqlite3") as db:

@@ -27,7 +27,7 @@ from metrics.store import (
     Workspace,
     WorkspaceExpired,
     WorkspaceNotFound,
-    Workspaces,
+    WorkspaceRegistry,
     view_token_of,
 )
 from metrics.store.workspace import cache_folder
@@ -75,9 +75,9 @@ def clock() -> Clock:
 def manager(tmp_path, sample_folders, clock):
     made = []
 
-    def make(samples=True, **env) -> Workspaces:
+    def make(samples=True, **env) -> WorkspaceRegistry:
         config = settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home"), **env})
-        made.append(Workspaces(config, samples=sample_folders if samples else (), clock=clock))
+        made.append(WorkspaceRegistry(config, samples=sample_folders if samples else (), clock=clock))
         return made[-1]
 
     yield make
@@ -154,7 +154,7 @@ def test_modes_keep_their_own_entry_points(manager, tmp_path):
     shared = manager()
     with pytest.raises(MetricsError, match="shared mode"):
         shared.personal()
-    personal = Workspaces(settings.load({"NDCG_LAB_HOME": str(tmp_path / "p")}))
+    personal = WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(tmp_path / "p")}))
     with pytest.raises(MetricsError, match="only in shared mode"):
         personal.create()
     with pytest.raises(MetricsError, match="only in shared mode"):
@@ -267,7 +267,7 @@ def test_a_sample_name_cannot_be_taken_while_it_shows(manager):
 
 def test_the_bundled_samples_are_shared(tmp_path):
     samples = [Sample("legal", ROOT / "sample_data" / "legal", "bm25"), Sample("web", ROOT / "sample_data" / "web")]
-    m = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path)}), samples=samples)
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path)}), samples=samples)
     try:
         ws = m.create().workspace
         legal = ws.collections()[0]
@@ -283,7 +283,7 @@ def test_the_bundled_samples_are_shared(tmp_path):
 
 def test_personal_mode_is_one_workspace_holding_the_samples(tmp_path, sample_folders):
     config = settings.load({"NDCG_LAB_HOME": str(tmp_path / "p")})
-    m = Workspaces(config, samples=sample_folders)
+    m = WorkspaceRegistry(config, samples=sample_folders)
     ws = m.personal()
     assert m.personal() is ws and ws.path == (tmp_path / "p" / "workspace.duckdb").resolve()
     assert [(c.name, c.shared) for c in ws.collections()] == [("legal", False), ("web", False)]
@@ -297,7 +297,7 @@ def test_personal_mode_is_one_workspace_holding_the_samples(tmp_path, sample_fol
     other = m.personal(tmp_path / "elsewhere.duckdb")  # `--workspace PATH`
     assert other is not ws and names(other) == ["legal", "web"]
     m.close()
-    again = Workspaces(config, samples=sample_folders)  # not empty: the samples are not loaded again
+    again = WorkspaceRegistry(config, samples=sample_folders)  # not empty: the samples are not loaded again
     assert names(again.personal()) == ["legal"]
     again.close()
 
@@ -476,25 +476,26 @@ def test_a_second_server_process_on_one_home_serves_nothing(tmp_path):
     import sys
 
     from metrics.settings import Settings
-    from metrics.store import Workspaces
+    from metrics.store import WorkspaceRegistry
 
     home = tmp_path / "home"
     first = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from metrics.settings import Settings; "
-         "from metrics.store import Workspaces; from pathlib import Path; "
-         "Workspaces(Settings(mode='shared', home=Path(sys.argv[1]))); print('ready', flush=True); time.sleep(120)",
+         "from metrics.store import WorkspaceRegistry; from pathlib import Path; "
+         "WorkspaceRegistry(Settings(mode='shared', home=Path(sys.argv[1]))); print('ready', flush=True); "
+         "time.sleep(120)",
          str(home)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3])
     try:
         assert first.stdout.readline().strip() == "ready"
         with pytest.raises(MetricsError, match="another nDCG Lab server is serving this workspace folder") as caught:
-            Workspaces(Settings(mode="shared", home=home))
+            WorkspaceRegistry(Settings(mode="shared", home=home))
         assert str(home) not in str(caught.value)
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
-    second = Workspaces(Settings(mode="shared", home=home))        # the lock died with the process
+    second = WorkspaceRegistry(Settings(mode="shared", home=home))        # the lock died with the process
     assert second.create().token
-    Workspaces(Settings(mode="shared", home=home))                 # a second manager of this process shares it
+    WorkspaceRegistry(Settings(mode="shared", home=home))                 # a second manager of this process shares it
 
 
 # -- a new visitor before their first change --------------------------------------------
@@ -503,7 +504,7 @@ def workspace_files(tmp_path) -> list[Path]:
     return sorted((tmp_path / "home" / "shared" / "workspaces").glob("*.duckdb"))
 
 
-def registry_rows(m: Workspaces) -> int:
+def registry_rows(m: WorkspaceRegistry) -> int:
     return len(m._query_all("SELECT id FROM workspaces", []))
 
 

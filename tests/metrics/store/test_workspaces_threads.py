@@ -10,7 +10,7 @@ import pytest
 
 from metrics import settings
 from metrics.errors import MetricsError
-from metrics.store import ReadOnlyWorkspace, Sample, WorkspaceNotFound, Workspaces
+from metrics.store import ReadOnlyWorkspace, Sample, WorkspaceNotFound, WorkspaceRegistry
 
 QRELS = "q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n"
 
@@ -69,7 +69,7 @@ def reader(ws, expected_runs: list[str], stop: threading.Event, seen: list):
 
 
 def test_a_personal_sample_reload_never_shows_a_missing_or_half_collection(tmp_path, samples):
-    m = Workspaces(settings.load({"NDCG_LAB_HOME": str(tmp_path / "home")}), samples=samples)
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(tmp_path / "home")}), samples=samples)
     ws = m.personal()
     ws.add_run("legal", write_run(tmp_path / "mine.run", "mine"))
     stop, seen = threading.Event(), []
@@ -89,7 +89,7 @@ def test_a_personal_sample_reload_never_shows_a_missing_or_half_collection(tmp_p
 
 def test_the_harness_catches_a_reload_made_of_separate_steps(tmp_path, samples):
     """The readers above do see the race when a reload is delete, create and add in turn."""
-    m = Workspaces(settings.load({"NDCG_LAB_HOME": str(tmp_path / "home")}), samples=samples)
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(tmp_path / "home")}), samples=samples)
     ws = m.personal()
     content = samples[0].read()
     stop, seen = threading.Event(), []
@@ -111,7 +111,7 @@ def test_the_harness_catches_a_reload_made_of_separate_steps(tmp_path, samples):
 
 
 def test_a_shared_sample_reload_while_the_visitor_and_others_read(tmp_path, samples):
-    m = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home")}),
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home")}),
                    samples=samples)
     a, b = m.create(), m.create()
     a.workspace.add_run("legal", write_run(tmp_path / "mine.run", "mine"))
@@ -139,7 +139,7 @@ def test_a_shared_sample_reload_while_the_visitor_and_others_read(tmp_path, samp
 
 
 def test_visitors_side_by_side_never_see_each_other(tmp_path, samples):
-    m = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home"),
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home"),
                                   "NDCG_LAB_OPEN_WORKSPACES": "2"}), samples=samples)
     stop = threading.Event()
     tokens: dict[int, str] = {}
@@ -186,7 +186,7 @@ def test_visitors_side_by_side_never_see_each_other(tmp_path, samples):
     assert len(set(tokens.values())) == 6
     for i, token in tokens.items():  # and after a restart, each link still opens only its own
         m.close()
-        m = Workspaces(m.settings, samples=samples)
+        m = WorkspaceRegistry(m.settings, samples=samples)
         assert [c.name for c in m.open(token).workspace.collections()] == ["legal", "web", f"private-{i}"]
     m.close()
 
@@ -197,7 +197,7 @@ def test_visitors_arriving_together_create_their_workspaces_at_once(tmp_path, sa
     registered, open and counted in the bound of open files."""
     from metrics.store import workspaces as workspaces_module
 
-    m = Workspaces(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home")}),
+    m = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path / "home")}),
                    samples=samples)
     m.open(m.create().token)          # the shared samples are built (once, under the lock) before the race
     inside = threading.Barrier(2, timeout=30)

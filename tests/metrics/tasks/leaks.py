@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from metrics import io
+from metrics.tasks import views
 
 
 @dataclass
@@ -49,17 +50,17 @@ def secrets_of(instructor) -> Secrets:
     allowed = {"0.0000", "1.0000", "0.000000", "1.000000", "0.0", "1.0"}
     for value in scores.loc[scores["qid"].isin(public), "value"]:
         allowed |= _formats(value)
-    view = instructor.view()
-    for board in (view["board"], view["final_board"]):
-        for row in board["rows"]:
-            for value in row["means"].values():
+    view = views.view(instructor)
+    for board in (view.board, view.final_board):
+        for row in board.rows:
+            for value in row.means.values():
                 allowed |= _formats(value)
-            for p in (row["p_baseline"], row["p_next"]):
+            for p in (row.p_baseline, row.p_next):
                 if p is not None:
                     allowed |= _formats(p)
-    for sub in view["submissions"]:
-        for key in ("means_public", "means_hidden", "means_all"):
-            for value in sub.get(key, {}).values():
+    for sub in view.submissions:
+        for means in (sub.means_public, sub.means_hidden, sub.means_all):
+            for value in (means or {}).values():
                 allowed |= _formats(value)
     numbers = set()
     for value in scores.loc[scores["qid"].isin(hidden), "value"]:

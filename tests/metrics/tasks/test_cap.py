@@ -6,7 +6,7 @@ import multiprocessing
 import threading
 
 from metrics import settings
-from metrics.tasks import SubmissionRefused, Tasks
+from metrics.tasks import SubmissionRefused, Tasks, views
 from tests.metrics.tasks.conftest import LEGAL, make_task
 
 CAP = 3
@@ -32,7 +32,7 @@ def _child(args):
 
 
 def _stored(tasks, links) -> int:
-    return len([s for s in tasks.open(links.instructor).view()["submissions"] if s["team"] is not None])
+    return len([s for s in views.view(tasks.open(links.instructor)).submissions if s.team is not None])
 
 
 def test_twenty_threads_leave_exactly_the_cap(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from metrics import settings
 from metrics.cli import main
-from metrics.tasks import Tasks
+from metrics.tasks import Tasks, views
 from tests.metrics.tasks.conftest import LEGAL, ROOT
 
 
@@ -46,7 +46,7 @@ def test_the_teachers_and_a_teams_script(home, capsys, tmp_path):
     code, out, _ = run(capsys, "submit", team, LEGAL / "dense.run", "--label", "dense v1")
     assert code == 0 and "public scores over 5 topics" in out
     tasks = Tasks(settings.load())
-    mine = tasks.open(team).view()["submissions"][0]["public_means"]
+    mine = views.view(tasks.open(team)).submissions[0].means_public
     assert f"nDCG@10\t{mine['nDCG@10']:.4f}" in out and f"AP\t{mine['AP']:.4f}" in out
     code, out, err = run(capsys, "submit", team, LEGAL / "bm25_ce.run")
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and "used all 1 submissions" in err
@@ -75,7 +75,7 @@ def test_a_submit_waits_for_a_file_another_process_holds(home, capsys):
     held = threading.Event()
 
     def hold():
-        with task._transaction():  # this process holds the DuckDB file (and its lock) for a while
+        with task.transaction():  # this process holds the DuckDB file (and its lock) for a while
             held.set()
             time.sleep(6)  # longer than the command takes to start and read its run
 

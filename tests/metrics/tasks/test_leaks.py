@@ -4,11 +4,13 @@ and after the close and after a release without the qrels. A planted leak is cau
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, replace
 
 import pytest
 
 from metrics import MetricsError
 from metrics.tasks import team_qrels, views
+from metrics.tasks.visible import QueryValues
 from tests.metrics.tasks.conftest import LEGAL, make_task
 from tests.metrics.tasks.leaks import secrets_of
 
@@ -18,10 +20,10 @@ RUNS = {name: (LEGAL / f"{name}.run").read_bytes() for name in ("dense", "bm25_c
 def crawl(access) -> list[str]:
     """Every text a link reaches through the library: its view, its exports, its judgments, and
     the messages of what it may try."""
-    texts = [json.dumps(access.view())]
+    texts = [json.dumps(asdict(views.view(access)))]
     for fmt in views.FORMATS:
         try:
-            texts.append(access.standings(fmt))
+            texts.append(views.export_board(views.view(access), fmt))
         except MetricsError as exc:
             texts.append(str(exc))
     qrels = team_qrels(access)
@@ -72,10 +74,11 @@ def test_the_crawl_catches_a_planted_leak(running, monkeypatch):
     def leaky(snap, team, link):
         out = honest(snap, team, link)
         hidden = snap.hidden_qids[:1]
-        for sub in out["submissions"]:
-            sub["per_query"] += [{"qid": q, "nDCG@10": float(v)} for q, v in
-                                 zip(hidden, views._per_query(snap, sub["id"], hidden, ["nDCG@10"])["nDCG@10"])]
-        return out
+        planted = [replace(sub, per_query=sub.per_query + tuple(
+            QueryValues(q, {"nDCG@10": float(v)})
+            for q, v in zip(hidden, views._per_query(snap, sub.id, hidden, ["nDCG@10"])["nDCG@10"])))
+            for sub in out.submissions]
+        return replace(out, submissions=tuple(planted))
 
     monkeypatch.setattr(views, "team_view", leaky)
     assert any("hidden per-query value" in f for f in _leaks(tasks, links, teams))

@@ -22,7 +22,7 @@ def class_of_three(tasks, monkeypatch):
     links = make_task(tasks, total=3)
     teams = [tasks.open(tasks.join(links.join, name)) for name in ("A", "B", "C")]
     teams[0].submit(RUN, "first", "a.run")
-    teams[0].view()
+    task_views.view(teams[0])
     return tasks, links, teams
 
 
@@ -32,10 +32,10 @@ def test_submissions_and_team_pages_do_not_open_the_task_file_again(class_of_thr
     real = duckdb.connect
     monkeypatch.setattr(duckdb, "connect", lambda *a, **k: connects.append(a) or real(*a, **k))
     teams[1].submit(RUN, "b", "b.run")
-    teams[0].view()
+    task_views.view(teams[0])
     teams[2].submit(RUN, "c", "c.run")
-    teams[1].view()
-    tasks.open(links.projector).view()
+    task_views.view(teams[1])
+    task_views.view(tasks.open(links.projector))
     assert connects == []
 
 
@@ -52,9 +52,9 @@ def test_a_submission_does_not_parse_the_stored_judgments_again(class_of_three, 
     frame = metrics.evaluate(real(LEGAL / "qrels.txt"), {"b": metrics.read_run(LEGAL / "dense.run")},
                              ["nDCG@10", "AP"])
     expected = frame[frame["qid"].isin(public)].groupby("measure")["value"].mean()
-    mine = next(s for s in teams[1].view()["submissions"] if s["id"] == sid)
+    mine = next(s for s in task_views.view(teams[1]).submissions if s.id == sid)
     for measure in ("nDCG@10", "AP"):
-        assert mine["public_means"][measure] == pytest.approx(expected[measure], abs=1e-12)
+        assert mine.means_public[measure] == pytest.approx(expected[measure], abs=1e-12)
 
 
 def test_replaced_judgments_are_parsed_and_used(class_of_three):
@@ -64,8 +64,8 @@ def test_replaced_judgments_are_parsed_and_used(class_of_three):
     fewer = "".join(line + "\n" for line in lines if not (line.split()[0] in public and line.split()[3] != "0"))
     tasks.open(links.instructor).replace_qrels(fewer.encode(), "fewer.txt", "no relevant public documents")
     sid = teams[1].submit(RUN, "b", "b.run")
-    mine = next(s for s in teams[1].view()["submissions"] if s["id"] == sid)
-    assert mine["public_means"] == {"nDCG@10": 0.0, "AP": 0.0}
+    mine = next(s for s in task_views.view(teams[1]).submissions if s.id == sid)
+    assert mine.means_public == {"nDCG@10": 0.0, "AP": 0.0}
 
 
 def test_the_board_is_computed_once_per_change_for_every_page(class_of_three, monkeypatch):
@@ -74,16 +74,14 @@ def test_the_board_is_computed_once_per_change_for_every_page(class_of_three, mo
     real = task_views.compare
     monkeypatch.setattr(task_views, "compare", lambda *a, **k: computed.append(1) or real(*a, **k))
     teams[1].submit(RUN, "b", "b.run")
-    boards = [teams[0].view()["board"], teams[1].view()["board"], tasks.open(links.projector).view()["board"],
-              teams[2].view()["board"]]
+    boards = [task_views.view(a).board for a in (teams[0], teams[1], tasks.open(links.projector), teams[2])]
     assert len(computed) == 1
     # each team's copy marks its own row, and marking one copy changes no other
-    assert [[e["you"] for e in b["rows"] if e["kind"] == "team"] for b in boards[:2]] == [[True, False],
-                                                                                           [False, True]]
-    assert all("you" not in e for e in boards[2]["rows"])
+    assert [[e.you for e in b.rows if e.kind == "team"] for b in boards[:2]] == [[True, False], [False, True]]
+    assert not any(e.you for e in boards[2].rows)
     teams[2].submit(RUN, "c", "c.run")  # a change: computed again, once
-    teams[0].view()
-    teams[1].view()
+    task_views.view(teams[0])
+    task_views.view(teams[1])
     assert len(computed) == 2
 
 

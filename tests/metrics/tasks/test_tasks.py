@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from scipy import stats as scipy_stats
 
 from metrics import MetricsError, io, settings
 from metrics.store import Workspace
-from metrics.tasks import SubmissionRefused, TaskDefinition, TaskNotFound, Tasks, iso, parse_time
+from metrics.tasks import JoinView, SubmissionRefused, TaskDefinition, TaskNotFound, Tasks, iso, parse_time, views
 from metrics.tasks.definition import day_start, public_split
 from tests.metrics.tasks.conftest import LEGAL, ROOT, make_task
 
@@ -53,7 +54,7 @@ def test_refusals_say_why_and_when_and_do_not_count(tasks, legal, clock):
     with pytest.raises(SubmissionRefused, match="over the bound"):
         small = make_task(tasks, title="small", max_bytes=100)
         tasks.open(tasks.join(small.join, "A")).submit(RUNS["dense"], "d", "dense.run")
-    assert team.view()["allowance"]["used"] == 0
+    assert views.view(team).allowance.used == 0
     # per day: two, then refused until the next UTC midnight; then the third; then the total
     team.submit(RUNS["dense"], "d1", "dense.run")
     team.submit(RUNS["bm25_ce"], "d2", "ce.run")
@@ -66,7 +67,7 @@ def test_refusals_say_why_and_when_and_do_not_count(tasks, legal, clock):
     with pytest.raises(SubmissionRefused, match="all 3 submissions") as total:
         team.submit(RUNS["dense"], "d4", "dense.run")
     assert total.value.next_allowed is None and "no further submission" in str(total.value)
-    assert [s["label"] for s in team.view()["submissions"]] == ["d1", "d2", "d3"]
+    assert [s.label for s in views.view(team).submissions] == ["d1", "d2", "d3"]
 
 
 def test_before_the_opening_and_after_the_close(tasks, clock):
@@ -106,34 +107,34 @@ def test_boards_equal_metrics_eval_and_significance_equals_scipy(tasks, legal, t
     snap = instructor.snapshot()
     lines = (LEGAL / "qrels.txt").read_text().splitlines(keepends=True)
     public, hidden = set(snap.public_qids), set(snap.hidden_qids)
-    view = a.view()
-    rows = {r["name"]: r for r in view["board"]["rows"]}
+    view = views.view(a)
+    rows = {r.name: r for r in view.board.rows}
     on_public = _eval([x for x in lines if x.split()[0] in public], RUNS, tmp_path, "public")
     # Alpha's best public submission on nDCG@10 is on the board
     best = max(("dense", "bm25_ce"), key=lambda k: on_public[k]["nDCG@10"])
-    assert rows["Alpha"]["label"] == {"dense": "dense", "bm25_ce": "ce"}[best]
+    assert rows["Alpha"].label == {"dense": "dense", "bm25_ce": "ce"}[best]
     for name, run in {"Alpha": best, "Beta": "bm25_qe", "baseline: bm25": "bm25"}.items():
         for m in ("nDCG@10", "AP"):
-            assert rows[name]["means"][m] == pytest.approx(on_public[run][m], abs=1e-12)
+            assert rows[name].means[m] == pytest.approx(on_public[run][m], abs=1e-12)
     # final standings (instructor's preview): each team's latest, on the hidden topics
-    final = {r["name"]: r for r in instructor.view()["final_board"]["rows"]}
+    final = {r.name: r for r in views.view(instructor).final_board.rows}
     latest = {"Alpha": RUNS["bm25_ce"], "Beta": RUNS["bm25_qe"], "baseline: bm25": RUNS["bm25"]}
     on_hidden = _eval([x for x in lines if x.split()[0] in hidden], RUNS, tmp_path, "hidden")
     for name, run in {"Alpha": "bm25_ce", "Beta": "bm25_qe", "baseline: bm25": "bm25"}.items():
-        assert final[name]["means"]["nDCG@10"] == pytest.approx(on_hidden[run]["nDCG@10"], abs=1e-12)
+        assert final[name].means["nDCG@10"] == pytest.approx(on_hidden[run]["nDCG@10"], abs=1e-12)
     # significance: t-test of each row against bm25, Holm over those rows; neighbours likewise
-    order = [r["name"] for r in instructor.view()["final_board"]["rows"]]
+    order = [r.name for r in views.view(instructor).final_board.rows]
     per_query = {name: _per_query(latest[name], hidden) for name in latest}
     others = [n for n in order if n != "baseline: bm25"]
     raw = [scipy_stats.ttest_rel(per_query[n], per_query["baseline: bm25"]).pvalue for n in others]
     holm = _holm(raw)
     for n, p in zip(others, holm):
-        assert final[n]["p_baseline"] == pytest.approx(p, rel=1e-9)
+        assert final[n].p_baseline == pytest.approx(p, rel=1e-9)
     neighbours = _holm([scipy_stats.ttest_rel(per_query[order[i + 1]], per_query[order[i]]).pvalue
                         for i in range(len(order) - 1)])
     for i, p in enumerate(neighbours):
-        assert final[order[i]]["p_next"] == pytest.approx(p, rel=1e-9)
-    groups = [final[n]["group"] for n in order]
+        assert final[order[i]].p_next == pytest.approx(p, rel=1e-9)
+    groups = [final[n].group for n in order]
     expected_groups, g = [], 0
     for i in range(len(order)):
         expected_groups.append("ABCDEFG"[g])
@@ -175,10 +176,10 @@ def test_identical_runs_are_flagged_to_the_instructor_only(tasks, legal):
                       (line.split() for line in RUNS["bm25_ce"].decode().splitlines()))
     a.submit(RUNS["bm25_ce"], "ce", "ce.run")
     b.submit(renamed.encode(), "renamed", "renamed.run")
-    duplicates = tasks.open(legal.instructor).view()["duplicates"]
-    flagged = {(d["kind"], d["first_team"], d["second_team"]) for d in duplicates}
+    duplicates = views.view(tasks.open(legal.instructor)).duplicates
+    flagged = {(d.kind, d.first_team, d.second_team) for d in duplicates}
     assert flagged == {("same file", "Alpha", "Beta"), ("same ranked lists", "Alpha", "Beta")}
-    assert "duplicates" not in a.view()
+    assert not hasattr(views.view(a), "duplicates")
 
 
 def test_instructor_changes_remove_rescore_extend_reopen(tasks, legal, clock, tmp_path):
@@ -188,28 +189,28 @@ def test_instructor_changes_remove_rescore_extend_reopen(tasks, legal, clock, tm
     with pytest.raises(MetricsError, match="needs a reason"):
         instructor.remove_submission(sid, " ")
     instructor.remove_submission(sid, "wrong topics file")
-    view = instructor.view()
-    assert view["submissions"][-1]["removed_reason"] == "wrong topics file"
-    assert any(e["action"] == "remove" and "wrong topics file" in e["detail"] for e in view["audit"])
-    assert a.view()["submissions"] == [] and a.view()["allowance"]["used"] == 0
+    view = views.view(instructor)
+    assert view.submissions[-1].removed_reason == "wrong topics file"
+    assert any(e.action == "remove" and "wrong topics file" in e.detail for e in view.audit)
+    assert views.view(a).submissions == () and views.view(a).allowance.used == 0
     # a corrected qrels (every grade of topic 1 set to 0): version 2, every submission rescored
     sid = a.submit(RUNS["dense"], "dense", "dense.run")
     lines = (LEGAL / "qrels.txt").read_text().splitlines()
     fixed = "".join((f"{q} {i} {d} 0\n" if q == "1" else f"{q} {i} {d} {r}\n")
                     for q, i, d, r in (x.split() for x in lines))
     assert instructor.replace_qrels(fixed.encode(), "qrels-v2.txt", "topic 1 regraded") == 2
-    view = instructor.view()
-    assert [v["version"] for v in view["qrels_versions"]] == [1, 2] and view["qrels_versions"][1]["current"]
+    view = views.view(instructor)
+    assert [v.version for v in view.qrels_versions] == [1, 2] and view.qrels_versions[1].current
     path = tmp_path / "fixed.qrels"
     path.write_text(fixed)
     expected = _eval(fixed.splitlines(keepends=True), {"dense": RUNS["dense"]}, tmp_path, "v2")["dense"]
-    mine = next(s for s in view["submissions"] if s["id"] == sid)
-    assert mine["means_all"]["nDCG@10"] == pytest.approx(expected["nDCG@10"], abs=1e-12)
+    mine = next(s for s in view.submissions if s.id == sid)
+    assert mine.means_all["nDCG@10"] == pytest.approx(expected["nDCG@10"], abs=1e-12)
     # close, extend (reopens), close again
     instructor.close()
-    assert a.view()["task"]["status"] == "closed"
+    assert views.view(a).task.status == "closed"
     instructor.set_close(clock.now + 3600)
-    assert a.view()["task"]["status"] == "open"
+    assert views.view(a).task.status == "open"
     a.submit(RUNS["bm25_ce"], "ce", "ce.run")
 
 
@@ -225,9 +226,9 @@ def test_release_copy_into_a_workspace(tasks, legal, clock):
     with pytest.raises(MetricsError, match="closed"):
         a.choose_finals([3])
     instructor.release()
-    view = a.view()
-    assert [r["label"] for r in view["final_board"]["rows"] if r["kind"] == "team"] == ["dense"]
-    assert not view["can_copy"]
+    view = views.view(a)
+    assert [r.label for r in view.final_board.rows if r.kind == "team"] == ["dense"]
+    assert not view.can_copy
     ws = Workspace(":memory:")
     with pytest.raises(MetricsError, match="not released the qrels"):
         a.copy_to(ws)
@@ -258,7 +259,8 @@ def test_links_are_hashes_only_and_roles_are_checked(tasks, legal, tmp_path):
         tasks.join(legal.instructor, "Beta")
     with pytest.raises(MetricsError, match="has joined already"):
         tasks.join(legal.join, "alpha")
-    assert set(tasks.open(legal.join).view()) == {"role", "task"}
+    join = views.view(tasks.open(legal.join))
+    assert isinstance(join, JoinView) and [f.name for f in fields(join)] == ["task"]
 
 
 def test_creating_needs_the_key_when_the_operator_says_so(tmp_path):
@@ -290,7 +292,7 @@ def test_export_archive_and_delete(tasks, legal):
         assert manifest[1]["sha256"] == io.read_run(RUNS["dense"]).digest
     with pytest.raises(MetricsError, match="team link cannot"):
         a.archive()
-    instructor.delete()
+    tasks.delete(instructor)
     with pytest.raises(TaskNotFound):
         tasks.open(legal.instructor)
     assert not list((tasks.folder).glob("*.duckdb"))
@@ -316,9 +318,31 @@ def test_a_teams_lint_needs_open_public_judgments_and_never_covers_hidden_topics
     team = tasks.open(tasks.join(legal.join, "A"))
     team.submit(RUNS["dense"], "d", "dense.run")
     instructor = tasks.open(legal.instructor)
-    assert "judged" not in {f["kind"] for f in team.view()["submissions"][0]["lint"]}
+    assert "judged" not in {f.kind for f in views.view(team).submissions[0].lint}
     instructor.set_options(dev_qrels=True)
-    findings = team.view()["submissions"][0]["lint"]
-    judged = next(f for f in findings if f["kind"] == "judged")
-    assert judged["count"] == 15  # Judged@10 over the 15 public topics, not the 50
-    assert next(f for f in instructor.view()["submissions"] if f["team"] is not None)["lint"] != findings
+    findings = views.view(team).submissions[0].lint
+    judged = next(f for f in findings if f.kind == "judged")
+    assert judged.count == 15  # Judged@10 over the 15 public topics, not the 50
+    assert next(f for f in views.view(instructor).submissions if f.team is not None).lint != findings
+
+
+def test_a_task_stored_with_the_older_measure_spelling_still_matches_its_new_scores(tasks, clock):
+    """Tasks stored before measure strings printed ir_measures' quoted form keep their boards."""
+    made = make_task(tasks, measures=("nDCG(dcg='exp-log2')@10", "AP"))
+    instructor = tasks.open(made.instructor)
+    old, new = "nDCG(dcg=exp-log2)@10", "nDCG(dcg='exp-log2')@10"
+
+    def respell(con):
+        (text,) = con.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+        definition = json.loads(json.loads(text))
+        definition["measures"] = [old, "AP"]
+        con.execute("UPDATE meta SET value = ? WHERE key = 'definition'", [json.dumps(json.dumps(definition))])
+        con.execute("UPDATE scores SET measure = ? WHERE measure = ?", [old, new])
+
+    instructor.task.write(respell)
+    team = tasks.open(tasks.join(made.join, "Alpha"))
+    team.submit(RUNS["dense"], "d1", "dense.run")  # scored under the printed spelling
+    board = views.view(instructor).board
+    assert board.primary == new
+    means = {row.label: row.means[new] for row in board.rows}
+    assert set(means) == {"bm25", "d1"} and all(0 < value < 1 for value in means.values())

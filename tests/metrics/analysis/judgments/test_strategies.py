@@ -52,7 +52,7 @@ def test_condensed_leaderboard_equals_the_engines_judged_only_measure():
 def test_legal_sample_changes_rank_between_strategies():
     runs = sorted(str(p) for p in LEGAL.glob("*.run"))
     proxy = LEGAL / "proxy.txt"
-    table = J.evaluate_strategies(str(LEGAL / "qrels.txt"), runs, "nDCG(dcg=exp-log2)@10",
+    table = J.evaluate_strategies(str(LEGAL / "qrels.txt"), runs, "nDCG(dcg='exp-log2')@10",
                                   proxy=str(proxy) if proxy.exists() else None)
     condensed = table[table["strategy"] == "condensed"].set_index("system")
     # dense retrieves the most unjudged documents: dropping them lifts it past bm25_qe

@@ -131,7 +131,7 @@ def test_order_changes_only_where_every_system_has_a_value():
 
 def test_metric_curve_draws_one_line_per_system_with_the_given_numbers():
     frame = tidy({"bm25": [0.5, 0.45, 0.4], "dense": [0.3, 0.5, 0.55]})
-    label = "nDCG(dcg=exp-log2)@k"
+    label = "nDCG(dcg='exp-log2')@k"
     fig = metric_curve(frame, measure_label=label)
     assert isinstance(fig, go.Figure)
     assert [t.name for t in fig.data] == ["bm25", "dense"]
@@ -242,7 +242,7 @@ def test_leaderboard_bars():
 # ---------------------------------------------------------------- with the library
 
 def test_metric_curve_of_library_curves():
-    evaluate = pytest.importorskip("metrics.evaluate", exc_type=ImportError)
+    evaluate = pytest.importorskip("metrics.evaluation", exc_type=ImportError)
     qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d5"], "label": [2, 1, 1]})
     run_a = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2", "q2"],
                           "docno": ["d1", "d3", "d2", "d4", "d5", "d6"], "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})

@@ -46,6 +46,7 @@ def mistakes(ex: Exercise, sb: Sandbox | None = None) -> list[Mistake]:
         return [Mistake(f"that is the {other} gain", quantity_value(ex, sb, gain=other))]
     if q not in ("ndcg", "dcg", "idcg"):
         return out
+    sb = sb if sb is not None else ex.on_list()
     other = "linear" if sb.gain == "exp" else "exp"
     out.append(Mistake(f"the wrong gain: that is the value with {sandbox.GAIN_NAMES[other]}",
                        quantity_value(ex, sb, gain=other)))
@@ -120,13 +121,14 @@ def worked(ex: Exercise, sb: Sandbox | None = None) -> list[str]:
         return [f"exponential: 2^{ex.grade} - 1 = {table['exponential gain']:g}",
                 f"linear: rel = {table['linear gain']:g}"]
     if q in ("mean_a", "mean_b", "wins_b"):
-        table = ex.collection.per_query()
+        table = ex.on_collection().per_query()
         if q == "wins_b":
             return [f"B - A > 0 on {int((table['B - A'] > 1e-12).sum())} of {len(table)} queries"]
         col = "A" if q == "mean_a" else "B"
         return [f"mean = ({' + '.join(f'{v:.4f}' for v in table[col])}) / {len(table)} = {table[col].mean():.4f}"]
     if q in SCORE_ROLE:
         return [f"{quantity_name(ex, sb)} = {quantity_value(ex, sb):.4f} (relevant = grade >= 1)"]
+    sb = sb if sb is not None else ex.on_list()
     rows = sandbox.per_rank(sb, strategy=ex.strategy)
     k = sb.cutoff
     top = rows.iloc[:k]

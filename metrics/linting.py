@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from . import io
 from .errors import MetricsError
-from .evaluate import evaluate_ranked
+from .evaluation import DEFAULT_MEASURES, evaluate_ranked, measure_list
 from .io.validate import plural
 from .measures import iprec_curve
 from .ranking import Ranked, rank
@@ -146,6 +146,111 @@ def parity(qrels, run, *, examples: int = EXAMPLES, ranked: Ranked | None = None
             "relevant documents for recall level x, trec_eval 10 round(x R)",
             int(rounded.sum()), _examples(ours, rounded, examples)))
     return findings
+
+
+PEERS = ("ranx", "pytrec_eval", "ir_measures", "PyTerrier")
+
+REASONS = {
+    "ranx_ties": "ranx keeps tied scores in the file's order (queries of at most "
+                 f"{RANX_STABLE_MAX} documents); trec_eval 10 and nDCG Lab order them by docno, descending",
+    "ranx_unstable": f"ranx's sort leaves tied scores in no fixed order above {RANX_STABLE_MAX} documents, and a "
+                     "tie here mixes relevance grades: its number may differ (which one cannot be told)",
+    "float32": "pytrec_eval keeps scores as float32: distinct scores of the query become equal and are "
+               "ordered by docno, moving relevant documents",
+    "iprec_rounding": "pytrec_eval bundles trec_eval 9.0.8, which counts floor(x R + 0.9) relevant documents for "
+                      "recall level x where trec_eval 10 counts round(x R)",
+    "gdeval_rounding": "ir_measures computes nDCG with exponential gain and ERR through gdeval, which prints each "
+                       "query rounded to 5 decimals",
+    "correction_family": "p-values are corrected over different families: nDCG Lab over every run x measure cell "
+                         "of a comparison, PyTerrier per measure over the runs, ranx not at all",
+}
+"""Why a peer prints another number: reason code -> explanation (``lint --format json``)."""
+
+CORRECTIONS = {"nDCG Lab": "every run x measure cell (Holm by default)", "PyTerrier": "per measure, over the runs",
+               "ranx": "none", "ir_measures": "no significance tests", "pytrec_eval": "no significance tests"}
+"""The multiple-testing correction family of each tool's significance tests."""
+
+RANX_FAMILIES = frozenset({"nDCG", "DCG", "AP", "P", "R", "RR", "Rprec", "Success", "Bpref", "NumRelRet", "RBP"})
+"""nDCG Lab families that ranx computes too."""
+GDEVAL_FAMILIES = frozenset({"nDCG", "ERR"})
+"""Families ir_measures sends to gdeval: nDCG with exponential gain and a cutoff, ERR with a cutoff."""
+_SAME = 1e-9   # values nearer than this are the same printed number
+
+
+def _through_gdeval(measure) -> bool:
+    if measure.family.name not in GDEVAL_FAMILIES or measure.cutoff is None:
+        return False
+    return measure.family.name == "ERR" or (measure.param("dcg") == "exp-log2" and not measure.param("gains")
+                                            and not measure.param("judged_only"))
+
+
+def peer_differences(qrels, run, measures=DEFAULT_MEASURES, *, ranked: Ranked | None = None) -> list[dict]:
+    """Every query and measure where a peer would print another number than nDCG Lab (= trec_eval 10),
+    and why: one record ``{run, peer, qid, measure, ndcglab, peer_value, reason}`` per difference
+    (``peer_value`` None where it cannot be told: ranx's unstable ties); ``reason`` is a key of
+    :data:`REASONS`.
+
+    The peers' numbers are computed here by changing what differs: ranx's tie order (the file's, on
+    queries of at most :data:`RANX_STABLE_MAX` documents), pytrec_eval's float32 scores and trec_eval
+    9.0.8's IPrec cut-offs, and gdeval's 5-decimal rounding for the measures ir_measures sends there.
+    ir_measures computes the rest with pytrec_eval; PyTerrier's per-query numbers are ir_measures'.
+    Queries the run lacks score 0 for every tool and never differ.
+    """
+    qrels = io.read_qrels(qrels)
+    run = io.read_run(run)
+    ours = rank(run, qrels) if ranked is None else ranked
+    parsed = [m for m in measure_list(measures) if not isinstance(m, str)]
+    names = [str(m) for m in parsed]
+    if not len(ours.rel) or not parsed:
+        return []
+    mine = evaluate_ranked(ours, names)
+    table = run.table
+    score = table.column("score").to_numpy().astype(np.float64)
+    out: list[dict] = []
+
+    def add(peer, flags, measure, theirs, reason):
+        for i in np.flatnonzero(flags):
+            out.append({"run": run.name, "peer": peer, "qid": str(ours.qids[i]), "measure": measure,
+                        "ndcglab": float(mine[measure][i]),
+                        "peer_value": None if theirs is None else float(theirs[i]), "reason": reason})
+
+    # ranx
+    in_ranx_order = np.empty(len(score), dtype=np.int64)
+    in_ranx_order[np.lexsort((np.arange(len(score)), -score))] = np.arange(len(score))
+    ranx = rank(_with(table, "rank", in_ranx_order, run.name), qrels, ties="rank")
+    small = ours.lengths <= RANX_STABLE_MAX
+    unstable = _mixed_ties(ours) & ~small
+    ranx_names = [n for n, m in zip(names, parsed) if m.family.name in RANX_FAMILIES]
+    theirs = evaluate_ranked(ranx, ranx_names) if ranx_names else {}
+    for name in ranx_names:
+        add("ranx", small & (np.abs(theirs[name] - mine[name]) > _SAME), name, theirs[name], "ranx_ties")
+        add("ranx", unstable, name, None, "ranx_unstable")
+
+    # pytrec_eval, and ir_measures and PyTerrier on it
+    single = score.astype(np.float32).astype(np.float64)
+    pytrec = mine if np.array_equal(single, score) else evaluate_ranked(
+        rank(_with(table, "score", single, run.name), qrels), names)
+    for name, m in zip(names, parsed):
+        if m.family.name in ("IPrec", "11pt_avg"):
+            levels = (m.cutoff,) if m.family.name == "IPrec" else None
+            old = iprec_curve(ours, levels, rounding="trec_eval9") if levels else \
+                iprec_curve(ours, rounding="trec_eval9")
+            value = old[:, 0] if levels else old.mean(axis=1)
+            moved = np.abs(value - mine[name]) > _SAME
+            for peer in ("pytrec_eval", "ir_measures", "PyTerrier"):
+                add(peer, moved, name, value, "iprec_rounding")
+            continue
+        moved = np.abs(pytrec[name] - mine[name]) > _SAME
+        add("pytrec_eval", moved, name, pytrec[name], "float32")
+        if _through_gdeval(m):
+            rounded = np.round(mine[name], 5)
+            for peer in ("ir_measures", "PyTerrier"):
+                add(peer, np.abs(rounded - mine[name]) > 1e-12, name, rounded, "gdeval_rounding")
+        else:
+            for peer in ("ir_measures", "PyTerrier"):
+                add(peer, moved, name, pytrec[name], "float32")
+    order = {p: i for i, p in enumerate(PEERS)}
+    return sorted(out, key=lambda r: (order[r["peer"]], names.index(r["measure"]), r["qid"]))
 
 
 def _with(table: pa.Table, column: str, values: np.ndarray, name: str) -> SimpleNamespace:

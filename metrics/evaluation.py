@@ -5,11 +5,9 @@ measure kernels (metrics.measures), as in PyTerrier's Experiment. :func:`score_r
 same values as arrays (:class:`Scores`, with :func:`mean_values`), without pandas: the command
 line prints from them, so that ``python -m metrics eval`` does not import pandas.
 
-The module and a function share a name: the attribute ``metrics.evaluate`` is the function (the
-engines' dispatcher, :func:`metrics.engines.evaluate`), so ``import metrics.evaluate as m`` binds
-that function; reach this module's names with ``from metrics.evaluate import NAME`` (or
-``sys.modules["metrics.evaluate"]``). The options every evaluation takes are declared once,
-in :class:`Options`.
+``metrics.evaluate``, the function, is the engines' dispatcher (:func:`metrics.engines.evaluate`);
+its local engine calls :func:`evaluate` of this module. The options every evaluation takes
+are declared once, in :class:`Options`.
 """
 from __future__ import annotations
 
