@@ -20,7 +20,7 @@ lint: setup-test
 # The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
 # the tests start compile them again.
 test: lint
-	$(PYTHON) -m compileall -q app.py metrics ui views
+	$(PYTHON) -m compileall -q app.py metrics ndcg_lab
 	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 setup-run:

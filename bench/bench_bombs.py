@@ -70,7 +70,7 @@ except metrics.MetricsError as exc:
 
 UPLOAD = """
 import io, sys, metrics
-from ui import ingest
+from ndcg_lab.ui import ingest
 class Upload(io.BytesIO):
     def __init__(self, name, data):
         super().__init__(data)
@@ -185,7 +185,8 @@ def main() -> None:
     if args.one:
         print(json.dumps(run_one(json.loads(args.one), code, args.timeout)))
         return
-    sample = code / "sample_data" / "legal"
+    sample = code / "ndcg_lab" / "sample_data" / "legal"
+    sample = sample if sample.exists() else code / "sample_data" / "legal"   # an older checkout
     qrels, run = sample / "qrels.txt", sample / "bm25.run"
     load = os.getloadavg()[0]
     print(f"code: {code.name} · {args.mib} MiB of text a bomb · timeout {args.timeout:g} s · "

@@ -9,7 +9,7 @@ and its ratio to the floor:
 
 - `floor`: `python -c "import numpy, pyarrow.csv, pyarrow.compute"`, the imports any pyarrow
   reader of text pays (the target: our eval at most 1.5x this);
-- `eval 1 run`, `eval 4 runs`: `python -m metrics eval` on sample_data/legal, nDCG@10 and AP;
+- `eval 1 run`, `eval 4 runs`: `python -m metrics eval` on ndcg_lab/sample_data/legal, nDCG@10 and AP;
 - `trec_eval (ours)`: `python -m metrics trec_eval -m ndcg_cut.10 -m map` on one run;
 - `trec_eval 10`: the C binary on the same run, built by ../shared/tools/build-trec-eval into
   ../cache/trec_eval (left out when the script is absent or the build fails).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO.parent / "shared" / "tools" / "build-trec-eval"
-LEGAL = Path("sample_data") / "legal"
+LEGAL = Path("ndcg_lab", "sample_data") / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 FLOOR = "floor"

@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, AppServer  # noqa: E402
-from tests.e2e.test_load import PeakRSS, new_page, sessions  # noqa: E402
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, AppServer, new_visitor  # noqa: E402
+from tests.e2e.test_load import LOAD_TIMEOUT, PeakRSS, sessions  # noqa: E402
 
 MINIMAL_APP = '''import pandas as pd
 import streamlit as st
@@ -47,7 +47,7 @@ def leaderboard_csv(path: Path) -> Path:
     """The legal sample's leaderboard (default measures, exponential gain, 4 decimals) as CSV text."""
     import metrics
 
-    legal = ROOT / "sample_data" / "legal"
+    legal = ROOT / "ndcg_lab" / "sample_data" / "legal"
     measures = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
     table = metrics.means(metrics.evaluate(legal / "qrels.txt", {p.stem: p for p in sorted(legal.glob("*.run"))},
                                            measures))
@@ -62,7 +62,7 @@ async def first_screens(url: str, count: int) -> dict:
     record: dict = {"ready": [], "errors": []}
 
     async def visitor(browser, i):
-        context, page = await new_page(browser)
+        context, page = await new_visitor(browser, LOAD_TIMEOUT)
         try:
             await page.goto(url, wait_until="commit")
             shown = await page.wait_for_function(TABLE_SHOWN_JS, arg="bm25_ce", polling="raf")

@@ -62,9 +62,9 @@ sys.path.insert(0, str(ROOT))
 from stclient import AppSession, file_state, pressed  # noqa: E402  (bench/, beside this file)
 
 from metrics.tasks import views as task_views  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
-from tests.e2e.test_load import PeakRSS, errors_on, idle  # noqa: E402
-from tests.e2e.test_tasks import LEGAL, library, rush_task, submit_try  # noqa: E402
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, LEGAL, AppServer, errors_on, idle  # noqa: E402
+from tests.e2e.test_load import LOAD_TIMEOUT, PeakRSS  # noqa: E402
+from tests.e2e.test_tasks import library, rush_task, submit_try  # noqa: E402
 
 REFUSED = "used all 1 submissions"
 STORED = "scored on the public topics"
@@ -151,7 +151,7 @@ async def browser_class(links: list[str], runs: list[Path], at: list[float], loa
             context.set_default_timeout(120_000)
             page = await context.new_page()
             await page.goto(link, wait_until="domcontentloaded")
-            await idle(page)
+            await idle(page, LOAD_TIMEOUT)
             return page
 
         def attempt(page, run):
@@ -309,7 +309,7 @@ def screenshots(folder: Path) -> int:
     """The instructor's, a team's and the projector's page of a small task, in Chromium."""
     from playwright.sync_api import sync_playwright
 
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, open_app
+    from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, open_app
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-shots-") as home:

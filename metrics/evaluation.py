@@ -242,11 +242,10 @@ def scores_of(frame: pd.DataFrame) -> list[Scores]:
     for system in dict.fromkeys(system_column):
         sub = frame[system_column == system]
         measure_column = sub["measure"].to_numpy(dtype=object)
-        values, qids = {}, None
+        qids = sub["qid"].to_numpy(dtype=object)[measure_column == measure_column[0]]   # the first measure's
+        values = {}
         for m in dict.fromkeys(measure_column):
-            rows = sub[measure_column == m]
-            qids = rows["qid"].to_numpy(dtype=object) if qids is None else qids
-            values[str(m)] = rows["value"].to_numpy(dtype=np.float64)
+            values[str(m)] = sub[measure_column == m]["value"].to_numpy(dtype=np.float64)
         out.append(Scores(str(system), qids, values))
     return out
 

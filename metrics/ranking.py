@@ -207,10 +207,10 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno: Docnos, rank: np.nda
     The primary key is the score (``ties="score"``) or the rank column. A permutation inside
     tie groups leaves both as they are, so they are known before ties are broken.
     """
-    if ties == "rank" and rank is None:
-        raise MetricsError("ties='rank' needs a rank column", fix="use ties='score' (trec_eval's rule)")
     descending = ties == "score"
     primary = score if descending else rank
+    if primary is None:
+        raise MetricsError(f"ties={ties!r} needs a rank column", fix="use ties='score' (trec_eval's rule)")
     n = len(qcode)
     if n == 0:
         return None, qcode, primary
@@ -222,6 +222,7 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno: Docnos, rank: np.nda
     heads = np.concatenate(([0], np.flatnonzero(boundary) + 1))
     del boundary
     head_codes = qcode[heads]
+    order: np.ndarray | None
     if blocks_sorted and np.all(head_codes[1:] > head_codes[:-1]):
         order = None  # one block per query, queries and scores in order: nothing to move
         q, p = qcode, primary
@@ -329,7 +330,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     q_code = _codes(q_qid, qids)
 
     rt = run.table
-    name = name or getattr(run, "name", "run")
+    label: str = name if name else getattr(run, "name", "run")
     docno = _as_string(rt.column("docno"))   # in file order: strings are taken for tied rows only
     # one hash probe per row, in file order, for the docnos judged for some query: on a second
     # thread while the rows are put in order (the probe does not depend on the order)
@@ -395,7 +396,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     ideal_rel = q_rel[ideal_order]
 
     ranked = Ranked(
-        name=name, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
+        name=label, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
         judged=judged, inferred=inferred_flag, score=score, docno=docnos,
         ideal_offsets=ideal_offsets, ideal_rel=ideal_rel, missing=counts == 0,
     )

@@ -57,7 +57,9 @@ else
 fi
 
 if [ "$mode" = test ]; then
+  # -I: the import ignores the working folder, so it fails on an install older than ndcg_lab.
   if "$PYTHON" -c "import importlib.metadata as m, sys; sys.exit(m.distribution('ndcg-lab').locate_file('') is None)" 2>/dev/null \
+      && "$PYTHON" -I -c "import ndcg_lab.ui.console" 2>/dev/null \
       && command -v ndcg-lab >/dev/null 2>&1; then
     echo "setup: ndcg-lab installed ($(command -v ndcg-lab))"
   else

@@ -20,7 +20,7 @@ DATA = ROOT / "tests" / "data"
 TREC_EVAL_DATA = DATA / "trec_eval"
 TREC_EVAL_QUICKTEST_DATA = DATA / "trec_eval_quicktest"
 TREC_EVAL10_DATA = DATA / "trec_eval10"
-APP = ROOT / "app.py"
+APP = ROOT / "ndcg_lab" / "app.py"
 
 
 @pytest.hookimpl(tryfirst=True)    # before pytest-xdist reads the groups
@@ -66,7 +66,7 @@ def legal_cli_comparison() -> dict:
     import json
     import subprocess
 
-    legal = ROOT / "sample_data" / "legal"
+    legal = ROOT / "ndcg_lab" / "sample_data" / "legal"
     out = subprocess.run(
         [sys.executable, "-m", "metrics", "compare", str(legal / "qrels.txt"), str(legal / "bm25.run"),
          str(legal / "bm25_ce.run"), "-m", "nDCG(dcg='exp-log2')@10", "--format", "json"],
@@ -86,7 +86,7 @@ def baseline_box(at):
 
 
 class _HtmlTables(HTMLParser):
-    """The ``<table>``s of an HTML text (ui.tables.leaderboard_html): per table its corner, column
+    """The ``<table>``s of an HTML text (ndcg_lab.ui.tables.leaderboard_html): per table its corner, column
     headers, row headers and cells, each cell as {"text", "title", "class"}."""
 
     def __init__(self):
@@ -142,7 +142,7 @@ def assert_ok(at: AppTest) -> None:
 def sample_home(tmp_path_factory) -> Path:
     """A personal home whose workspace holds the bundled samples, made once per test session."""
     from metrics import settings, store
-    from ui import session
+    from ndcg_lab.ui import session
 
     home = tmp_path_factory.mktemp("sample-home")
     manager = store.WorkspaceRegistry(settings.load({"NDCG_LAB_HOME": str(home)}), samples=session.samples())

@@ -30,7 +30,7 @@ import psutil  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.bench_load import MINIMAL_APP, leaderboard_csv  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, free_port  # noqa: E402
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, TABLE_SHOWN_JS, free_port  # noqa: E402
 
 MARKDOWN_JS = "() => document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]').length"
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..measures import REGISTRY, Context, Measure, compute_curve, discount, gain_of, parse
+from ..measures import REGISTRY, Context, Family, Measure, compute_curve, discount, gain_of, parse
 from ..ranking import Ranked, positions
 
 __all__ = ["explain", "ideal_ranking", "unretrieved", "relevance_matrix", "RelevanceMatrix", "order_queries",
@@ -48,7 +48,10 @@ def _gain_measure(measure) -> Measure:
 
 def _family(m: Measure, name: str) -> Measure:
     """``m``'s gain parameters on another family of the DCG group, no cutoff."""
-    return Measure(REGISTRY[name], name, m.params, None)
+    family = REGISTRY[name]
+    if not isinstance(family, Family):   # DCG and IDCG are families; an alias would carry fixed parameters
+        raise TypeError(f"{name} is an alias, not a measure family")
+    return Measure(family, name, m.params, None)
 
 
 def query_position(ranked: Ranked, qid) -> int:

@@ -181,7 +181,7 @@ def _sum(pool: Pool, value: np.ndarray) -> np.ndarray:
     return out
 
 
-def _normalise(pool: Pool, norm: str) -> np.ndarray:
+def _normalise(pool: Pool, norm: str | None) -> np.ndarray:
     """Scores normalised per query and per input run (segments of equal (input, query))."""
     s = pool.score
     if norm == "none":

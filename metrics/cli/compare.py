@@ -3,7 +3,7 @@
 For every measure and run: both means, the absolute and relative difference,
 the bootstrap CI of the difference, the p-value of the chosen test (raw and
 corrected across runs x measures), paired Cohen's d, and wins/ties/losses.
-The page ``views/compare.py`` calls the same :func:`metrics.stats.compare`
+The page ``ndcg_lab/views/compare.py`` calls the same :func:`metrics.stats.compare`
 with the same defaults (seed 0, 10,000 permutations and resamples), so its
 numbers equal these.
 """

@@ -163,10 +163,12 @@ def _join(sinks: list[Range], score) -> list[tuple]:
     for sink in sinks:
         if sink.first_qid is None:
             continue                                      # a range without rows
+        if sink.first is None:                            # a finished range holds its first query's rows
+            raise NotContiguous(f"the rows of query {sink.first_qid} were not kept")
         joins = pending is not None and sink.first_qid == pending[0]
         if (sink.seen & seen) - ({sink.first_qid} if joins else set()):
             raise NotContiguous("a query in two ranges")
-        if joins:
+        if pending is not None and joins:
             pending[1].extend(sink.first)
         else:
             if pending is not None:
@@ -206,7 +208,7 @@ def scores(run, qrels: io.Qrels, measures: list[str], options: dict, *, threads:
     judgments = qrels.table
     score = _scorer(judgments, options, measures)
     own = workdir is None
-    base = tempfile.mkdtemp(prefix="ndcg-lab-contiguous-") if own else workdir
+    base = tempfile.mkdtemp(prefix="ndcg-lab-contiguous-") if workdir is None else workdir
     root = join_path(base, f"pass-{uuid.uuid4().hex[:8]}")
     fs, inner = filesystem(root)
     fs.create_dir(inner, recursive=True)
@@ -274,10 +276,11 @@ def _read_here(parts: list[Part], score, piece_bytes: int, root: str, progress: 
         while wait(futures, timeout=PROGRESS_SECONDS).not_done:
             progress(min(done[0], total), total, f"reading and scoring {parts[0].source}")
         found = [f.result() for f in futures]
-    if any(r is None for r in found):
+    ranges = [r for r in found if r is not None]
+    if len(ranges) < len(found):
         return None
     progress(total, total, f"read and scored {parts[0].source}")
-    return found
+    return ranges
 
 
 def _range_task(part: Part, judgments: pa.Table, measures: list[str], options: dict, piece_bytes: int,

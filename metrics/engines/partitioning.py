@@ -250,8 +250,8 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
     report(0, total_bytes, "partitioning")
     lock = threading.Lock()
 
-    def first_error(result: PartResult, earlier: list[PartResult]) -> MetricsError:
-        problem, source, line, fix = result.error
+    def first_error(result: PartResult, error: tuple, earlier: list[PartResult]) -> MetricsError:
+        problem, source, line, fix = error
         if line is not None:
             part = parts[result.part]
             line += sum(r.lines for r in earlier if parts[r.part].file == part.file)
@@ -277,7 +277,7 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
                         report(min(done_bytes, total_bytes), total_bytes, f"partitioning {part.source}")
                     result = future.result()
                     if result.error is not None:
-                        raise first_error(result, results)
+                        raise first_error(result, result.error, results)
                     results.append(result)
                     report(min(done_bytes, total_bytes), total_bytes, f"partitioned {part.source}")
             finally:
@@ -310,8 +310,9 @@ def _run_parts(parts, tmp, n_buckets, piece_bytes, row_group_rows, on_duplicate,
     for i in range(len(parts)):
         if i not in finished:
             break
-        if finished[i].error is not None:
-            raise first_error(finished[i], [finished[j] for j in range(i)])
+        error = finished[i].error
+        if error is not None:
+            raise first_error(finished[i], error, [finished[j] for j in range(i)])
         results.append(finished[i])
     return results
 

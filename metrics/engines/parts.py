@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -45,8 +46,21 @@ from ..io.read import layout_of
 from ..io.sniff import check_text, compression_of, first_data_line, without_bom
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
-from ..io.validate import RUN, Origin, cast_ranks, cast_scores, finite_scores, numeric_column, quoting, string_column
+from ..io.validate import (
+    RUN,
+    LineMap,
+    Origin,
+    cast_ranks,
+    cast_scores,
+    finite_scores,
+    numeric_column,
+    quoting,
+    string_column,
+)
 from .buckets import bucket_order
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
                                 # passes over a piece (NUL, ASCII, line ends, the parse) find it in the CPU cache
@@ -295,8 +309,8 @@ class _Writers:
         self.options = ipc_options(out)
         self.writers: dict[int, tuple] = {}
         self.rows: dict[int, int] = {}
-        self._pool = None
-        self._pending = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: Future[None] | None = None
 
     def write(self, table: pa.Table) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -317,8 +331,8 @@ class _Writers:
         counts, order = bucket_order(table["qid"], self.n_buckets)
         ordered = table if order is None else table.take(pa.array(order))
         start = 0
-        for b in np.flatnonzero(counts):
-            b = int(b)
+        for bucket in np.flatnonzero(counts):
+            b = int(bucket)
             piece = ordered.slice(start, int(counts[b]))
             start += int(counts[b])
             if b not in self.writers:
@@ -527,7 +541,7 @@ def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     """metrics.io's TREC parsing and checks on ``data``: the table and each row's 1-based line."""
     table, origin = read_trec(data, RUN, source)
     finite_scores(table, origin)
-    mapping = origin.lines
+    mapping = origin.lines if origin.lines is not None else LineMap()   # None: rows 1..n
     lines = np.arange(mapping.offset, mapping.offset + table.num_rows, dtype=np.int64) if mapping.lines is None \
         else mapping(np.arange(table.num_rows))
     return table, lines

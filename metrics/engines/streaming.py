@@ -18,6 +18,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,7 +81,7 @@ def _load_bucket(task: BucketTask) -> tuple[pa.Table, pa.Table, pa.Table | None]
 def _score_bucket(task: BucketTask, tables) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
 
     table, qrels_table, proxy_table = tables
-    options = dict(task.options)
+    options: dict[str, Any] = dict(task.options)
     for what, t in (("run", table), ("qrels", qrels_table)):
         if t.num_rows:
             queries = pc.unique(t["qid"])

@@ -99,7 +99,7 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
                            Origin(label), canonical_digest, on_duplicate)
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
-        counted = False
+        counted: bool | bytes = False
         if kind is RUN:
             try:
                 run, counted = _from_blocks(RawInput(path=path), kind, name or stem(path.name),
@@ -308,7 +308,7 @@ def _finished(found, digest: str | None, kind: Kind, name: str, on_duplicate: st
 
 def _from_memory(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
     """A run or qrels from bytes in memory (an upload): a large TREC run in blocks, else whole."""
-    counted = False
+    counted: bool | bytes = False
     if kind is RUN and (len(raw) >= trec.FILE_BLOCK or compression_of(raw[:6]) is not None):
         run, counted = _from_blocks(RawInput(raw=raw), kind, name, source, on_duplicate)
         if run is not None:

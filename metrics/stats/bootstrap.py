@@ -108,7 +108,12 @@ def bootstrap_pass(values: np.ndarray | None, diffs: np.ndarray | None, resample
     """
     values = None if values is None else np.ascontiguousarray(values, dtype=np.float64)
     diffs = None if diffs is None else np.ascontiguousarray(diffs, dtype=np.float64)
-    n = (values if values is not None else diffs).shape[0]
+    if values is not None:
+        n = values.shape[0]
+    elif diffs is not None:
+        n = diffs.shape[0]
+    else:
+        raise ValueError("bootstrap_pass needs values, diffs or both")
     means = np.empty((resamples, values.shape[1])) if values is not None else None
     test = _StudentisedBootstrap(diffs) if diffs is not None else None
     start = 0

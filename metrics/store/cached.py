@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from ..ranking import Ranked, rank
 from . import tables
+from .host import Host
 from .records import judgments_changed, run_changed
 
 
-class Cached:
+class Cached(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def load_ranked(self, collection: str, name: str, *, digest: str | None = None, qrels_digest: str | None = None,
@@ -31,8 +32,9 @@ class Cached:
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base.load_ranked(collection, name, digest=digest, qrels_digest=qrels_digest,
-                                              inferred=inferred, proxy_digest=proxy_digest, judged_only=judged_only)
+                return self._shared_base().load_ranked(
+                    collection, name, digest=digest, qrels_digest=qrels_digest, inferred=inferred,
+                    proxy_digest=proxy_digest, judged_only=judged_only)
             info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
                 raise tables.no_run(collection, name)
@@ -62,7 +64,8 @@ class Cached:
         if self.quota.bytes is None:
             return True
         needed = ranked.docno.nbytes + 8 * len(ranked.score) + 64 * (ranked.n_queries + 1) + (1 << 16)
-        return self.usage().bytes + self._cache.size() + needed <= self.quota.bytes
+        cache_bytes = 0 if self._cache is None else self._cache.size()
+        return self.usage().bytes + cache_bytes + needed <= self.quota.bytes
 
     def _tidy_cache(self) -> None:
         """Remove cache files no (run, qrels, proxy) of this workspace names any more, and the

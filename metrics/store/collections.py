@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 from .. import io
 from ..errors import MetricsError
 from . import tables
+from .host import Host
 from .records import CollectionInfo, RunInfo, writes
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-class Collections:
+class Collections(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def has_collection(self, name: str) -> bool:
@@ -46,7 +47,7 @@ class Collections:
                    (SELECT count(*) FROM topics t WHERE t.collection_id = c.id),
                    (SELECT count(*) FROM docs d WHERE d.collection_id = c.id)
             FROM collections c ORDER BY c.id""").fetchall()
-        stored: dict[str, Any] = {}
+        stored: dict[tuple[int, str], list[Any]] = {}
         for role in ("qrels", "proxy", "run"):
             for info, cid in tables.infos(cur, role=role, layout=self._layout):
                 stored.setdefault((cid, role), []).append(info)
@@ -113,7 +114,7 @@ class Collections:
                 added = [link for link in tables.links(cur, cid, "run") if link[4] not in shared_digests]
                 proxy = tables.links(cur, cid, "proxy")
                 if added or (proxy and proxy[0][4] != info.proxy_digest):
-                    base = self._base
+                    base = self._shared_base()
                     topics, docs = base.load_topics(name), base.load_docs(name)
                     return self._replace(
                         cur, name, base.load_qrels(name), base.load_proxy(name),
@@ -204,12 +205,17 @@ class Collections:
     def load_qrels(self, collection: str) -> io.Qrels:
         with self._read() as cur:
             cid = self._find(cur, collection)
-            return self._base.load_qrels(collection) if cid is None else tables.load_judgments(cur, cid, "qrels")
+            qrels = self._shared_base().load_qrels(collection) if cid is None \
+                else tables.load_judgments(cur, cid, "qrels")
+            if qrels is None:   # a collection is created with its qrels: a damaged file at most
+                raise MetricsError(f"collection {collection!r} has no qrels", fix="replace its qrels")
+            return qrels
 
     def load_proxy(self, collection: str) -> io.Qrels | None:
         with self._read() as cur:
             cid = self._find(cur, collection)
-            return self._base.load_proxy(collection) if cid is None else tables.load_judgments(cur, cid, "proxy")
+            return self._shared_base().load_proxy(collection) if cid is None \
+                else tables.load_judgments(cur, cid, "proxy")
 
     def _replace_judgments(self, cur, cid: int, role: str, qrels) -> None:
         if qrels is not None and tables.linked(cur, cid, role, "qrels", tables.digest(qrels)) is not None:

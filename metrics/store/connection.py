@@ -12,10 +12,14 @@ import re
 import threading
 from collections.abc import Callable
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from ..errors import MetricsError
+
+if TYPE_CHECKING:
+    from .tables import Layout
 
 __all__ = ["Connection", "WorkspaceLocked", "file_lock", "release_file_lock", "open_error", "first_line"]
 
@@ -33,10 +37,10 @@ class Connection:
     """
 
     def __init__(self, path, *, read_only: bool, memory_limit: int | None, on_use,
-                 describe: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> None:
+                 describe: Callable[[duckdb.DuckDBPyConnection], Layout] | None = None) -> None:
         self.path = path
         self.describe = describe     # called with each new DuckDB connection; its result is ``description``
-        self.description = None
+        self.description: Layout | None = None
         self.read_only = read_only
         self.db_read_only = False  # whether DuckDB itself refuses writes (the file opened read-only)
         self.memory_limit = memory_limit

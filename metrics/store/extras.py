@@ -4,13 +4,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import tables
+from .host import Host
 from .records import writes
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-class Extras:
+class Extras(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     @writes
@@ -43,5 +44,5 @@ class Extras:
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base._load_extra(what, collection)
+                return self._shared_base()._load_extra(what, collection)
             return tables.load_extra(cur, what, cid)

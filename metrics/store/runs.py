@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from .. import io
 from ..errors import MetricsError
 from . import tables
+from .host import Host
 from .records import RunInfo, Usage, run_changed, writes
 
 
-class Runs:
+class Runs(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def runs(self, collection: str) -> list[RunInfo]:
@@ -17,7 +18,7 @@ class Runs:
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base.runs(collection)
+                return self._shared_base().runs(collection)
             return [info for info, _ in tables.infos(cur, role="run", collection_id=cid, layout=self._layout)]
 
     @writes
@@ -72,13 +73,16 @@ class Runs:
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base.load_run(collection, name, digest=digest)
+                return self._shared_base().load_run(collection, name, digest=digest)
             info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
                 raise tables.no_run(collection, name)
             if digest is not None and info[0][0].digest != digest:
                 raise run_changed(name, collection)
-            return tables.load_run(cur, cid, name, self._layout)
+            run = tables.load_run(cur, cid, name, self._layout)
+            if run is None:   # found by infos in this snapshot, so never: a damaged file at most
+                raise tables.no_run(collection, name)
+            return run
 
     @writes
     def rename_run(self, collection: str, old: str, new: str) -> None:
@@ -100,7 +104,7 @@ class Runs:
         with self._write() as cur:
             cid = self._own(cur, collection)
             link = tables.run_link(cur, cid, collection, name)
-            object_id = tables.one(cur, "SELECT object_id FROM links WHERE id = ?", [link])[0]
+            object_id = tables.row(cur, "SELECT object_id FROM links WHERE id = ?", [link])[0]
             cur.execute("DELETE FROM links WHERE id = ?", [link])
             cur.execute("UPDATE collections SET baseline = NULL WHERE id = ? AND baseline = ?", [cid, name])
             tables.collect_garbage(cur, [object_id])
@@ -111,9 +115,12 @@ class Runs:
         with self._write() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                if name is not None and name not in {r.name for r in self._base_info(collection).runs}:
+                shared = self._base_info(collection)
+                if shared is None:   # _find: no id here means a collection of the base
+                    raise MetricsError(f"no shared collection named {collection!r}")
+                if name is not None and name not in {r.name for r in shared.runs}:
                     raise tables.no_run(collection, name)
-                if name == self._base_info(collection).baseline:
+                if name == shared.baseline:
                     return  # the shared collection already says so: no copy needed
                 cid = self._own(cur, collection)
             if name is not None:
@@ -124,5 +131,5 @@ class Runs:
         with self._read() as cur:
             cid = self._find(cur, collection)
             if cid is None:
-                return self._base.baseline(collection)
-            return tables.one(cur, "SELECT baseline FROM collections WHERE id = ?", [cid])[0]
+                return self._shared_base().baseline(collection)
+            return tables.row(cur, "SELECT baseline FROM collections WHERE id = ?", [cid])[0]

@@ -8,14 +8,19 @@ The base never changes. A change that would take the workspace over its :class:`
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import MetricsError
 from ..settings import human_bytes
 from . import tables
+from .host import Host
 from .records import CollectionInfo, QuotaExceeded, Usage
 
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
-class Shared:
+
+class Shared(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def usage(self) -> Usage:
@@ -62,7 +67,7 @@ class Shared:
     def stats(self) -> dict[str, int]:
         """Row counts of this file's tables (what the workspace holds, for display and tests)."""
         with self._read() as cur:
-            return {t: tables.one(cur, f"SELECT count(*) FROM {t}")[0]
+            return {t: tables.row(cur, f"SELECT count(*) FROM {t}")[0]
                     for t in ("collections", "links", "objects", "run_lines", "qrels_lines", "topics", "docs")}
 
     def _base_listing(self) -> list[CollectionInfo]:
@@ -78,6 +83,12 @@ class Shared:
         """Whether ``name`` is a base collection shown here as it is (not hidden, not copied)."""
         return (self._base_info(name) is not None and name not in self._hidden(cur)
                 and tables.collection_id(cur, name) is None)
+
+    def _shared_base(self) -> Workspace:
+        """The base, for a collection :meth:`_find` said is shared (only a workspace with a base has one)."""
+        if self._base is None:
+            raise MetricsError("this workspace has no base, so no shared collections")
+        return self._base
 
     def _exists(self, cur, name: str) -> bool:
         return tables.collection_id(cur, name) is not None or self._is_shared(cur, name)
@@ -100,7 +111,9 @@ class Shared:
         return self._copy_shared(cur, name) if cid is None else cid
 
     def _copy_shared(self, cur, name: str, as_name: str | None = None) -> int:
-        base, info = self._base, self._base_info(name)
+        base, info = self._shared_base(), self._base_info(name)
+        if info is None:
+            raise MetricsError(f"no shared collection named {name!r}")
         topics, docs = base.load_topics(name), base.load_docs(name)
         cid = tables.create_collection(
             cur, as_name or name, base.load_qrels(name), base.load_proxy(name),

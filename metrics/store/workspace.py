@@ -23,7 +23,8 @@ close, suspend) and its transactions; each responsibility is a part it inherits,
 :mod:`.collections` (collections and judgments), :mod:`.runs` (runs and the baseline),
 :mod:`.extras` (topics and titles), :mod:`.cached` (the ranked cache), :mod:`.shared` (the base,
 copy on write, the quota), :mod:`.space` (room on the disk, checkpoints, compaction). The records
-and errors are in :mod:`.records`, the SQL steps in :mod:`.tables`, the connection in :mod:`.connection`.
+and errors are in :mod:`.records`, the SQL steps in :mod:`.tables`, the connection in :mod:`.connection`;
+:mod:`.host` declares, for the type checker, what the parts use of the workspace and of one another.
 """
 from __future__ import annotations
 
@@ -106,7 +107,7 @@ class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
         self.read_only = read_only
         self.quota = quota or Quota()
         self._base = base
-        self._key = key
+        self._key: str | None = key
         self._owner = True
         self._listing: list[CollectionInfo] | None = None
         self._lock = file_lock(key)
@@ -115,9 +116,9 @@ class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
         self._conn = Connection(self.path, read_only=read_only, memory_limit=memory_limit,
                                  on_use=None if on_use is None else (lambda: on_use(self)),
                                  describe=tables.layout if read_only else None)
-        self._cache = None if self.path == ":memory:" else RankedCache(cache_folder(self.path),
-                                                                      writable=not read_only)
-        if self.path != ":memory:" and not read_only:
+        self._cache = RankedCache(cache_folder(self.path), writable=not read_only) \
+            if isinstance(self.path, Path) else None   # ":memory:" has no folder
+        if isinstance(self.path, Path) and not read_only:
             remove_copy(compact_path(self.path))   # a compaction a killed process left unfinished
         try:
             self._schema = self._prepare()
@@ -130,7 +131,7 @@ class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
         """Create or upgrade the tables (read-only: check them); the file's schema version."""
         with self._lock, self._transaction() as cur:
             if self.read_only:
-                present = tables.one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
+                present = tables.row(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
                 row = tables.one(cur, "SELECT value FROM meta WHERE key = 'schema_version'") if present[0] else None
                 if row is None:
                     raise MetricsError("the file is not an nDCG Lab workspace", source=str(self.path),
@@ -206,7 +207,10 @@ class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
     def _con(self) -> duckdb.DuckDBPyConnection:
         """The live DuckDB connection (tests set DuckDB options through it)."""
         with self._conn.cursor():
-            return self._conn.con
+            con = self._conn.con
+            if con is None:   # cursor() opened it: only a close() from another thread in between
+                raise MetricsError("the workspace is closed", source=str(self.path))
+            return con
 
     @contextmanager
     def _transaction(self):

@@ -134,7 +134,7 @@ class Pristine:
         if access is not None:
             return getattr(access.workspace, name)
         method = getattr(type(self._blank), name, None)
-        if not getattr(method, "changes_workspace", False):
+        if method is None or not getattr(method, "changes_workspace", False):
             return getattr(self._blank, name)
 
         @functools.wraps(method)

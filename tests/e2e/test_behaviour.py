@@ -13,11 +13,10 @@ from playwright.sync_api import expect
 from scipy import stats as sst
 
 import metrics
-from tests.e2e.conftest import read_table
+from tests.e2e.helpers import TIMEOUT, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
-TIMEOUT = 30_000
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 EXP10 = "nDCG(dcg='exp-log2')@10"
 
 

@@ -15,14 +15,22 @@ import pytest
 from playwright.sync_api import expect
 
 import metrics
-from tests.e2e.conftest import LEADERBOARD, screenshot_dir
+from tests.e2e.helpers import (
+    LEADERBOARD,
+    LEGAL,
+    RUNS_LABEL,
+    TIMEOUT,
+    go_to,
+    main,
+    read_leaderboard,
+    runs_table,
+    screenshot_dir,
+    sidebar,
+    upload,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
 EXP_DEFAULT = [metrics.with_gain(m, "exp") for m in metrics.DEFAULT_MEASURES]
 LINEAR_DEFAULT = [metrics.with_gain(m, "linear") for m in metrics.DEFAULT_MEASURES]
-TIMEOUT = 30_000
-RUNS_LABEL = "Runs (TREC format"
 
 
 # --------------------------------------------------------------------------- small data
@@ -55,33 +63,6 @@ def expected_means(files: dict[str, Path], measures: list[str]):
 
 # --------------------------------------------------------------------------- page helpers
 
-def main(page):
-    return page.locator('[data-testid="stMain"]')
-
-
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
-
-
-def go_to(page, wait_for_app, title: str) -> None:
-    """Switch page through the sidebar menu (same session: a fresh URL load would start a new one)."""
-    sidebar(page).locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
-    wait_for_app(page)
-    expect(main(page).locator("h2").first).to_contain_text(
-        {"Leaderboard": "Leaderboard", "Curves": "Curves", "Data": "Data"}[title], timeout=TIMEOUT)
-
-
-def upload(page, wait_for_app, label: str, paths) -> None:
-    """Drop files on the st.file_uploader whose label starts with ``label`` and wait until each
-    is uploaded (its chip shows, without a spinner) and the rerun it causes has finished."""
-    box = page.locator('[data-testid="stFileUploader"]').filter(has_text=label)
-    box.locator('input[type="file"]').set_input_files([str(p) for p in paths])
-    for path in paths:
-        expect(box.locator('[data-testid="stFileChipName"]').filter(has_text=Path(path).name)).to_have_count(
-            1, timeout=TIMEOUT)
-    expect(box.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    wait_for_app(page)
-
 
 def select_collection(page, wait_for_app, name: str) -> None:
     box = sidebar(page).locator('[data-testid="stSelectbox"]').filter(has_text="Collection")
@@ -107,22 +88,6 @@ def create_collection(page, wait_for_app, name: str, qrels: Path) -> None:
     expect(main(page)).to_contain_text(f"Collection: {name}", timeout=TIMEOUT)
 
 
-def read_leaderboard(page) -> dict[str, dict[str, str]]:
-    """{system: {measure: cell text}} of the leaderboard (markers ▲/▼ stripped)."""
-    table = main(page).locator(LEADERBOARD).first
-    expect(table).to_be_visible(timeout=TIMEOUT)
-    return table.evaluate("""(table) => {
-        const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
-        const rows = {};
-        for (const tr of table.querySelectorAll('tbody tr')) {
-            const system = tr.querySelector('th').innerText.trim();
-            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.replace(/[▲▼]/g, '').trim());
-            rows[system] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
-        }
-        return rows;
-    }""")
-
-
 def assert_leaderboard(page, expected) -> None:
     shown = read_leaderboard(page)
     for system in expected.index:
@@ -130,10 +95,6 @@ def assert_leaderboard(page, expected) -> None:
         assert list(shown[system]) == list(expected.columns)
         for measure in expected.columns:
             assert shown[system][measure] == f"{expected.at[system, measure]:.4f}", (system, measure)
-
-
-def runs_table(page):
-    return main(page).locator('[data-testid="stTable"]').first
 
 
 # --------------------------------------------------------------------------- tests
@@ -230,23 +191,19 @@ def test_a_deep_link_as_the_servers_first_request_has_the_sidebar(app_server_fac
     expect(main(page).locator(".js-plotly-plot")).to_be_visible()
 
 
-def test_readme_screenshots(app_server, browser, open_app, wait_for_app):
+def test_readme_screenshots(app_server, visitor, open_app, wait_for_app):
     """The README's views at 1400x900 on the sample collection: the leaderboard table and the curves
     plot render. Saved under test-artifacts/readme/; with NDCG_LAB_SCREENSHOTS=1 they replace
     docs/screenshots (a server with the viewer toolbar, so no "Deploy" button; the navigation's
     Material icons come with Streamlit, no emoji font needed)."""
     out = screenshot_dir()
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        page = context.new_page()
-        open_app(page, app_server)
-        expect(main(page).locator(LEADERBOARD).first).to_be_visible(timeout=TIMEOUT)
-        page.mouse.move(900, 850)
-        page.screenshot(path=str(out / "leaderboard.png"))
-        go_to(page, wait_for_app, "Curves")
-        expect(main(page).locator(".js-plotly-plot .scatterlayer .trace").first).to_be_visible(timeout=TIMEOUT)
-        page.mouse.move(900, 850)
-        page.wait_for_timeout(500)  # plotly's transition
-        page.screenshot(path=str(out / "curves.png"))
-    finally:
-        context.close()
+    page = visitor(viewport={"width": 1400, "height": 900})
+    open_app(page, app_server)
+    expect(main(page).locator(LEADERBOARD).first).to_be_visible(timeout=TIMEOUT)
+    page.mouse.move(900, 850)
+    page.screenshot(path=str(out / "leaderboard.png"))
+    go_to(page, wait_for_app, "Curves")
+    expect(main(page).locator(".js-plotly-plot .scatterlayer .trace").first).to_be_visible(timeout=TIMEOUT)
+    page.mouse.move(900, 850)
+    page.wait_for_timeout(500)  # plotly's transition
+    page.screenshot(path=str(out / "curves.png"))

@@ -6,22 +6,14 @@ sample files the server loads.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from playwright.sync_api import expect
 
 import metrics
 from metrics.analysis import fusion
-from tests.e2e.test_dashboard import TIMEOUT, main, read_leaderboard, upload
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, no_exception, read_leaderboard, upload
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
 NDCG10 = metrics.with_gain("nDCG@10", "exp")
-
-
-def _no_exception(page):
-    exceptions = page.locator('[data-testid="stException"]')
-    assert exceptions.count() == 0, exceptions.first.inner_text()
 
 
 def test_trec_xml_topics_show_in_the_query_explorer(module_app_server, page, open_app, wait_for_app, tmp_path):
@@ -29,14 +21,14 @@ def test_trec_xml_topics_show_in_the_query_explorer(module_app_server, page, ope
     topics.write_text('<topics task="legal">\n<topic number="1">zebra crossing negligence</topic>\n'
                       '<topic number="2">parking garage assault</topic>\n</topics>\n')
     open_app(page, f"{module_app_server}/data")
-    _no_exception(page)
+    no_exception(page)
     expander = main(page).locator('[data-testid="stExpander"]').filter(has_text="topics and document titles")
     expander.locator("summary").click()
     upload(page, wait_for_app, "Topics (TREC SGML or XML", [topics])
     expect(main(page)).to_contain_text("Stored topics from topics.xml (2 rows)", timeout=TIMEOUT)
 
     open_app(page, f"{module_app_server}/query?qid=1")
-    _no_exception(page)
+    no_exception(page)
     expect(main(page).locator("h3").filter(has_text="Query 1")).to_contain_text("zebra crossing negligence",
                                                                                  timeout=TIMEOUT)
 
@@ -47,15 +39,15 @@ def test_a_fused_run_reaches_the_leaderboard(module_app_server, page, open_app, 
     expected = metrics.evaluate(LEGAL / "qrels.txt", {recipe.label(): fused}, [NDCG10])["value"].mean()
 
     open_app(page, f"{module_app_server}/fusion")
-    _no_exception(page)
+    no_exception(page)
     expect(main(page)).to_contain_text(recipe.label(), timeout=TIMEOUT)
     page.get_by_role("button", name="Store the fused run in the workspace").click()
     wait_for_app(page)
-    _no_exception(page)
+    no_exception(page)
     expect(main(page)).to_contain_text(re.compile(r"Stored in legal as"), timeout=TIMEOUT)
 
     open_app(page, f"{module_app_server}/")
-    _no_exception(page)
+    no_exception(page)
     board = read_leaderboard(page)
     assert recipe.label() in board, sorted(board)
     assert board[recipe.label()][NDCG10] == f"{expected:.4f}"

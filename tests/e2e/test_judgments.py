@@ -9,11 +9,10 @@ from playwright.sync_api import expect
 import metrics
 from metrics.analysis import judgments as J
 from metrics.ranking import rank
-from tests.e2e.conftest import read_table
+from tests.e2e.helpers import TIMEOUT, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
-TIMEOUT = 30_000
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 
 

@@ -13,17 +13,11 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import expect
 
 from metrics.analysis import lessons
-from tests.e2e.conftest import screenshot_dir
-from tests.e2e.test_sharing import arrive
+from tests.e2e.helpers import arrive, no_exception, screenshot_dir
 
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS_SCROLL = """() => [document.documentElement, document.querySelector('[data-testid="stMain"]')]
     .every(e => e.scrollWidth <= e.clientWidth + 1)"""
-
-
-def _no_exception(page):
-    exceptions = page.locator('[data-testid="stException"]')
-    assert exceptions.count() == 0, exceptions.first.inner_text()
 
 
 def _param(page, name):
@@ -48,82 +42,72 @@ def _type_answer(page, wait_for_app, text):
     wait_for_app(page)
 
 
-def test_phone_width_every_lesson_and_a_student_completes_one(app_server, browser, open_app, wait_for_app):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    try:
-        shots = bool(os.environ.get("NDCG_LAB_SCREENSHOTS"))
-        open_app(page, f"{app_server}/learn")
-        assert page.evaluate(NO_SIDEWAYS_SCROLL)
+def test_phone_width_every_lesson_and_a_student_completes_one(app_server, visitor, open_app, wait_for_app):
+    page = visitor(viewport=PHONE)
+    shots = bool(os.environ.get("NDCG_LAB_SCREENSHOTS"))
+    open_app(page, f"{app_server}/learn")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    if shots:
+        page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
+        page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
+    for lesson_id in lessons.load_all():
+        open_app(page, f"{app_server}/learn?lesson={lesson_id}")
+        no_exception(page)
+        assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
         if shots:
-            page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
-            page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
-        for lesson_id in lessons.load_all():
-            open_app(page, f"{app_server}/learn?lesson={lesson_id}")
-            _no_exception(page)
-            assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id
-            if shots:
-                page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
+            page.screenshot(path=str(screenshot_dir() / f"learn-{lesson_id}.png"), full_page=True)
 
-        page.set_viewport_size(PHONE)
-        # the discount lesson, from its first exercise to its last, keyboard where a phone has one
-        open_app(page, f"{app_server}/learn?lesson=discount")
-        _type_answer(page, wait_for_app, "39%")
-        _button(page, "Check my answer").focus()
-        page.keyboard.press("Enter")
-        wait_for_app(page)
-        assert page.get_by_text("Not quite.").count() == 1
-        assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
-        _type_answer(page, wait_for_app, "0.613")
-        _click(page, wait_for_app, "Check my answer")
-        assert page.get_by_text("Right.", exact=True).count() == 1
-        _click(page, wait_for_app, "Next exercise")
-        assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
-        page.get_by_text("0.289", exact=True).click()
-        wait_for_app(page)
-        _click(page, wait_for_app, "Check my answer")
-        assert page.get_by_text("Right.", exact=True).count() == 1
-        _click(page, wait_for_app, "Next exercise")
-        page.get_by_label("Document to move").click()                 # the grade-4 document D10 to rank 1
-        page.get_by_role("option", name="D10 (grade 4)").click()
-        wait_for_app(page)
-        _click(page, wait_for_app, "Move", "Check my answer")
-        _no_exception(page)
-        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
-        assert "Right: your order reaches 1.0000." in alerts, alerts
-        assert page.get_by_text("All 3 exercises answered: 3 right.").count() == 1
-        assert page.evaluate(NO_SIDEWAYS_SCROLL)
-    finally:
-        context.close()
+    page.set_viewport_size(PHONE)
+    # the discount lesson, from its first exercise to its last, keyboard where a phone has one
+    open_app(page, f"{app_server}/learn?lesson=discount")
+    _type_answer(page, wait_for_app, "39%")
+    _button(page, "Check my answer").focus()
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    assert page.get_by_text("Not quite.").count() == 1
+    assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
+    _type_answer(page, wait_for_app, "0.613")
+    _click(page, wait_for_app, "Check my answer")
+    assert page.get_by_text("Right.", exact=True).count() == 1
+    _click(page, wait_for_app, "Next exercise")
+    assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
+    page.get_by_text("0.289", exact=True).click()
+    wait_for_app(page)
+    _click(page, wait_for_app, "Check my answer")
+    assert page.get_by_text("Right.", exact=True).count() == 1
+    _click(page, wait_for_app, "Next exercise")
+    page.get_by_label("Document to move").click()                 # the grade-4 document D10 to rank 1
+    page.get_by_role("option", name="D10 (grade 4)").click()
+    wait_for_app(page)
+    _click(page, wait_for_app, "Move", "Check my answer")
+    no_exception(page)
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert "Right: your order reaches 1.0000." in alerts, alerts
+    assert page.get_by_text("All 3 exercises answered: 3 right.").count() == 1
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
 
 
-def test_a_teacher_makes_an_exercise_and_a_student_answers_it(app_server, page, browser, open_app,
-                                                              wait_for_app):
+def test_a_teacher_makes_an_exercise_and_a_student_answers_it(app_server, page, visitor, open_app, wait_for_app):
     open_app(page, f"{app_server}/learn?g=0,0,3,2&k=4&gain=linear")
     _click(page, wait_for_app, "Add to the set")
     link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
     page.get_by_role("heading", name="Make an exercise").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir() / "learn-make-exercise.png"))
     assert "ws=" not in link
-    student = browser.new_context(viewport=PHONE)
-    try:
-        other = student.new_page()
-        open_app(other, link)
-        _no_exception(other)
-        _type_answer(other, wait_for_app, "0.5")
-        _click(other, wait_for_app, "Check my answer")
-        assert other.get_by_text("Not quite.").count() == 1
-        right = (3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3))   # 2.3614 / 4.2619
-        _type_answer(other, wait_for_app, f"{right:.3f}")
-        _click(other, wait_for_app, "Check my answer")
-        assert other.get_by_text("Right.", exact=True).count() == 1
-        assert other.get_by_text(re.compile(rf"nDCG@4 = 2\.3614 / 4\.2619 = {right:.4f}")).count() == 1
-    finally:
-        student.close()
+    other = visitor(viewport=PHONE)
+    open_app(other, link)
+    no_exception(other)
+    _type_answer(other, wait_for_app, "0.5")
+    _click(other, wait_for_app, "Check my answer")
+    assert other.get_by_text("Not quite.").count() == 1
+    right = (3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3))   # 2.3614 / 4.2619
+    _type_answer(other, wait_for_app, f"{right:.3f}")
+    _click(other, wait_for_app, "Check my answer")
+    assert other.get_by_text("Right.", exact=True).count() == 1
+    assert other.get_by_text(re.compile(rf"nDCG@4 = 2\.3614 / 4\.2619 = {right:.4f}")).count() == 1
 
 
-def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_server, page, browser, open_app,
+def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_server, page, visitor, open_app,
                                                                     wait_for_app):
     token = arrive(page, shared_app_server)             # a workspace, made by a first change
     page.get_by_role("link", name="Learn NDCG").click()
@@ -146,19 +130,14 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
     assert code and key and _param(page, "ws") == token
 
     answers = ["0.60", "0.60", "0.75", "0.5"]
-    phones = [browser.new_context(viewport=PHONE) for _ in answers]
-    try:
-        tabs = [phone.new_page() for phone in phones]
-        for tab in tabs:
-            open_app(tab, f"{shared_app_server}/learn?live={code}")
-        for tab, answer in zip(tabs, answers):
-            _type_answer(tab, wait_for_app, answer)
-            _click(tab, wait_for_app, "Send my answer")
-            expect(tab.get_by_text("Answer sent.", exact=False)).to_have_count(1)
-            assert "key" not in tab.url
-    finally:
-        for phone in phones:
-            phone.close()
+    tabs = [visitor(viewport=PHONE) for _ in answers]
+    for tab in tabs:
+        open_app(tab, f"{shared_app_server}/learn?live={code}")
+    for tab, answer in zip(tabs, answers):
+        _type_answer(tab, wait_for_app, answer)
+        _click(tab, wait_for_app, "Send my answer")
+        expect(tab.get_by_text("Answer sent.", exact=False)).to_have_count(1)
+        assert "key" not in tab.url
     _click(page, wait_for_app, "Refresh")
     expect(page.get_by_text("4 answers", exact=False)).to_have_count(1)
     table = page.locator('[data-testid="stTable"]').last

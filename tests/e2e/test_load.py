@@ -9,23 +9,30 @@ during the test and must stay under RSS_BOUND.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
-from pathlib import Path
 
 import psutil
-import pytest
 
-from tests.e2e.conftest import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, LEADERBOARD, TABLE_SHOWN_JS, AppServer
+from tests.e2e.helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LEADERBOARD,
+    LEGAL,
+    RUNS_LABEL,
+    TABLE_SHOWN_JS,
+    TIMEOUT,
+    errors_on,
+    idle,
+    new_visitor,
+    run_async,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
 SESSIONS = 4
 RSS_BOUND = 1_024 * 2**20
 """Peak server RSS allowed for 4 sessions: 1 GiB, about twice the 460 MiB measured for 6. The suite's load
 stays small; `python bench/bench_load.py` runs 16 sessions (671-740 MiB, bench/RESULTS.md)."""
-TIMEOUT = 120_000
-RUNS_LABEL = "Runs (TREC format"
+LOAD_TIMEOUT = 4 * TIMEOUT
+"""Milliseconds a page of these tests may wait: several sessions share the server's one core."""
 
 
 def run_bytes(seed: int) -> bytes:
@@ -65,55 +72,27 @@ class PeakRSS:
         self._thread.join()
 
 
-async def idle(page, timeout: float = TIMEOUT) -> None:
-    """The app is connected and its script run has finished, for three polls in a row."""
-    stable = 0
-    while stable < 3:
-        if await page.evaluate(_APP_IDLE_JS):
-            stable += 1
-        else:
-            stable = 0
-            await page.wait_for_function(_APP_IDLE_JS, timeout=timeout, polling=100)
-        await page.wait_for_timeout(100)
-
-
-async def errors_on(page) -> list[str]:
-    """Exception boxes and traceback text on the page."""
-    found = [await e.inner_text() for e in await page.locator('[data-testid="stException"]').all()]
-    body = await page.locator('[data-testid="stMain"]').inner_text()
-    if "Traceback" in body:
-        found.append(body[body.index("Traceback"):][:300])
-    return found
-
-
 async def open_page(page, title: str) -> None:
     await page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
-    await idle(page)
+    await idle(page, LOAD_TIMEOUT)
 
 
 async def upload(page, name: str, data: bytes) -> None:
     box = page.locator('[data-testid="stFileUploader"]').filter(has_text=RUNS_LABEL)
     await box.locator('input[type="file"]').set_input_files(
         [{"name": name, "mimeType": "text/plain", "buffer": data}])
-    await idle(page)
+    await idle(page, LOAD_TIMEOUT)
 
 
-async def new_page(browser):
-    """A fresh browser context (one visitor) and its page, with the test's timeout."""
-    context = await browser.new_context(viewport={"width": 1300, "height": 900})
-    context.set_default_timeout(TIMEOUT)
-    return context, await context.new_page()
-
-
-async def visitor(browser, url: str, i: int, record: dict) -> None:
+async def one_session(browser, url: str, i: int, record: dict) -> None:
     """One session: open the app, upload a run on the Data page, open Leaderboard, Curves, Compare."""
-    context, page = await new_page(browser)
+    context, page = await new_visitor(browser, LOAD_TIMEOUT)
     errors = record.setdefault("errors", [])
     try:
         await page.goto(url, wait_until="commit")
         shown = await page.wait_for_function(TABLE_SHOWN_JS, arg="bm25_ce", polling="raf")
         record.setdefault("ready", []).append(await shown.json_value() / 1000)   # from the navigation's start
-        await idle(page)
+        await idle(page, LOAD_TIMEOUT)
         await open_page(page, "Data")
         name = f"load{i:02d}"
         await upload(page, f"{name}.run", run_bytes(i + 1))
@@ -140,34 +119,14 @@ async def sessions(url: str, count: int) -> dict:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            await asyncio.gather(*(visitor(browser, url, i, record) for i in range(count)))
+            await asyncio.gather(*(one_session(browser, url, i, record) for i in range(count)))
         finally:
             await browser.close()
     return record
 
 
-@pytest.fixture
-def server(tmp_path):
-    started = []
-
-    def start(**env) -> AppServer:
-        started.append(AppServer(home=tmp_path / f"home{len(started)}", env=env).start())
-        return started[-1]
-
-    yield start
-    for s in started:
-        s.stop()
-
-
-def run_async(coroutine):
-    """``asyncio.run`` on a thread of its own: the sync Playwright of the other e2e tests keeps an
-    event loop running on the test thread for the whole session, where asyncio.run refuses."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
-def test_four_sessions_upload_and_browse_without_an_error_under_the_memory_bound(server):
-    app = server(NDCG_LAB_MODE="shared")
+def test_four_sessions_upload_and_browse_without_an_error_under_the_memory_bound(app_server_factory):
+    app = app_server_factory(env={"NDCG_LAB_MODE": "shared"})
     with PeakRSS(app.process.pid) as rss:
         record = run_async(sessions(app.url, SESSIONS))
     assert record["errors"] == []
@@ -182,7 +141,7 @@ def test_four_sessions_upload_and_browse_without_an_error_under_the_memory_bound
 async def early_switch_then_upload(browser, url: str, delay_ms: int, i: int) -> list[str]:
     """Click a page link ``delay_ms`` after the first load, then upload on the Data page: the
     sidebar's collection must be the page's, and the upload stored."""
-    context, page = await new_page(browser)
+    context, page = await new_visitor(browser, LOAD_TIMEOUT)
     problems = []
     try:
         await page.goto(url, wait_until="domcontentloaded")
@@ -190,7 +149,7 @@ async def early_switch_then_upload(browser, url: str, delay_ms: int, i: int) -> 
         await link.wait_for()
         await page.wait_for_timeout(delay_ms)
         await link.click()
-        await idle(page)
+        await idle(page, LOAD_TIMEOUT)
         main = page.locator('[data-testid="stMain"]')
         header = await main.locator("h3").filter(has_text="Collection: ").first.inner_text()
         box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Collection")
@@ -202,7 +161,7 @@ async def early_switch_then_upload(browser, url: str, delay_ms: int, i: int) -> 
         # The file goes up before the rerun that stores it starts, so an idle page may still be the
         # one before the upload: wait for the message (a lost upload never gets one).
         try:
-            await main.get_by_text(f"Added run {name}").first.wait_for(timeout=TIMEOUT)
+            await main.get_by_text(f"Added run {name}").first.wait_for(timeout=LOAD_TIMEOUT)
         except Exception:  # noqa: BLE001
             problems.append(f"{delay_ms} ms: the upload of {name}.run was not stored and no message said why")
         problems += [f"{delay_ms} ms: {e}" for e in await errors_on(page)]
@@ -221,22 +180,22 @@ async def reload_race(url: str) -> list[str]:
     problems: list[str] = []
 
     async def reloader(browser, i):
-        context, page = await new_page(browser)
+        context, page = await new_visitor(browser, LOAD_TIMEOUT)
         try:
             await page.goto(url, wait_until="domcontentloaded")
-            await idle(page)
+            await idle(page, LOAD_TIMEOUT)
             await open_page(page, "Data")
             await upload(page, f"kept{i}.run", run_bytes(200 + i))
             # The reload promises to keep the runs stored before it: wait until the page says this
             # one is stored (an upload with no message at all is a lost upload, reported as such).
             try:
-                await page.get_by_text(f"Added run kept{i}").first.wait_for(timeout=TIMEOUT)
+                await page.get_by_text(f"Added run kept{i}").first.wait_for(timeout=LOAD_TIMEOUT)
             except Exception:  # noqa: BLE001
                 problems.append(f"reloader {i}: the upload of kept{i} got no message")
                 return
             for _ in range(2):
                 await page.get_by_role("button", name="Reload the legal sample").click()
-                await idle(page)
+                await idle(page, LOAD_TIMEOUT)
                 problems.extend(await errors_on(page))
             text = await page.locator('[data-testid="stMain"]').inner_text()
             if "Loaded the legal sample collection" not in text:
@@ -247,10 +206,10 @@ async def reload_race(url: str) -> list[str]:
             await context.close()
 
     async def reader(browser, i):
-        context, page = await new_page(browser)
+        context, page = await new_visitor(browser, LOAD_TIMEOUT)
         try:
             await page.goto(url, wait_until="domcontentloaded")
-            await idle(page)
+            await idle(page, LOAD_TIMEOUT)
             for _ in range(2):
                 for title in ("Leaderboard", "Curves", "Compare", "Data"):
                     await open_page(page, title)
@@ -267,10 +226,9 @@ async def reload_race(url: str) -> list[str]:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             await asyncio.gather(*(reloader(browser, i) for i in range(2)), *(reader(browser, i) for i in range(2)))
-            context = await browser.new_context()
-            page = await context.new_page()
+            context, page = await new_visitor(browser, LOAD_TIMEOUT)
             await page.goto(f"{url}/data", wait_until="domcontentloaded")
-            await idle(page)
+            await idle(page, LOAD_TIMEOUT)
             table = await page.locator('[data-testid="stMain"] [data-testid="stTable"]').first.inner_text()
             problems += [f"kept{i} was lost by a reload" for i in range(2) if f"kept{i}" not in table]
             await context.close()
@@ -279,25 +237,24 @@ async def reload_race(url: str) -> list[str]:
     return problems
 
 
-def test_a_page_switch_during_the_first_load_keeps_collection_and_upload(server):
+def test_a_page_switch_during_the_first_load_keeps_collection_and_upload(app_server_factory):
     """A reloaded legal sample (so that the collections are listed web first, as when the upload was
     lost), then a page link clicked 0-800 ms into a first load: the sidebar's collection is the
     page's, and the upload that follows is stored or refused with a message."""
     from playwright.async_api import async_playwright
 
-    app = server()
+    app = app_server_factory()
 
     async def main():
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                        args=CHROMIUM_ARGS)
             try:
-                context = await browser.new_context()
-                page = await context.new_page()
+                context, page = await new_visitor(browser, LOAD_TIMEOUT)
                 await page.goto(f"{app.url}/data", wait_until="domcontentloaded")
-                await idle(page)
+                await idle(page, LOAD_TIMEOUT)
                 await page.get_by_role("button", name="Reload the legal sample").click()
-                await idle(page)
+                await idle(page, LOAD_TIMEOUT)
                 await context.close()
                 problems = []
                 for i, delay in enumerate((0, 100, 200, 400, 800)):
@@ -309,6 +266,6 @@ def test_a_page_switch_during_the_first_load_keeps_collection_and_upload(server)
     assert run_async(main()) == []
 
 
-def test_sample_reloads_race_other_sessions_without_an_error_or_a_lost_run(server):
-    app = server()
+def test_sample_reloads_race_other_sessions_without_an_error_or_a_lost_run(app_server_factory):
+    app = app_server_factory()
     assert run_async(reload_race(app.url)) == []

@@ -8,33 +8,11 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 import metrics
-from tests.e2e.conftest import LEADERBOARD
+from tests.e2e.helpers import LEADERBOARD, TIMEOUT, main, read_leaderboard
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
-TIMEOUT = 30_000
-
-
-def main(page):
-    return page.locator('[data-testid="stMain"]')
-
-
-def table_cells(page, where: str = LEADERBOARD) -> dict[str, dict[str, str]]:
-    """{row label: {column: cell text}} of the first table ``where`` selects (markers ▲/▼ stripped):
-    the leaderboard, or an st.table (``'[data-testid="stTable"] table'``)."""
-    table = main(page).locator(where).first
-    expect(table).to_be_visible(timeout=TIMEOUT)
-    return table.evaluate("""(table) => {
-        const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
-        const rows = {};
-        for (const tr of table.querySelectorAll('tbody tr')) {
-            const label = tr.querySelector('th').innerText.trim();
-            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.replace(/[▲▼]/g, '').trim());
-            rows[label] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
-        }
-        return rows;
-    }""")
 
 
 def expected(measures):
@@ -54,7 +32,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     values = expected(["Bpref", "IPrec@0.3", "11pt_avg"])
     header = main(page).locator(LEADERBOARD).first.locator("thead")
     expect(header).to_contain_text("Bpref", timeout=TIMEOUT)
-    shown = table_cells(page)
+    shown = read_leaderboard(page)
     for system in RUNS:
         assert shown[system]["Bpref"] == f"{values.at[system, 'Bpref']:.4f}"
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -65,7 +43,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     box.get_by_role("button", name="Add").click()
     wait_for_app(page)
     expect(header).to_contain_text("P@5", timeout=TIMEOUT)
-    shown = table_cells(page)
+    shown = read_leaderboard(page)
     p5 = expected(["P@5"])
     for system in RUNS:
         assert shown[system]["P@5"] == f"{p5.at[system, 'P@5']:.4f}"
@@ -84,7 +62,7 @@ def test_typing_bpref_adds_trec_evals_bpref_and_the_curves_page_draws_iprec(app_
     chart = main(page).locator('[data-testid="stPlotlyChart"]').first
     expect(chart).to_contain_text("IPrec (interpolated precision)", timeout=TIMEOUT)
     expect(chart).to_contain_text("recall", timeout=TIMEOUT)
-    shown = table_cells(page, '[data-testid="stTable"] table')
+    shown = read_leaderboard(page, '[data-testid="stTable"] table')
     for system in RUNS:
         assert shown[system]["IPrec@0.3"] == f"{values.at[system, 'IPrec@0.3']:.4f}"
         assert shown[system]["11pt_avg"] == f"{values.at[system, '11pt_avg']:.4f}"

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-TIMEOUT = 30_000
-
-
-def main(page):
-    return page.locator('[data-testid="stMain"]')
+from tests.e2e.helpers import TIMEOUT, main, sidebar
 
 
 def measure_headings(page) -> list[str]:
@@ -40,10 +36,6 @@ def test_typing_ap_and_enter_adds_ap_and_the_box_adds_what_is_typed(app_server, 
     wait_for_app(page)
     assert measure_headings(page) == ["nDCG(dcg='exp-log2')@10", "AP", "P@1"]
     assert page.locator('[data-testid="stException"]').count() == 0
-
-
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 def shown_selection(page) -> dict:

@@ -10,9 +10,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DEFAULT_TIMEOUT_MS
-from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main
-from tests.e2e.test_sharing import LEGAL, TOKEN_IN_URL, runs_table, upload, variant_run
+from tests.e2e.helpers import LEGAL, RUNS_LABEL, TIMEOUT, TOKEN_IN_URL, go_to, main, runs_table, upload, variant_run
 from tests.ui.test_shared_mode import made as workspaces_in
 
 
@@ -33,14 +31,14 @@ def test_reading_makes_no_workspace_and_the_first_upload_makes_one(app_server_fa
 
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "mine.run")])
-    expect(main(page)).to_contain_text("Added run mine", timeout=DEFAULT_TIMEOUT_MS)
-    page.wait_for_url(TOKEN_IN_URL, timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(page)).to_contain_text("Added run mine", timeout=TIMEOUT)
+    page.wait_for_url(TOKEN_IN_URL, timeout=TIMEOUT)
     token = TOKEN_IN_URL.search(page.url).group(1)
     assert workspaces_in(server.home) == (1, 1)
 
     page.reload(wait_until="domcontentloaded")                 # the address returns to the workspace
     wait_for_app(page)
     assert TOKEN_IN_URL.search(page.url).group(1) == token
-    expect(runs_table(page)).to_contain_text("mine", timeout=DEFAULT_TIMEOUT_MS)
-    expect(main(page)).to_contain_text(re.compile(r"Runs in legal \(5\)"), timeout=DEFAULT_TIMEOUT_MS)
+    expect(runs_table(page)).to_contain_text("mine", timeout=TIMEOUT)
+    expect(main(page)).to_contain_text(re.compile(r"Runs in legal \(5\)"), timeout=TIMEOUT)
     assert workspaces_in(server.home) == (1, 1)

@@ -13,9 +13,10 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import LEADERBOARD, open_app
+from tests.e2e.helpers import LEADERBOARD, TIMEOUT, open_app
 
-TIMEOUT = 60_000
+FIRST_SCREEN_TIMEOUT = 2 * TIMEOUT
+"""Milliseconds for a first screen: the first visitor's computes every run's means."""
 _LOOKUP = re.compile(r'^cache_lookups_total\{cache="([^"]+)",cache_type="[^"]+",result="(hit|miss)"\} (\d+)', re.M)
 
 
@@ -26,31 +27,26 @@ def lookups(url: str) -> dict[tuple[str, str], int]:
     return {(name, result): int(count) for name, result, count in _LOOKUP.findall(text)}
 
 
-def first_screen(browser, url: str) -> str:
+def first_screen(page, url: str) -> str:
     """A new visitor's leaderboard, as text, once its script run has finished."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        open_app(page, url, timeout=TIMEOUT)
-        table = page.locator(f'[data-testid="stMain"] {LEADERBOARD}').first
-        expect(table).to_contain_text("bm25_ce", timeout=TIMEOUT)
-        assert page.locator('[data-testid="stException"]').count() == 0
-        return table.inner_text()
-    finally:
-        context.close()
+    open_app(page, url, timeout=FIRST_SCREEN_TIMEOUT)
+    table = page.locator(f'[data-testid="stMain"] {LEADERBOARD}').first
+    expect(table).to_contain_text("bm25_ce", timeout=FIRST_SCREEN_TIMEOUT)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    return table.inner_text()
 
 
 @pytest.mark.parametrize("mode", ["personal", "shared"])
-def test_a_second_visitors_first_screen_computes_nothing_again(app_server_factory, browser, mode):
+def test_a_second_visitors_first_screen_computes_nothing_again(app_server_factory, visitor, mode):
     server = app_server_factory(env={"NDCG_LAB_MODE": mode})
-    shown = first_screen(browser, server.url)
+    shown = first_screen(visitor(), server.url)
     before = lookups(server.url)
-    assert before[("ui.caches._run_means", "miss")] == 4          # the four legal runs, once
-    again = first_screen(browser, server.url)
+    assert before[("ndcg_lab.ui.caches._run_means", "miss")] == 4          # the four legal runs, once
+    again = first_screen(visitor(), server.url)
     after = lookups(server.url)
     assert again == shown
     missed = {name for (name, result), count in after.items()
               if result == "miss" and count != before.get((name, result))}
     assert missed == set()
-    assert after[("ui.caches._run_means", "hit")] >= before[("ui.caches._run_means", "hit")] + 4
-    assert after[("ui.compare.significance", "hit")] > before[("ui.compare.significance", "hit")]
+    assert after[("ndcg_lab.ui.caches._run_means", "hit")] >= before[("ndcg_lab.ui.caches._run_means", "hit")] + 4
+    assert after[("ndcg_lab.ui.compare.significance", "hit")] > before[("ndcg_lab.ui.compare.significance", "hit")]

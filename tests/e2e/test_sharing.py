@@ -13,13 +13,25 @@ from pathlib import Path
 import pandas as pd
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DEFAULT_TIMEOUT_MS, LEADERBOARD, open_app, wait_for_app
-from tests.e2e.test_dashboard import RUNS_LABEL, go_to, main, sidebar
+from tests.e2e.helpers import (
+    LEADERBOARD,
+    LEGAL,
+    RUNS_LABEL,
+    TIMEOUT,
+    TOKEN_IN_URL,
+    arrive,
+    go_to,
+    main,
+    open_app,
+    runs_table,
+    sidebar,
+    text_of,
+    upload,
+    variant_run,
+    wait_for_app,
+)
 from tests.hostile_corpus import CASES
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
-TOKEN_IN_URL = re.compile(r"[?&]ws=([A-Za-z0-9_-]{32})")
 XSS = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://example.com","click")'
 LINK = "[link](http://example.com)"
@@ -30,56 +42,17 @@ HOSTILE = ["five_columns.run", "score_word.run", "duplicate_doc.run", "nul_byte.
            f"{XSS}.run", "latin1.run", "score_nan.run"]
 
 
-def upload(page, wait_for_app, label: str, paths) -> None:
-    """Drop files (paths, or Playwright payloads: name, mimeType, buffer) on the uploader labelled
-    ``label``; wait until all are uploaded and the rerun ends.
-    (Counted, not found by name: the chip shortens long names such as the hostile ones.)"""
-    box = page.locator('[data-testid="stFileUploader"]').filter(has_text=label)
-    chips = box.locator('[data-testid="stFileChipName"]')
-    before = chips.count()
-    box.locator('input[type="file"]').set_input_files([p if isinstance(p, dict) else str(p) for p in paths])
-    expect(chips).to_have_count(before + len(paths), timeout=DEFAULT_TIMEOUT_MS)
-    expect(box.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=DEFAULT_TIMEOUT_MS)
-    wait_for_app(page)
-
-
-def arrive(page, url: str) -> str:
-    """Open ``url`` as a new visitor, make their workspace by a first change (a reload of the
-    legal sample, which leaves it as it is), go back to the first page; the token in the URL."""
-    open_app(page, url)
-    assert not TOKEN_IN_URL.search(page.url)            # a visitor who only reads has no workspace
-    go_to(page, wait_for_app, "Data")
-    main(page).get_by_role("button", name="Reload the legal sample").click()
-    page.wait_for_url(TOKEN_IN_URL, timeout=DEFAULT_TIMEOUT_MS)
-    wait_for_app(page)
-    go_to(page, wait_for_app, "Leaderboard")
-    return TOKEN_IN_URL.search(page.url).group(1)
-
-
-def variant_run(path: Path, tmp: Path, name: str) -> Path:
-    """The lines of a sample run with its scores nudged: new content (a new digest), same queries."""
-    lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    text = "".join(f"{q} Q0 {d} {r} {float(s) + 1e-3:.6f} x\n" for q, _, d, r, s, *_ in lines)
-    out = tmp / name
-    out.write_text(text)
-    return out
-
-
-def runs_table(page):
-    return main(page).locator('[data-testid="stTable"]').first
-
-
 def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_app_server, visitor, tmp_path):
     a, b = visitor(), visitor()
     token_a = arrive(a, shared_app_server)
     go_to(a, wait_for_app, "Data")
     upload(a, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "secret_alpha.run")])
-    expect(main(a)).to_contain_text("Added run secret_alpha", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(a)).to_contain_text("Added run secret_alpha", timeout=TIMEOUT)
 
     token_b = arrive(b, shared_app_server)
     assert token_b != token_a
     go_to(b, wait_for_app, "Data")
-    expect(main(b)).to_contain_text("Runs in legal (4)", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(b)).to_contain_text("Runs in legal (4)", timeout=TIMEOUT)
     assert "secret_alpha" not in b.content()
 
     # a reload of B's address returns to B's workspace, not A's and not a new one
@@ -91,13 +64,13 @@ def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_app_ser
     flipped = token_a[:-1] + ("A" if token_a[-1] != "A" else "B")
     for guess in (secrets.token_urlsafe(24), flipped, token_a[:-2], token_a.lower(), "../" + token_a):
         open_app(b, f"{shared_app_server}/?ws={guess}")
-        expect(main(b)).to_contain_text("no workspace has this link", timeout=DEFAULT_TIMEOUT_MS)
+        expect(main(b)).to_contain_text("no workspace has this link", timeout=TIMEOUT)
         assert "secret_alpha" not in b.content()
         assert not sidebar(b).locator('[data-testid="stSelectbox"]').count()
 
     # A still has it, through its own link
     open_app(a, f"{shared_app_server}/data?ws={token_a}")
-    expect(runs_table(a)).to_contain_text("secret_alpha", timeout=DEFAULT_TIMEOUT_MS)
+    expect(runs_table(a)).to_contain_text("secret_alpha", timeout=TIMEOUT)
 
 
 def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_server, visitor, tmp_path):
@@ -107,7 +80,7 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_serve
     upload(owner, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "lecture.run")])
     box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
     box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=DEFAULT_TIMEOUT_MS)   # drawn by the rerun the opening starts
+    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)   # drawn by the rerun the opening starts
     codes = box.locator("pre").all_inner_texts()
     assert len(codes) == 2
     edit_link, view_link = (c.strip() for c in codes)
@@ -116,8 +89,8 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_serve
     assert view_token not in edit_link
 
     open_app(teacher, f"{shared_app_server}/data?ws={view_token}")
-    expect(main(teacher)).to_contain_text("read-only link", timeout=DEFAULT_TIMEOUT_MS)
-    expect(main(teacher)).to_contain_text("lecture", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(teacher)).to_contain_text("read-only link", timeout=TIMEOUT)
+    expect(main(teacher)).to_contain_text("lecture", timeout=TIMEOUT)
     expect(main(teacher).get_by_role("button", name="Reload the legal sample")).to_be_disabled()
     uploader = main(teacher).locator('[data-testid="stFileUploader"]').filter(has_text=RUNS_LABEL)
     expect(uploader.locator('input[type="file"]')).to_be_disabled()
@@ -126,7 +99,7 @@ def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_serve
     expect(sidebar(teacher).locator('[data-testid="stSelectbox"]').filter(has_text="Baseline")
            .get_by_role("combobox")).to_be_disabled()
     go_to(teacher, wait_for_app, "Leaderboard")
-    expect(main(teacher)).to_contain_text("lecture", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(teacher)).to_contain_text("lecture", timeout=TIMEOUT)
 
 
 def test_a_script_run_name_fires_no_dialog_on_any_page(shared_app_server, visitor, tmp_path):
@@ -136,7 +109,7 @@ def test_a_script_run_name_fires_no_dialog_on_any_page(shared_app_server, visito
     arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, f"{XSS}.run")])
-    expect(main(page)).to_contain_text(f"Added run {XSS}", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(page)).to_contain_text(f"Added run {XSS}", timeout=TIMEOUT)
     expect(runs_table(page)).to_contain_text(XSS)      # shown as text, letter for letter
     for title in ("Leaderboard", "Curves", "Compare"):
         sidebar(page).locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
@@ -159,13 +132,8 @@ def rename_first_run(page, new: str) -> None:
     form.get_by_role("button", name="Rename").click()
     wait_for_app(page)
     message = main(page).locator('[data-testid="stAlert"]').filter(has_text="Renamed")
-    expect(message).to_have_count(1, timeout=DEFAULT_TIMEOUT_MS)
+    expect(message).to_have_count(1, timeout=TIMEOUT)
     assert new in text_of(message)
-
-
-def text_of(locator) -> str:
-    """The text a reader sees (the word joiner that stops an autolink is invisible)."""
-    return locator.inner_text().replace("\u2060", "")
 
 
 def test_a_link_run_name_stays_text_in_the_table_and_the_lint_report(shared_app_server, visitor):
@@ -205,14 +173,14 @@ def test_malformed_uploads_each_name_the_file_and_line_and_earlier_data_stays(sh
     arrive(page, shared_app_server)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "kept.run")])
-    expect(main(page)).to_contain_text("Runs in legal (5)", timeout=DEFAULT_TIMEOUT_MS)
+    expect(main(page)).to_contain_text("Runs in legal (5)", timeout=TIMEOUT)
     payloads = [{"name": name, "mimeType": "application/octet-stream", "buffer": cases[name].data}
                 for name in HOSTILE]   # payloads: a name may hold "/", which no file on disk can
     upload(page, wait_for_app, RUNS_LABEL, payloads)
     alerts = main(page).locator('[data-testid="stAlert"]')
     for name in HOSTILE:
         case = cases[name]
-        expect(alerts.filter(has_text=name)).to_have_count(1, timeout=DEFAULT_TIMEOUT_MS)
+        expect(alerts.filter(has_text=name)).to_have_count(1, timeout=TIMEOUT)
         shown = [text for text in (t.replace("🚫", "").strip() for t in alerts.all_inner_texts())
                  if text.startswith(f"{name} line {case.line}:")]
         assert len(shown) == 1, (name, alerts.all_inner_texts())

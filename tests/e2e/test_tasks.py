@@ -21,22 +21,24 @@ import metrics
 from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
 from metrics.tasks import views as task_views
-from tests.e2e.conftest import (
+from tests.e2e.helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    DEFAULT_TIMEOUT_MS,
     LEADERBOARD,
+    LEGAL,
+    TIMEOUT,
     AppServer,
+    errors_on,
+    go_to,
+    idle,
+    main,
+    new_visitor,
     open_app,
+    run_async,
     wait_for_app,
 )
-from tests.e2e.test_dashboard import go_to, main
-from tests.e2e.test_load import errors_on, idle, run_async
 from tests.metrics.tasks.leaks import secrets_of
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
-TIMEOUT = DEFAULT_TIMEOUT_MS
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")   # visitor(): one person each, in Paris time
 
 
@@ -243,9 +245,7 @@ async def team_session(browser, link: str, run: Path, tries: int = 2) -> dict:
     """One team in a context of its own: open its link, submit ``run`` ``tries`` times (the cap
     is one). Per try: "stored", "refused" or "other", and the seconds from choosing the file to
     the page's answer; errors on the page."""
-    context = await browser.new_context(viewport={"width": 1200, "height": 900})
-    context.set_default_timeout(120_000)
-    page = await context.new_page()
+    context, page = await new_visitor(browser, 4 * TIMEOUT)     # every team at once on the server's one core
     out = {"results": [], "seconds": [], "errors": []}
     try:
         await page.goto(link, wait_until="domcontentloaded")

@@ -6,16 +6,10 @@ docs/screenshots/where.png (else test-artifacts/readme/where.png).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from playwright.sync_api import expect
 
 from metrics.analysis.headroom import headroom
-from tests.e2e.conftest import screenshot_dir
-from tests.e2e.test_dashboard import TIMEOUT, main
-
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, screenshot_dir
 
 
 def _pick(page, wait_for_app, label: str, option: str) -> None:

@@ -17,7 +17,7 @@ import metrics
 from metrics.cli import command_names
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = Path("sample_data") / "legal"
+LEGAL = Path("ndcg_lab", "sample_data") / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 HEAVY = ("pandas", "scipy", "plotly", "duckdb", "dask", "distributed", "streamlit", "matplotlib", "numba",

@@ -21,7 +21,7 @@ import metrics
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_data"
+SAMPLES = ROOT / "ndcg_lab" / "sample_data"
 LEGAL = SAMPLES / "legal"
 WEB = SAMPLES / "web"
 LEGAL_RUNS = ["bm25", "bm25_qe", "dense", "bm25_ce"]
@@ -306,13 +306,13 @@ def test_web_runs_have_distinct_quality(web):
 def test_proxy_sample_is_reproducible():
     path = LEGAL / "proxy.txt"
     if not path.exists():
-        pytest.skip("sample_data/legal/proxy.txt is absent")
+        pytest.skip("ndcg_lab/sample_data/legal/proxy.txt is absent")
     import sys
-    sys.path.insert(0, str(ROOT / "sample_data"))
+    sys.path.insert(0, str(ROOT / "ndcg_lab" / "sample_data"))
     try:
         import make_proxy
     finally:
-        sys.path.remove(str(ROOT / "sample_data"))
+        sys.path.remove(str(ROOT / "ndcg_lab" / "sample_data"))
     assert "\n".join(make_proxy.build_proxy()) + "\n" == path.read_text(encoding="utf-8")
     proxy = metrics.read_qrels(path)
     assert set(proxy.table["rel"].to_pylist()) <= {0, 1, 2, 3}

@@ -1,4 +1,4 @@
-"""The sidebar's selection in the address (ui.selection.ADDRESS), in AppTest: a link's collection,
+"""The sidebar's selection in the address (ndcg_lab.ui.selection.ADDRESS), in AppTest: a link's collection,
 systems, baseline and gain are shown; names the workspace lacks are ignored; the address follows
 the sidebar; a linked baseline never writes the workspace and gives way when the stored one changes."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ui.behaviour on the legal sample: the cached glue returns the library's numbers for the selection."""
+"""ndcg_lab.ui.behaviour on the legal sample: the cached glue returns the library's numbers for the selection."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,9 +9,9 @@ import pandas as pd
 import metrics
 from metrics.stats import behaviour as B
 from metrics.stats import paired_matrix
-from ui import behaviour as ui
+from ndcg_lab.ui import behaviour as ui
 
-LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[2] / "ndcg_lab" / "sample_data" / "legal"
 RUNS = sorted(LEGAL.glob("*.run"))
 
 

@@ -1,4 +1,4 @@
-"""ui.compare: the Compare page's cached tests and tables against a second route (scipy's paired t
+"""ndcg_lab.ui.compare: the Compare page's cached tests and tables against a second route (scipy's paired t
 test and Holm's correction written out over ``metrics.evaluate`` of the sample files), and its text
 helpers on hand-made frames."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ from scipy import stats as scipy_stats
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from ndcg_lab.ui import compare
 from tests.conftest import assert_ok
 from tests.ui.conftest import LEGAL
-from ui import compare
 
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 QRELS = LEGAL / "qrels.txt"
@@ -145,12 +145,15 @@ def test_tukey_is_the_two_way_studentised_range(legal):
 def _open_query_script():
     import streamlit as st
 
-    from ui import compare
+    from ndcg_lab.ui import compare
 
-    compare.ROOT = compare.ROOT / "no-such-dir"   # no query page: open_query returns the qid
-    st.session_state["first"] = compare.open_query("chart", "q1", ["a"])
-    st.session_state["again"] = compare.open_query("chart", "q1", ["a"])
-    st.session_state["cleared"] = compare.open_query("chart", None, ["a"])
+    page, compare.QUERY_PAGE = compare.QUERY_PAGE, compare.QUERY_PAGE + ".absent"   # no query page: the qid back
+    try:
+        st.session_state["first"] = compare.open_query("chart", "q1", ["a"])
+        st.session_state["again"] = compare.open_query("chart", "q1", ["a"])
+        st.session_state["cleared"] = compare.open_query("chart", None, ["a"])
+    finally:
+        compare.QUERY_PAGE = page
     st.session_state["handled"] = "_cmp_clicked::chart" in st.session_state
 
 

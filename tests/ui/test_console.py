@@ -1,4 +1,4 @@
-"""ui.console: ``ndcg-lab`` is the library's command line plus ``ndcg-lab app``."""
+"""ndcg_lab.ui.console: ``ndcg-lab`` is the library's command line plus ``ndcg-lab app``."""
 from __future__ import annotations
 
 import os
@@ -14,11 +14,11 @@ import pytest
 import tomllib
 
 from metrics.cli import main as cli_main
-from ui import console
-from ui.paths import app_dir
+from ndcg_lab.ui import console
+from ndcg_lab.ui.paths import APP
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = Path("sample_data") / "legal"
+LEGAL = Path("ndcg_lab", "sample_data") / "legal"
 EVAL = ["eval", str(LEGAL / "qrels.txt"), str(LEGAL / "bm25.run"), str(LEGAL / "dense.run"), "--per-query",
         "-m", "nDCG@10", "-m", "AP"]
 
@@ -49,32 +49,33 @@ class Replaced(Exception):
 
 @pytest.fixture
 def execs(monkeypatch):
-    """The (command, cwd, env) of each ``os.execve`` that ``ndcg-lab app`` asks for, not run."""
-    calls, where = [], []
+    """The (command, working folder, env) of each ``os.execve`` that ``ndcg-lab app`` asks for, not run."""
+    calls = []
 
     def execve(path, cmd, env):
         assert path == sys.executable == cmd[0]
-        calls.append((cmd, where[-1], env))
+        calls.append((cmd, Path.cwd(), env))
         raise Replaced
 
-    monkeypatch.setattr(console.os, "chdir", lambda folder: where.append(Path(folder)))
     monkeypatch.setattr(console.os, "execve", execve)
     return calls
 
 
-def test_app_runs_streamlit_on_the_checkouts_app_in_its_folder(execs):
+def test_app_runs_streamlit_on_the_packages_entry_script_from_the_callers_folder(execs, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(Replaced):
         console.main(["app", "--server.port", "8600"])
     [(cmd, cwd, _)] = execs
-    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
+    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "ndcg_lab" / "app.py")]
+    assert cmd[4] == str(APP)
     assert cmd[-2:] == ["--server.port", "8600"]
-    assert cwd == ROOT == app_dir()
+    assert cwd == tmp_path
 
 
 def test_the_apps_config_skips_the_full_garbage_collection_after_every_script_run():
     """Streamlit's default ``gc.collect(2)`` after each run holds the GIL while other sessions wait;
-    the config that ``ndcg-lab app`` runs under (the app's folder) turns it off."""
-    config = tomllib.loads((app_dir() / ".streamlit" / "config.toml").read_text())
+    the settings beside the entry script, which Streamlit reads wherever it is started, turn it off."""
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False
 
 
@@ -116,7 +117,7 @@ def test_sigterm_to_ndcg_lab_app_stops_the_server_and_leaves_no_child(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = dict(os.environ, NDCG_LAB_HOME=str(tmp_path), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "ui.console", "app", "--server.port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "ndcg_lab.ui.console", "app", "--server.port", str(port),
                              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -1,4 +1,4 @@
-"""ui.curves: the Curves page's cached means equal ``metrics.evaluate`` of the sample files read
+"""ndcg_lab.ui.curves: the Curves page's cached means equal ``metrics.evaluate`` of the sample files read
 directly (a second route past the workspace and the caches); recall levels by hand."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import metrics
+from ndcg_lab.ui import curves
 from tests.ui.conftest import LEGAL
-from ui import curves
 
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 

@@ -1,4 +1,4 @@
-"""ui.fusion: the Fusion page's cached glue gives what ``metrics.analysis.fusion.fuse`` and
+"""ndcg_lab.ui.fusion: the Fusion page's cached glue gives what ``metrics.analysis.fusion.fuse`` and
 ``metrics.evaluate`` give on the sample files read directly (a second route past the workspace)."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 import metrics
 from metrics.analysis import fusion as library
+from ndcg_lab.ui import fusion
 from tests.ui.conftest import LEGAL
-from ui import fusion
 
 QRELS = LEGAL / "qrels.txt"
 FILES = {name: LEGAL / f"{name}.run" for name in ("bm25", "dense")}

@@ -1,4 +1,4 @@
-"""ui.ingest: uploads parsed one by one with one-line errors naming the file, handled once per
+"""ndcg_lab.ui.ingest: uploads parsed one by one with one-line errors naming the file, handled once per
 session, and messages queued for the Data page (errors shown as inert text). Session-state glue runs
 in a script through Streamlit's AppTest.from_function."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from ndcg_lab.ui import ingest
 from tests.conftest import assert_ok
-from ui import ingest
 
 RUN = b"1 Q0 d1 1 2.5 bm25\n1 Q0 d2 2 1.5 bm25\n2 Q0 d3 1 0.5 bm25\n"
 QRELS = b"1 0 d1 2\n2 0 d3 1\n"
@@ -54,7 +54,7 @@ def _session_script():
 
     import streamlit as st
 
-    from ui import ingest
+    from ndcg_lab.ui import ingest
 
     class Upload(stdio.BytesIO):
         def __init__(self, name, data, file_id):
@@ -92,7 +92,7 @@ def test_session_glue_in_a_script():
 def _interrupted_script():
     import streamlit as st
 
-    from ui import ingest
+    from ndcg_lab.ui import ingest
 
     runs = st.session_state["runs"] = st.session_state.get("runs", 0) + 1
     if runs == 1:
@@ -122,7 +122,7 @@ def _topics_script():
     import pandas as pd
     import streamlit as st
 
-    from ui import ingest, state
+    from ndcg_lab.ui import ingest, state
 
     if "stored" not in st.session_state:
         topics = pd.DataFrame({"qid": ["1", "2"], "title": ["black cat", "dog"],

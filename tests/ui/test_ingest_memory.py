@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = r"""
 import json, sys, time
 import metrics
-from ui import ingest
+from ndcg_lab.ui import ingest
 from tests.ui.test_ingest import Upload
 
 

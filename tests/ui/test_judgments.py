@@ -1,4 +1,4 @@
-"""ui.judgments: the strategy means equal ``metrics.evaluate`` of the sample files under each
+"""ndcg_lab.ui.judgments: the strategy means equal ``metrics.evaluate`` of the sample files under each
 treatment (a second route past the workspace and caches); the display helpers on hand-made frames."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import metrics
+from ndcg_lab.ui import judgments
 from tests.ui.conftest import LEGAL
-from ui import judgments
 
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 QRELS = LEGAL / "qrels.txt"

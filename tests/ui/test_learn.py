@@ -1,4 +1,4 @@
-"""ui.learn: the Learn page's glossary, formulas, links and grade options."""
+"""ndcg_lab.ui.learn: the Learn page's glossary, formulas, links and grade options."""
 from __future__ import annotations
 
 from urllib.parse import parse_qsl
@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from metrics.analysis import sandbox
-from ui import learn
+from ndcg_lab.ui import learn
 
 
 def test_every_formula_has_a_glossary_entry_and_a_link_target():
@@ -59,12 +59,12 @@ def test_systems_both_gains_are_the_engines_values():
 
 @pytest.mark.parametrize("text, value", [("0.61", 0.61), ("61%", 0.61), ("0,61", 0.61), (" 7 ", 7.0)])
 def test_parse_number(text, value):
-    from ui.exercise import parse_number
+    from ndcg_lab.ui.exercise import parse_number
     assert parse_number(text) == pytest.approx(value)
 
 
 def test_parse_number_refuses_words():
     from metrics.errors import MetricsError
-    from ui.exercise import parse_number
+    from ndcg_lab.ui.exercise import parse_number
     with pytest.raises(MetricsError, match="'abc' is not a number"):
         parse_number("abc")

@@ -1,4 +1,4 @@
-"""ui.query: grade labels and chips, the lists table (escaped, a column per system), and the
+"""ndcg_lab.ui.query: grade labels and chips, the lists table (escaped, a column per system), and the
 per-rank Styler, on hand-made frames."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metrics.report.figures.explain import grade_color, text_color
-from ui import query
+from ndcg_lab.ui import query
 
 
 def test_grade_labels():
@@ -84,7 +84,7 @@ def test_simple_styler_formats_and_missing():
 
 
 def _text_section_script(sel):
-    from ui import query, state
+    from ndcg_lab.ui import query, state
 
     query.text_section(sel, state.evaluate(sel, ["AP"]), "AP", ["bm25", "dense"])
 

@@ -1,4 +1,4 @@
-"""ui.scale: the streaming threshold, error messages about server files without their text, and a
+"""ndcg_lab.ui.scale: the streaming threshold, error messages about server files without their text, and a
 large run scored by the streaming engine with the same means as ``metrics.evaluate`` in memory."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import engines
+from ndcg_lab.ui import scale
 from tests.conftest import assert_ok
 from tests.ui.conftest import LEGAL
-from ui import scale
 
 
 def test_threshold_reads_the_setting_and_falls_back_on_a_bad_one(monkeypatch):
@@ -46,7 +46,7 @@ def test_measures_use_the_sidebar_gain(legal):
 def _evaluate_script(sel, path):
     import streamlit as st
 
-    from ui import scale, state
+    from ndcg_lab.ui import scale, state
 
     st.session_state["result"] = scale.evaluate_large(path, sel, state.workspace(), name="dense.run")
     scale.section(sel, state.workspace())

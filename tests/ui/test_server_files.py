@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import metrics
-from ui.scale import server_error
+from ndcg_lab.ui.scale import server_error
 
 SECRET = "root:x:0:0:root:/root:/bin/bash"
 

@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from metrics import store
+from ndcg_lab.ui import state
 from tests.conftest import assert_ok, baseline_box
-from ui import state
 
 
 @pytest.fixture

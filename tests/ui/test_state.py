@@ -1,4 +1,4 @@
-"""ui.state: caches keyed on content, so changing the test, correction or baseline evaluates nothing, a
+"""ndcg_lab.ui.state: caches keyed on content, so changing the test, correction or baseline evaluates nothing, a
 second session computes, reads and writes nothing again, and a visitor's private results stay theirs;
 the app's own arguments."""
 from __future__ import annotations
@@ -10,10 +10,10 @@ import streamlit as st
 
 import metrics
 from metrics import store
+from ndcg_lab.ui import caches, state
 from tests.conftest import baseline_box, html_tables
-from ui import caches, state
 
-LEGAL = Path(__file__).resolve().parents[2] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[2] / "ndcg_lab" / "sample_data" / "legal"
 
 
 def test_test_correction_and_baseline_changes_evaluate_nothing(open_app, monkeypatch):

@@ -1,4 +1,4 @@
-"""ui.tables: the leaderboard's HTML table (values to ``digits`` decimals, markers, the best cell of
+"""ndcg_lab.ui.tables: the leaderboard's HTML table (values to ``digits`` decimals, markers, the best cell of
 each column bold, escaped names and tooltips), the best-value mask behind it, and the significance details."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from ndcg_lab.ui.tables import BEST_STYLE, MISSING, TABLE_CSS, best_mask, leaderboard_html, significance_details
+from ndcg_lab.ui.text import md
 from tests.conftest import html_tables
-from ui.tables import BEST_STYLE, MISSING, TABLE_CSS, best_mask, leaderboard_html, significance_details
-from ui.text import md
 
 
 def parsed(body: str, part: str = "text") -> pd.DataFrame:

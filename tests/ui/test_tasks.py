@@ -4,8 +4,8 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from metrics.tasks.visible import Board, BoardRow
-from ui import tasks as ui
-from ui.text import md
+from ndcg_lab.ui import tasks as ui
+from ndcg_lab.ui.text import md
 
 
 def test_local_times_in_the_visitors_zone_or_labelled_utc(monkeypatch):

@@ -1,4 +1,4 @@
-"""ui.text: user-controlled names come out of Streamlit Markdown as inert text, letter for letter.
+"""ndcg_lab.ui.text: user-controlled names come out of Streamlit Markdown as inert text, letter for letter.
 
 The second route is a real Markdown renderer (markdown-it, CommonMark with GFM tables and
 strikethrough): an escaped name renders to one paragraph whose text is the name itself, with no
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ui.text import WORD_JOINER, md, plain_frame
+from ndcg_lab.ui.text import WORD_JOINER, md, plain_frame
 
 markdown_it = pytest.importorskip("markdown_it")
 RENDER = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"])
@@ -115,7 +115,7 @@ def test_plain_frame_multiindex_and_empty_columns():
 
 def test_visitor_text_hides_the_server_folder_in_shared_mode(tmp_path):
     from metrics.settings import Settings
-    from ui.text import SERVER_FOLDER, visitor_text
+    from ndcg_lab.ui.text import SERVER_FOLDER, visitor_text
 
     home = tmp_path / "srv"
     home.mkdir()

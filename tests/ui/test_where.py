@@ -1,9 +1,9 @@
-"""ui.where: the pair the page opens on and the detected depth, on the legal sample's workspace."""
+"""ndcg_lab.ui.where: the pair the page opens on and the detected depth, on the legal sample's workspace."""
 from __future__ import annotations
 
 import dataclasses
 
-from ui import where
+from ndcg_lab.ui import where
 
 
 def test_default_pair_is_the_reranking(legal):

@@ -11,7 +11,7 @@ import metrics
 from metrics.stats.behaviour import label_agreement
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/behaviour.py"
 EXP10 = "nDCG(dcg='exp-log2')@10"
 

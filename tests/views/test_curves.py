@@ -18,7 +18,7 @@ from metrics import store
 from metrics.stats import bootstrap_ci
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 ELEVEN = [i / 10 for i in range(11)]
 

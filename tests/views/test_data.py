@@ -5,12 +5,12 @@ from __future__ import annotations
 import metrics
 from tests.conftest import ROOT, assert_ok, systems_box
 
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 
 def test_data_page_streams_a_large_run_and_says_so(monkeypatch, open_app):
     monkeypatch.setenv("NDCG_LAB_STREAMING_BYTES", "1000")
-    monkeypatch.setenv("NDCG_LAB_DATA_ROOTS", str(ROOT / "sample_data"))
+    monkeypatch.setenv("NDCG_LAB_DATA_ROOTS", str(ROOT / "ndcg_lab" / "sample_data"))
     at = open_app("views/data.py")
     at.text_input(key="large_run_path").input(str(LEGAL / "bm25.run"))
     next(b for b in at.button if b.label == "Evaluate with the streaming engine").click().run()

@@ -11,7 +11,7 @@ from metrics.analysis import fusion
 from tests.conftest import assert_ok, html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 NDCG10 = "nDCG(dcg='exp-log2')@10"
 
 
@@ -67,7 +67,7 @@ def test_storing_keeps_the_recipe_and_the_run_reaches_the_leaderboard(page):
     (store,) = [b for b in page.button if b.label.startswith("Store the fused run")]
     store.click().run()
     assert_ok(page)
-    from ui import state
+    from ndcg_lab.ui import state
     (fused_info,) = [r for r in state.workspace().runs("legal") if r.recipe]
     assert fused_info.name == "rrf(k=60) of bm25, bm25_ce"
     assert fused_info.recipe["method"] == "rrf" and fused_info.recipe["params"]["k"] == 60.0

@@ -14,7 +14,7 @@ from metrics.ranking import rank
 from tests.conftest import baseline_box
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/judgments.py"
 
 
@@ -79,10 +79,10 @@ def test_without_proxy_the_page_says_how_to_add_one(app):
 def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch, open_app):
     proxy = LEGAL / "proxy.txt"
     if not proxy.exists():
-        pytest.skip("sample_data/legal/proxy.txt is absent")
+        pytest.skip("ndcg_lab/sample_data/legal/proxy.txt is absent")
     monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
     # store the samples and the proxy before the app opens the workspace (as the sample loader would)
-    from ui import state
+    from ndcg_lab.ui import state
     with store.Workspace(store.default_path()) as ws:
         for sample in state.samples():
             ws.replace_collection(sample.name, **sample.read())

@@ -19,7 +19,7 @@ from metrics.report import export
 from tests.conftest import html_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 
 

@@ -10,7 +10,7 @@ import pytest
 from metrics.analysis import sandbox
 from metrics.analysis.sandbox import PRESETS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "ndcg_lab" / "app.py")
 
 
 @pytest.fixture
@@ -216,7 +216,7 @@ def shared(monkeypatch, tmp_path):
 
 def test_shared_mode_keeps_the_workspace_token_and_runs_a_live_check(open_app, shared):
     open_app(home=shared)
-    from ui import state
+    from ndcg_lab.ui import state
 
     token = state.manager().create().token              # a workspace (a first change makes it)
     at = open_app("views/learn.py", home=shared, query_params={"ws": token})

@@ -14,7 +14,7 @@ from metrics import store
 from metrics.report.text import TOPIC_LIMIT
 from tests.conftest import ROOT, assert_ok
 
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 WORDS = ("patient", "presents", "with", "a", "history", "of", "type", "2", "diabetes", "and", "chronic",
          "kidney", "disease", "stage", "3", "mellitus", "hypertension", "reports", "fatigue", "for")
 

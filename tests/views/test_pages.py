@@ -1,7 +1,7 @@
 """AppTest of the leaderboard, curves and data pages: what they show equals what ``metrics`` computes.
 
 Every expected number comes from ``metrics.evaluate`` / ``metrics.lint`` on the files in
-sample_data/legal (the workspace loads them on first open), never from the app's own caches.
+ndcg_lab/sample_data/legal (the workspace loads them on first open), never from the app's own caches.
 Tests that only read share one workspace; tests that change data get their own.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ from metrics import stats
 from tests.conftest import assert_ok, baseline_box, html_tables, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-LEGAL = ROOT / "sample_data" / "legal"
+APP = str(ROOT / "ndcg_lab" / "app.py")
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 LEGAL_RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
 EXP_DEFAULT = ["nDCG(dcg='exp-log2')@5", "nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@20",
                "AP", "RR", "R@100", "P@10", "Judged@10"]
@@ -73,7 +73,7 @@ def markers(at: AppTest, index: int = 0) -> pd.DataFrame:
 
 
 def bold_cells(at: AppTest, index: int = 0) -> set[tuple[int, int]]:
-    """(row, column) positions of the cells drawn bold (class "best", ui.tables.TABLE_CSS)."""
+    """(row, column) positions of the cells drawn bold (class "best", ndcg_lab.ui.tables.TABLE_CSS)."""
     classes = html_tables(at, "class")[index].to_numpy()
     return {(int(r), int(c)) for r, c in zip(*np.nonzero(classes == "best"))}
 
@@ -415,7 +415,7 @@ def test_navigation_icons_are_material_symbols():
     machines lack, and is then drawn as an empty box."""
     import ast
 
-    tree = ast.parse((ROOT / "app.py").read_text())
+    tree = ast.parse((ROOT / "ndcg_lab" / "app.py").read_text())
     pages = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                  and any(getattr(t, "id", None) == "PAGES" for t in node.targets))
     icons = [ast.literal_eval(entry)[2] for entry in pages.elts]

@@ -8,8 +8,8 @@ import pytest
 import metrics
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-LEGAL = ROOT / "sample_data" / "legal"
+APP = str(ROOT / "ndcg_lab" / "app.py")
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 
 @pytest.fixture

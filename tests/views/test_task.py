@@ -12,7 +12,7 @@ from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/task.py"
 
 

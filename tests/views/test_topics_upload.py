@@ -24,7 +24,7 @@ XML = (b'<topics task="legal"><topic number="1">slippery aisle injuries</topic>'
 
 
 def _stored(at):
-    from ui import state
+    from ndcg_lab.ui import state
     return dict(zip(*state.workspace().load_topics("legal")[["qid", "text"]].T.values))
 
 

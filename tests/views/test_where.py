@@ -14,7 +14,7 @@ from metrics.analysis.headroom import headroom
 from tests.conftest import assert_ok
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 NDCG10 = "nDCG(dcg='exp-log2')@10"   # the sidebar's default gain
 
 
@@ -72,7 +72,7 @@ def test_query_explorer_two_run_waterfall(open_app, shared_home):
 def test_run_names_are_plain_text(open_app, tmp_path):
     """A run named like Markdown shows letter for letter in the page's sentences."""
     from metrics.store import Workspace
-    from ui.text import md
+    from ndcg_lab.ui.text import md
 
     hostile = "ce **x** [a](http://e.com) <b>"
     home = tmp_path / "home"

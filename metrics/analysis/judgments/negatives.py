@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...ranking import Ranked, offsets_of, positions
-from .rows import as_frame, check_depth, check_grade, check_runs, group, qrels_table, stack
+from .rows import as_frame, check_cut, check_depth, check_grade, check_runs, group, qrels_table, stack
 
 
 def _candidates(runs, depth, min_grade, include_unjudged, *, per_query=None, queries=None) -> pa.Table:
@@ -74,7 +74,7 @@ def recall_failures(qrels, runs: Mapping[str, Ranked], depth: int = 10, *, min_g
     any depth (<NA>: no system retrieves it at all); by qid, grade (highest
     first), docno.
     """
-    depth, min_grade = check_depth(depth), check_grade(min_grade)
+    depth, min_grade = check_cut(depth), check_grade(min_grade)
     positives = _positives(qrels, runs, None, min_grade)
     missed = positives.filter(pc.or_kleene(pc.is_null(positives["best_rank"]),
                                      pc.greater(positives["best_rank"], depth)))
@@ -180,8 +180,8 @@ def training_set(qrels, runs: Mapping[str, Ranked], *, depth: int = 100, per_que
     ``include_unjudged``), in the package's document order (metrics.analysis.judgments), cut at
     ``per_query``. Documents with 0 < grade < ``min_grade`` are neither.
     """
-    depth, min_grade = check_depth(depth), check_grade(min_grade)
-    per_query = check_depth(per_query, "per_query")
+    depth, min_grade = check_cut(depth), check_grade(min_grade)
+    per_query = check_cut(per_query, "per_query")
     runs = check_runs(runs)
     positives = _positives(qrels, runs, depth, min_grade)
     with_positive = pc.unique(positives["qid"])

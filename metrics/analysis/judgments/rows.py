@@ -51,6 +51,14 @@ def check_depth(depth, what: str = "depth") -> int | None:
     return int(depth)
 
 
+def check_cut(value, what: str = "depth") -> int:
+    """:func:`check_depth` for a cut that must be a number: there None would not mean "every rank"."""
+    checked = check_depth(value, what)
+    if checked is None:
+        raise MetricsError(f"{what} must be a whole number >= 1, got None", fix=f"for example {what}=10")
+    return checked
+
+
 def stack(runs: Mapping[str, Ranked], depth: int | None, min_grade: int = 1) -> Rows:
     runs = check_runs(runs)
     names = list(runs)

@@ -140,19 +140,19 @@ def _label(name: str, grade) -> str:
 
 def gain_table(grades: Sequence[int] = GRADES) -> pd.DataFrame:
     """Gain of each grade under linear (rel) and exponential (2^rel - 1) gain, via the kernels' gain_of."""
-    grades = np.asarray(grades, dtype=np.int64)
-    linear, exponential = gain_of(grades, "log2"), gain_of(grades, "exp-log2")
-    return pd.DataFrame({"grade": grades, "linear gain": linear, "exponential gain": exponential,
-                         "exponential / linear": np.divide(exponential, linear, out=np.full(len(grades), np.nan),
+    grade = np.asarray(grades, dtype=np.int64)
+    linear, exponential = gain_of(grade, "log2"), gain_of(grade, "exp-log2")
+    return pd.DataFrame({"grade": grade, "linear gain": linear, "exponential gain": exponential,
+                         "exponential / linear": np.divide(exponential, linear, out=np.full(len(grade), np.nan),
                                                            where=linear > 0)})
 
 
-def discount_table(ranks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
+def discount_table(ranks: Sequence[int] | np.ndarray = (1, 5, 10)) -> pd.DataFrame:
     """1/log2(rank + 1) at ``ranks`` and how much less it is than at rank 1 (rank 5: 61%, rank 10: 71%)."""
-    ranks = np.asarray(ranks, dtype=np.int64)
-    log = discount(ranks - 1)
+    rank = np.asarray(ranks, dtype=np.int64)
+    log = discount(rank - 1)
     value = 1.0 / log
-    return pd.DataFrame({"rank": ranks, "log2(rank+1)": log, "discount": value, "less than rank 1": 1.0 - value})
+    return pd.DataFrame({"rank": rank, "log2(rank+1)": log, "discount": value, "less than rank 1": 1.0 - value})
 
 
 def discount_curve(max_rank: int = MAX_DOCS) -> pd.DataFrame:

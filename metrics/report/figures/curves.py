@@ -231,7 +231,8 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
         k = part["k"].to_numpy(dtype=np.int64)
         value = part["value"].to_numpy(dtype=np.float64)
         colour = palette.get(system, PALETTE[0])
-        lower = upper = None
+        lower: np.ndarray | None = None
+        upper: np.ndarray | None = None
         if band is not None and system in band:
             lower, upper = (np.asarray(a, dtype=np.float64) for a in band[system])
             if lower.shape != k.shape or upper.shape != k.shape:
@@ -240,11 +241,11 @@ def metric_curve(curves: Mapping[str, pd.DataFrame] | pd.DataFrame, *, measure_l
         elif band is None and has_band_columns:
             lower = part["lower"].to_numpy(dtype=np.float64)
             upper = part["upper"].to_numpy(dtype=np.float64)
-        if lower is not None:
+        if lower is not None and upper is not None:
             fig.add_trace(_band_trace(system, k, lower, upper, colour, band_label))
         customdata = None
         hover = f"<b>{plain(system)}</b><br>k = %{{x}}<br>{plain(measure_label)} = %{{y:.4f}}"
-        if lower is not None:
+        if lower is not None and upper is not None:
             customdata = np.column_stack([lower, upper])
             hover += f"<br>{band_label} [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}}]"
         lines.append(go.Scatter(

@@ -21,7 +21,7 @@ def sweep_curve(curve: pd.DataFrame, *, measure: str, parameter: str, title: str
     """
     if not {"setting", "value"} <= set(curve.columns) or curve.empty:
         raise MetricsError("a sweep curve needs rows with columns setting and value",
-                           fix="give the frame of ui.fusion.sweep or metrics.analysis.fusion_tuning.sweep")
+                           fix="give the frame of ndcg_lab.ui.fusion.sweep or metrics.analysis.fusion_tuning.sweep")
     weights = [c for c in curve.columns if str(c).startswith("w:")]
     if parameter == "k" and "k" in curve.columns:
         x, axis = curve["k"].astype(float), "RRF k"

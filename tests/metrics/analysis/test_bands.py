@@ -14,7 +14,7 @@ from metrics.analysis import bands as bd
 from metrics.errors import MetricsError
 from tests.metrics.analysis.lists import qrels_of, run_of
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 
 
 

@@ -14,7 +14,7 @@ from metrics.errors import MetricsError
 from metrics.evaluation import evaluate_ranked
 from metrics.ranking import rank
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 
 
 def _qrels(rows):

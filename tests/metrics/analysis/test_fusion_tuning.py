@@ -11,7 +11,7 @@ from metrics import MetricsError
 from metrics.analysis.fusion import fuse
 from metrics.analysis.fusion_tuning import split_queries, sweep, tune_on_folds, weight_grid
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / "bm25.run"), str(LEGAL / "dense.run")]
 

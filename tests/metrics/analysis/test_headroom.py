@@ -15,7 +15,7 @@ from metrics.errors import MetricsError
 from metrics.ranking import rank
 from tests.metrics.analysis.lists import qrels_of, run_of
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 
 
 

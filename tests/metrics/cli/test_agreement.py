@@ -14,7 +14,7 @@ from metrics.cli import main
 from metrics.stats.behaviour import tau_ap_symmetric
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{n}.run") for n in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 

@@ -10,7 +10,7 @@ from metrics.analysis.bands import bands
 from metrics.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 QRELS, BM25, QE = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run", "bm25_qe.run"))
 
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-QRELS = ROOT / "sample_data" / "legal" / "qrels.txt"
+QRELS = ROOT / "ndcg_lab" / "sample_data" / "legal" / "qrels.txt"
 COMPRESS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress,
             "zst": lambda data: pa.compress(data, "zstd", asbytes=True)}
 

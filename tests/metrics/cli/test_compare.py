@@ -10,7 +10,7 @@ import metrics
 from metrics import stats
 from metrics.cli import main
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 BM25, CE, DENSE = (str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "dense"))
 EXP10 = "nDCG(dcg='exp-log2')@10"

@@ -13,7 +13,7 @@ from metrics.analysis.fusion import fuse
 from metrics.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 BM25, DENSE, CE = (str(LEGAL / f"{name}.run") for name in ("bm25", "dense", "bm25_ce"))
 

@@ -33,7 +33,7 @@ def cases() -> dict[str, list[str]]:
     """{case name: arguments after ``eval``}, paths relative to the repository root."""
     out: dict[str, list[str]] = {}
     for collection in COLLECTIONS:
-        folder = Path("sample_data") / collection
+        folder = Path("ndcg_lab", "sample_data") / collection
         runs = sorted(str(p.relative_to(REPO)) for p in (REPO / folder).glob("*.run"))
         qrels = str(folder / "qrels.txt")
         for suite_name, suite in (("default", DEFAULT_SUITE), ("bench", BENCH_SUITE)):
@@ -42,7 +42,7 @@ def cases() -> dict[str, list[str]]:
                 for m in suite:
                     args += ["-m", m]
                 out[f"{collection}-{suite_name}-{gain}"] = args
-    legal = Path("sample_data") / "legal"
+    legal = Path("ndcg_lab", "sample_data") / "legal"
     out["legal-default-judged-only"] = [str(legal / "qrels.txt"), str(legal / "bm25.run"), "--per-query", "-J"]
     out["legal-default-inferred"] = [str(legal / "qrels.txt"), str(legal / "dense.run"), "--per-query",
                                      "--inferred", str(legal / "proxy.txt")]

@@ -12,7 +12,7 @@ from metrics.analysis.headroom import headroom
 from metrics.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 QRELS, BM25, CE, DENSE, PROXY = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run", "bm25_ce.run", "dense.run",
                                                            "proxy.txt"))
 

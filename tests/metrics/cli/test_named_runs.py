@@ -9,7 +9,7 @@ import pytest
 import metrics
 from metrics.cli import main, named_runs, split_named
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 if not LEGAL.exists():
     LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 QRELS, BM25, CE = (str(LEGAL / n) for n in ("qrels.txt", "bm25.run", "bm25_ce.run"))

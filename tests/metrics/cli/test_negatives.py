@@ -14,7 +14,7 @@ from metrics.analysis import judgments as J
 from metrics.ranking import rank
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 QRELS = """1 0 d1 2
 1 0 d2 0

@@ -11,7 +11,7 @@ from metrics.cli import main
 from metrics.stats import paired_matrix
 from metrics.stats.behaviour import pair_asl, topics_needed
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{n}.run") for n in ("bm25", "bm25_ce", "dense")]
 

@@ -9,7 +9,7 @@ import pytest
 from metrics.cli import main
 from metrics.stats.behaviour import reduction_curves
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{n}.run") for n in ("bm25", "bm25_ce", "dense")]
 

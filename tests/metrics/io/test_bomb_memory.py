@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-QRELS = ROOT / "sample_data" / "legal" / "qrels.txt"
+QRELS = ROOT / "ndcg_lab" / "sample_data" / "legal" / "qrels.txt"
 MEMBER = 8 << 20          # inflated bytes of one member
 MEMBERS = 5               # 40 MiB inflated: past the 16 MiB every input may reach, and a ratio of hundreds
 BOUND = 300 << 20
@@ -79,7 +79,7 @@ def status(key):
 entry, paths = sys.argv[1], [Path(p) for p in sys.argv[2:]]
 if entry == "upload":
     from tests.ui.test_ingest import Upload
-    from ui import ingest
+    from ndcg_lab.ui import ingest
     reports = []
     ingest._seen = lambda seen=set(): seen
     ingest.report = lambda kind, text: reports.append(text)
@@ -137,8 +137,7 @@ CLI_CASES = ["lines-members.gz", "lines-stream.xz", "tabs-stream.zst", "newlines
 
 @pytest.mark.parametrize("engine", ["local", "streaming"])
 def test_every_bomb_is_refused_within_300_mb_on_the_command_line(bombs, engine):
-    baseline, _ = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(ROOT / "sample_data" / "legal"
-                                                                                       / "bm25.run"),
+    baseline, _ = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(QRELS.parent / "bm25.run"),
                             "--engine", engine, "--no-progress"])
     by_name = {p.name: p for p in bombs}
     for name in CLI_CASES:

@@ -26,7 +26,7 @@ from metrics.io import inflate, raw_input, read, trec
 from tests.hostile_corpus import GOOD_QRELS, INFLATE_LIMIT, STREAMED, block_run
 
 ROOT = Path(__file__).resolve().parents[3]
-QRELS = ROOT / "sample_data" / "legal" / "qrels.txt"
+QRELS = ROOT / "ndcg_lab" / "sample_data" / "legal" / "qrels.txt"
 COMPRESS = {"gz": lambda d: gzip.compress(d, 1), "bz2": bz2.compress, "xz": lzma.compress,
             "zst": lambda d: __import__("pyarrow").compress(d, "zstd", asbytes=True)}
 

@@ -12,7 +12,7 @@ import metrics
 from metrics import stats
 from metrics.errors import MetricsError
 
-LEGAL = Path(__file__).resolve().parents[3] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 
 
 @pytest.fixture(scope="module")

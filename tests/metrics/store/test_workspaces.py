@@ -266,7 +266,8 @@ def test_a_sample_name_cannot_be_taken_while_it_shows(manager):
 
 
 def test_the_bundled_samples_are_shared(tmp_path):
-    samples = [Sample("legal", ROOT / "sample_data" / "legal", "bm25"), Sample("web", ROOT / "sample_data" / "web")]
+    folder = ROOT / "ndcg_lab" / "sample_data"
+    samples = [Sample("legal", folder / "legal", "bm25"), Sample("web", folder / "web")]
     m = WorkspaceRegistry(settings.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(tmp_path)}), samples=samples)
     try:
         ws = m.create().workspace
@@ -274,7 +275,7 @@ def test_the_bundled_samples_are_shared(tmp_path):
         assert (legal.name, legal.baseline, legal.n_runs, legal.shared) == ("legal", "bm25", 4, True)
         assert legal.proxy is not None and legal.n_topics > 0 and legal.n_docs > 0
         run = ws.load_run("legal", "bm25")
-        assert run.digest == hashlib.sha256((ROOT / "sample_data" / "legal" / "bm25.run").read_bytes()).hexdigest()
+        assert run.digest == hashlib.sha256((folder / "legal" / "bm25.run").read_bytes()).hexdigest()
     finally:
         m.close()
 

@@ -10,7 +10,7 @@ from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
 
 ROOT = Path(__file__).resolve().parents[3]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 START = 1_796_000_000.0   # 2026-11-30T...Z, a fixed "now"
 
 

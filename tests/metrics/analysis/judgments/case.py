@@ -18,7 +18,7 @@ import pandas as pd
 import metrics
 
 ROOT = Path(__file__).resolve().parents[4]
-LEGAL = ROOT / "sample_data" / "legal"
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 QRELS_ROWS = [("1", "d1", 2), ("1", "d2", 0), ("1", "d3", 1), ("1", "d4", 0), ("1", "d9", 3),
               ("2", "a1", 1), ("2", "a2", 0), ("2", "a3", -1)]

@@ -17,6 +17,10 @@ def test_bad_parameters_are_metrics_errors(qrels, runs):
         J.training_set(qrels, runs, min_grade=0)
     with pytest.raises(MetricsError, match="per_query"):
         J.training_set(qrels, runs, per_query=0)
+    with pytest.raises(MetricsError, match="depth must be a whole number >= 1, got None"):
+        J.recall_failures(qrels, runs, depth=None)
+    with pytest.raises(MetricsError, match="per_query must be a whole number >= 1, got None"):
+        J.training_set(qrels, runs, per_query=None)
     with pytest.raises(MetricsError, match="not a Ranked"):
         J.hard_negatives({"A": "run.txt"})
     with pytest.raises(MetricsError, match="no systems"):

@@ -11,7 +11,7 @@ import metrics
 from metrics import stats
 from metrics.stats.behaviour import label_agreement, system_shift, weighted_kappa
 
-LEGAL = Path(__file__).resolve().parents[4] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[4] / "ndcg_lab" / "sample_data" / "legal"
 QRELS, PROXY = str(LEGAL / "qrels.txt"), str(LEGAL / "proxy.txt")
 RUNS = [str(LEGAL / f"{n}.run") for n in ("bm25", "bm25_ce", "dense")]
 

@@ -22,7 +22,7 @@ from metrics.stats.behaviour import (
     tau_ap_symmetric,
 )
 
-LEGAL = Path(__file__).resolve().parents[4] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[4] / "ndcg_lab" / "sample_data" / "legal"
 TRUTH = [4, 3, 2, 1]   # order A B C D
 
 

@@ -10,7 +10,7 @@ import pytest
 import metrics
 from metrics.stats.behaviour import keep_share, pool_depth, reduction_curves, tau_ap
 
-LEGAL = Path(__file__).resolve().parents[4] / "sample_data" / "legal"
+LEGAL = Path(__file__).resolve().parents[4] / "ndcg_lab" / "sample_data" / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{n}.run") for n in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 

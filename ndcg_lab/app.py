@@ -1,0 +1,41 @@
+"""nDCG Lab's entry script: navigation over the pages and the sidebar state; pages do the rest.
+
+``ndcg-lab app`` runs this file, as ``streamlit hello`` runs its bundled script; from a checkout,
+``streamlit run app.py`` runs the root app.py, which calls :func:`main`. Importing the module
+draws nothing.
+"""
+import streamlit as st
+
+from ndcg_lab.ui import state
+from ndcg_lab.ui.paths import PACKAGE
+
+# (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
+# a font Streamlit ships: an emoji needs an emoji font, which many machines lack (a box instead).
+PAGES = [
+    ("views/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("views/curves.py", "Curves", ":material/show_chart:"),
+    ("views/compare.py", "Compare", ":material/compare_arrows:"),
+    ("views/where.py", "Where it differs", ":material/insights:"),
+    ("views/fusion.py", "Fusion", ":material/merge:"),
+    ("views/query.py", "Query explorer", ":material/manage_search:"),
+    ("views/judgments.py", "Judgments", ":material/gavel:"),
+    ("views/behaviour.py", "Measure behaviour", ":material/science:"),
+    ("views/learn.py", "Learn NDCG", ":material/school:"),
+    ("views/data.py", "Data", ":material/folder_open:"),
+    ("views/task.py", "Class task", ":material/groups:"),
+]
+
+
+def main() -> None:
+    """Declare the pages (by absolute path, whichever script Streamlit runs) and run the chosen one."""
+    st.set_page_config(page_title="nDCG Lab", page_icon=":material/monitoring:", layout="wide")
+    navigation = st.navigation([
+        st.Page(PACKAGE / path, title=title, icon=icon, default=(i == 0))
+        for i, (path, title, icon) in enumerate(PAGES)
+    ])
+    state.remember(state.sidebar())
+    state.run_page(navigation)
+
+
+if __name__ == "__main__":
+    main()

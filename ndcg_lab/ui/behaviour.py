@@ -1,0 +1,108 @@
+"""Cached computations and display tables of the Measure behaviour page.
+
+Every cache is keyed on the sidebar ``Selection`` (content digests, :data:`ndcg_lab.ui.state.HASH_FUNCS`)
+and plain parameters; the statistics live in :mod:`metrics.stats.behaviour`. Per-query values
+come from the app's cached evaluation (:func:`ndcg_lab.ui.state.evaluate`), so the page evaluates each
+run once whatever it shows.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics.stats import behaviour as B
+from metrics.stats import paired_matrix
+from ndcg_lab.ui import compare as cmp
+from ndcg_lab.ui import state
+from ndcg_lab.ui.text import md
+
+SEED = 0
+RESAMPLES = 1000
+KEEP_LEVELS = (10, 20, 30, 50, 70, 100)
+POOL_DEPTHS = (1, 3, 5, 10, 20, 50)
+
+
+def default_measures(gain: str) -> list[str]:
+    """nDCG@10 (with the sidebar's gain), AP, RR, R@100 and P@10."""
+    return [metrics.with_gain(m, gain) for m in B.DEFAULT_MEASURES]
+
+
+def reduction_measures(gain: str) -> list[str]:
+    """nDCG@10 with unjudged = 0 and condensed (judged only), both with the sidebar's gain; Bpref; infAP."""
+    return [metrics.with_gain("nDCG@10", gain), metrics.with_gain("nDCG(judged_only=True)@10", gain), "Bpref",
+            "infAP"]
+
+
+def measure_picker(container, offered: list[str], default: list[str], key: str) -> list[str]:
+    """A "Measures" multiselect in ``container`` (any name can be typed): the canonical measure
+    strings picked, each name that does not parse shown as an error."""
+    picked = container.multiselect("Measures", offered, default=default, accept_new_options=True, key=key)
+    measures, errors = cmp.canonical_measures(picked)
+    for message in errors:
+        st.error(md(message))
+    return measures
+
+
+def frame(sel: state.Selection, measures) -> pd.DataFrame:
+    """The tidy frame of the selected systems (the app's cached evaluation)."""
+    return state.evaluate(sel, list(measures))
+
+
+@st.cache_data(show_spinner="Comparing measures…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def agreement(sel: state.Selection, measures: tuple[str, ...]) -> dict:
+    """:func:`metrics.stats.behaviour.measure_agreement` of the selected systems."""
+    return B.measure_agreement(frame(sel, measures), list(measures))
+
+
+def matrix_table(matrix: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """A tau matrix as text cells with a fixed number of digits (what the page's table shows)."""
+    return matrix.map(lambda v: f"{v:.{digits}f}")
+
+
+@st.cache_data(show_spinner="Per-query agreement…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def per_query(sel: state.Selection, a: str, b: str) -> pd.DataFrame:
+    return B.per_query_agreement(frame(sel, (a, b)), a, b)
+
+
+@st.cache_data(show_spinner="Resampling…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float, delta: float,
+          target: float) -> dict:
+    """:func:`metrics.stats.behaviour.discriminative_power` of one measure over the selected systems."""
+    names = sel.system_names
+    x = paired_matrix(frame(sel, (measure,)), measure, names).to_numpy()
+    return B.discriminative_power(x, names, alpha=alpha, delta=delta, power=target, resamples=resamples,
+                                  seed=seed)
+
+
+@st.cache_data(show_spinner="Drawing topic sets…", max_entries=64, hash_funcs=state.HASH_FUNCS)
+def topic_set_size(sel: state.Selection, measure: str, trials: int, seed: int, alpha: float, delta: float,
+                   target: float) -> dict:
+    """Swap rates by topic-set size (``swaps``, ``swap_summary``) and the topic-set-size designs (``topics``)
+    of one measure over the selected systems, with ``n_topics``."""
+    x = paired_matrix(frame(sel, (measure,)), measure, sel.system_names).to_numpy()
+    rates = B.swap_rates(x, trials=trials, seed=seed)
+    return {"swaps": rates, "swap_summary": B.swap_summary(rates, delta), "n_topics": x.shape[0],
+            "topics": B.topics_needed(x, delta=delta, alpha=alpha, power=target)}
+
+
+def _runs(sel: state.Selection) -> dict:
+    return {name: state.run(sel, name, digest) for name, digest in sel.systems}
+
+
+@st.cache_data(show_spinner="Reducing the qrels…", max_entries=32, hash_funcs=state.HASH_FUNCS)
+def reduction(sel: state.Selection, measures: tuple[str, ...], kind: str, levels: tuple, seed: int) -> dict:
+    """:func:`metrics.stats.behaviour.reduction_curves` for the selected systems (``kind``: keep or pool)."""
+    levels = list(levels)
+    return B.reduction_curves(state.qrels(sel), _runs(sel), list(measures), seed=seed,
+                              keep=levels if kind == "keep" else None, depths=levels if kind == "pool" else None)
+
+
+@st.cache_data(show_spinner="Comparing judges…", max_entries=32, hash_funcs=state.HASH_FUNCS)
+def judges(sel: state.Selection, measure: str, threshold: int, baseline: str, test: str, seed: int) -> dict:
+    """Label agreement of the qrels (A) with the proxy judgments (B) and the system orders under each."""
+    qrels_b = state.proxy(sel)
+    labels = B.label_agreement(state.qrels(sel), qrels_b, threshold=threshold)
+    shift = B.system_shift(state.qrels(sel), qrels_b, _runs(sel), [measure], baseline=baseline, test=test,
+                           seed=seed) if len(sel.systems) >= 2 else None
+    return {"labels": labels, "shift": shift}

@@ -1,0 +1,197 @@
+"""Compare: systems against a baseline, query by query, with the statistics to trust the difference."""
+import json
+from pathlib import Path
+
+import streamlit as st
+
+import metrics
+from metrics import stats
+from metrics.report import export
+from metrics.report import text as report_text
+from metrics.report.figures import compare as figs
+from metrics.report.figures.curves import FIGURE_CONFIG
+from ndcg_lab.ui import compare as ui
+from ndcg_lab.ui import state
+from ndcg_lab.ui.text import md, plain_frame
+
+st.header("Compare systems")
+sel = state.selection()
+if sel is None:
+    st.info("The workspace is empty: load a sample or upload runs on the Data page.")
+    st.stop()
+names = ui.run_names(sel)
+if len(names) < 2:
+    st.info("Comparing needs at least two runs in this collection: add one on the Data page.")
+    st.stop()
+
+# ---------------------------------------------------------------- what to compare
+c1, c2 = st.columns([1, 3])
+default_baseline = sel.baseline if sel.baseline in names else names[0]
+baseline = c1.selectbox("Baseline", names, index=names.index(default_baseline),
+                        key=f"cmp_baseline::{sel.collection}::{default_baseline}")
+others = [n for n in names if n != baseline]
+default_systems = [n for n in sel.system_names if n != baseline] or others[:1]
+systems = c2.multiselect("Systems", others, default=default_systems, key=f"cmp_systems::{sel.collection}::{baseline}")
+
+c1, c2, c3 = st.columns([2, 1, 1])
+default_measure = metrics.with_gain("nDCG@10", sel.gain)
+picked = ui.measure_picker(c1, sel.gain, default_measure)
+test = c2.selectbox("Test", list(state.TESTS), index=list(state.TESTS).index(sel.test), format_func=state.TESTS.get,
+                    key=f"cmp_test::{sel.test}")
+correction = c3.selectbox("Correction", list(state.CORRECTIONS), index=list(state.CORRECTIONS).index(sel.correction),
+                          format_func=state.CORRECTIONS.get, key=f"cmp_correction::{sel.correction}",
+                          help="Multiple-testing correction across systems x measures.")
+with st.expander("Test settings", expanded=False):
+    s1, s2, s3, s4, s5 = st.columns(5)
+    seed = int(s1.number_input("Seed", min_value=0, value=stats.DEFAULT_SEED, step=1, key="cmp_seed",
+                               help="Seeds every random draw: the same seed gives the same p-values and CIs."))
+    permutations = int(s2.number_input("Permutations", min_value=100, value=stats.DEFAULT_PERMUTATIONS, step=1000,
+                                       key="cmp_permutations",
+                                       help=f"Randomisation test; exact enumeration up to {stats.EXACT_MAX} "
+                                            "non-zero differences."))
+    resamples = int(s3.number_input("Bootstrap resamples", min_value=100, value=stats.DEFAULT_RESAMPLES, step=1000,
+                                    key="cmp_resamples", help="Confidence intervals and the bootstrap test."))
+    tolerance = float(s4.number_input("Tie tolerance", min_value=0.0, value=stats.TIE_TOLERANCE, format="%.1e",
+                                      key="cmp_tolerance", help="|Δ| at or below this is a tie."))
+    alpha = float(s5.number_input("α", min_value=0.0001, max_value=0.5, value=0.05, step=0.01, format="%.4f",
+                                  key="cmp_alpha"))
+
+measures, errors = ui.canonical_measures(picked)
+for message in errors:
+    st.error(message)
+if not systems or not measures:
+    st.info("Pick at least one system and one measure to compare with the baseline.")
+    st.stop()
+
+compared = ui.with_systems(sel, [baseline, *systems])
+try:
+    table = ui.comparison(compared, tuple(measures), baseline, tuple(systems), test, correction, seed, permutations,
+                          resamples, tolerance, alpha)
+except metrics.MetricsError as exc:
+    st.error(md(str(exc)))
+    st.stop()
+n_queries = int(table["n_queries"].iloc[0])
+
+# ---------------------------------------------------------------- one table per measure
+st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{state.CORRECTIONS[correction]}** over "
+           f"{len(table)} comparison(s) (systems × measures) · ▲/▼: corrected p < {alpha:g} · "
+           f"{n_queries} queries "
+           f"(a query a run lacks scores 0) · Δ = system − {md(baseline)} · CI: percentile bootstrap, {resamples:,} "
+           f"resamples · d: paired Cohen's d · seed {seed}")
+for measure, rows in table.groupby("measure", sort=False):
+    st.subheader(measure)
+    st.caption(f"Baseline **{md(baseline)}**: mean {rows['baseline_mean'].iloc[0]:.4f} "
+               f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
+    st.table(plain_frame(ui.display_table(rows)))
+
+stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha),
+         "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance}
+e1, e2, e3 = st.columns(3)
+e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
+                   file_name=f"compare-{sel.collection}.csv", mime="text/csv")
+e2.download_button("Export means (LaTeX)",
+                   export.to_latex(ui.means_table(table, baseline), report_text.comparison_marks(table), stamp),
+                   file_name=f"compare-{sel.collection}.tex", mime="text/x-tex")
+e3.download_button("Export table (JSON)",
+                   json.dumps({"stamp": stamp, "comparisons": json.loads(table.to_json(orient="records"))}, indent=2),
+                   file_name=f"compare-{sel.collection}.json", mime="application/json")
+
+# ---------------------------------------------------------------- query by query
+st.divider()
+st.subheader("Query by query")
+c1, c2 = st.columns(2)
+system = c1.selectbox("System", systems, key="cmp_inspect_system") if len(systems) > 1 else systems[0]
+measure = c2.selectbox("Measure", measures, key="cmp_inspect_measure") if len(measures) > 1 else measures[0]
+frame = state.evaluate(compared, measures)
+rows = ui.per_query(frame, measure, baseline, system, state.topics(sel))
+row = table[(table["measure"] == measure) & (table["system"] == system)].iloc[0]
+st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row['mean']:.4f} vs "
+            f"{row['baseline_mean']:.4f}, "
+            f"Δ = {row['diff']:+.4f} ({report_text.percent(row['rel_diff'])}); better on {row['wins']}, tied on "
+            f"{row['ties']}, worse on {row['losses']} of {n_queries} queries.")
+
+charts = {}
+charts["Per-query difference"] = figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
+                                                 tolerance=tolerance)
+has_query_page = Path(ui.QUERY_PAGE).exists()
+st.caption("Per-query Δ, most helped first." + (" Click a bar to open the query in the query explorer."
+                                                  if has_query_page else ""))
+event = st.plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
+                        selection_mode="points", key="cmp_delta_chart")
+shown_qid = ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
+
+left, right = st.columns(2)
+charts["Paired scatter"] = figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
+                                               tolerance=tolerance)
+with left:
+    st.markdown("**Baseline against system, per query** (above the diagonal: improved)")
+    scatter = st.plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
+                              selection_mode="points", key="cmp_scatter_chart")
+    shown_qid = ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system]) or shown_qid
+charts["Distribution of differences"] = figs.delta_histogram(rows, measure=measure, baseline=baseline,
+                                                             system=system)
+with right:
+    st.markdown("**Distribution of the differences**")
+    st.plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
+
+if shown_qid is not None:
+    picked_row = rows[rows["qid"] == shown_qid]
+    if len(picked_row):
+        r = picked_row.iloc[0]
+        st.info(f"Query **{md(shown_qid)}**{': ' + md(report_text.shorten(r['text'])) if r['text'] else ''} — "
+                f"{md(baseline)} "
+                f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
+
+for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
+                                       ("No query improved.", "No query got worse.")):
+    with column:
+        st.markdown(f"**{title}** by {md(system)}")
+        queries = ui.extremes(rows, helped=helped, count=10, baseline=baseline, system=system, tolerance=tolerance)
+        if len(queries):
+            st.table(plain_frame(queries))
+            ui.full_topics(rows, queries.index)
+        else:
+            st.caption(none)
+
+# ---------------------------------------------------------------- over cutoffs
+st.divider()
+family = ui.profile_family(measure, sel.gain)
+st.subheader(f"Difference over cutoffs: {family}@k")
+depth = max(int(state.ranked(sel, n, d).lengths.max()) for n, d in ui.with_systems(sel, [baseline, system]).systems)
+max_k = 1
+if depth > 1:
+    max_k = st.slider("Deepest cutoff K", min_value=1, max_value=depth, value=min(depth, 100), key="cmp_max_k")
+prof = ui.profile(sel, family, baseline, system, max_k, seed, resamples)
+charts[f"Difference over cutoffs ({family}@k)"] = figs.profile_figure(prof, measure_label=f"{family}@k",
+                                                                      baseline=baseline, system=system)
+st.plotly_chart(charts[f"Difference over cutoffs ({family}@k)"], width="stretch", config=FIGURE_CONFIG)
+helps = prof.loc[prof["ci_low"] > 0, "k"].tolist()
+hurts = prof.loc[prof["ci_high"] < 0, "k"].tolist()
+st.caption(f"Mean Δ of {family}@k for k = 1..{max_k} with its {int(stats.DEFAULT_LEVEL * 100)}% percentile "
+           f"bootstrap CI (seed {seed}, {resamples:,} resamples, the same resamples at every k; unadjusted). "
+           f"CI above 0 at {len(helps)} cutoff(s), below 0 at {len(hurts)}.")
+
+# ---------------------------------------------------------------- all systems at once
+if len(systems) >= 2:
+    with st.expander(f"All {len(systems) + 1} systems: Tukey HSD and ranking stability", expanded=False):
+        everyone = (baseline, *systems)
+        for m in measures:
+            st.markdown(f"**Tukey HSD, {m}** (two-way: systems × queries, the query effect removed; "
+                        f"{int(stats.DEFAULT_LEVEL * 100)}% simultaneous CIs)")
+            hsd = ui.tukey(compared, m, everyone)
+            st.table(plain_frame(hsd.assign(**{c: hsd[c].map("{:+.4f}".format) for c in ("diff", "ci_low", "ci_high")},
+                                p_value=hsd["p_value"].map(report_text.format_p))
+                     .rename(columns={"system_a": "A", "system_b": "B", "diff": "Δ (B − A)", "ci_low": "CI low",
+                                      "ci_high": "CI high", "p_value": "p"}).set_index(["A", "B"])))
+        stability = stats.ranking_stability(ui.cutoff_means(compared, family, max_k))
+        st.markdown(f"**Ranking stability**: Kendall's τ between the systems' orders by {family} at each cutoff")
+        st.table(stability.map("{:.3f}".format))
+
+d1, d2, d3 = st.columns(3)
+d1.download_button("Download charts (HTML)", figs.figures_html(charts, f"{system} vs {baseline} · {sel.collection}"),
+                   file_name=f"compare-{system}-vs-{baseline}.html", mime="text/html")
+per_query_export = rows.rename(columns={"baseline": baseline, "system": system}).set_index("qid")
+d2.download_button("Per-query Δ (CSV)", export.to_csv(per_query_export, {**stamp, "measure": measure}),
+                   file_name=f"per-query-{system}-vs-{baseline}.csv", mime="text/csv")
+d3.download_button("Cutoff profile (CSV)", export.to_csv(prof.set_index("k"), {**stamp, "family": family}),
+                   file_name=f"profile-{system}-vs-{baseline}.csv", mime="text/csv")
