@@ -179,7 +179,8 @@ class _Checks:
         self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
                                                         self.source)
         self.bytes += len(block)
-        if self.raw_read is not None and not within_ratio(self.bytes, self.raw_read(), self.ratio):
+        if self.raw_read is not None and self.ratio is not None and \
+                not within_ratio(self.bytes, self.raw_read(), self.ratio):
             raise ratio_refusal(self.ratio, self.source)
         if self.limit is not None and self.bytes > self.limit:
             raise inflate_refusal(self.limit, self.source)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from .host import Host
 from .records import DISK_RESERVE, DiskFull
 
 COMPACT_SHARE = 4
@@ -64,7 +65,7 @@ def check_room(path, needed: int = 0, in_file: int = 0) -> None:
                            "to free space on the server; no restart is needed")
 
 
-class Space:
+class Space(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def _check_room(self, needed: int = 0) -> None:
