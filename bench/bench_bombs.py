@@ -1,155 +1,210 @@
-"""Peak memory (not time) of hostile inputs: compression bombs, two at once, and a one-line gigabyte.
+"""Peak memory and time of compression bombs through every entry: every text, codec and form.
 
-    python bench/bench_bombs.py                          # this checkout
-    python bench/bench_bombs.py --code ../before        # another checkout of nDCG Lab (before)
-    python bench/bench_bombs.py --cases one two line --inflate-limit 1GB --bomb-gib 2
+    python bench/bench_bombs.py                                 # this checkout, every case (a few minutes)
+    python bench/bench_bombs.py --code ../before                # another checkout of nDCG Lab (before)
+    python bench/bench_bombs.py --mib 1024 --kinds lines --codecs gz --entries cli stream
 
-Each case runs in a process of its own (``python -m metrics eval`` in the checkout ``--code``, or
-two reader threads in one process for ``two``, the way two visitors share one server), and its
-peak resident memory is the kernel's ``ru_maxrss`` from ``wait4``. Inputs are written once to
-``--cache`` (default /tmp/ndcg-lab-bombs):
+Inputs (``--mib`` MiB of text each, written once to ``--cache``, default /tmp/ndcg-lab-bombs):
 
-    zeros.gz    --bomb-gib GiB of zero bytes, gzip      (a classic bomb: no line end, all NUL)
-    lines.gz    --bomb-gib GiB of one valid run line    (text that parses: only the limit stops it)
-    line.txt    --line-gib GiB of one line, plain       (a one-line gigabyte)
-    line.gz     the same line, gzip
+    zeros     NUL bytes                          newlines  only line ends
+    lines     one valid run line, repeated       dup       a valid run line twice, then the first again
+    tabs      the run line with tabs             qrels     one qrels line, repeated
+    topics    one TREC topic, repeated
 
-Cases: ``one`` (zeros.gz, default engine), ``lines`` (lines.gz, default engine), ``two`` (zeros.gz
-and lines.gz read at once in two threads of one process), ``twolines`` (two copies of lines.gz at
-once), ``streaming`` (zeros.gz with ``--engine streaming``, stopped after ``--timeout`` s), ``line``
-(line.txt), ``linegz`` (line.gz). Every case runs with ``NDCG_LAB_INFLATE_LIMIT=--inflate-limit``.
+each in gzip, bz2, xz and zstd (pyarrow's codec), as one stream (``stream``) and as concatenated
+members of 8 MiB each (``members``). Entries:
 
-With ``--data`` (default bench/data), three more cases measure a real run rather than a bomb:
-``plain`` (``eval`` of dev-qrels.txt and the 7M-line dev-run.txt), ``gzip`` (the same run as
-dev-run.txt.gz) and ``gzip-dc`` (``gzip -dc dev-run.txt.gz > /dev/null``, the floor of inflating it).
+    cli      python -m metrics eval QRELS RUN (the default engine; a qrels bomb is the QRELS)
+    stream   the same with --engine streaming
+    library  metrics.read_run / read_qrels / read_topics of the path
+    upload   the Data page's upload path (ui.ingest.store_uploads) with the file's bytes
+
+Each (entry, input) runs in a process of its own inside a wrapper that reports the kernel's peak
+resident memory of it (``ru_maxrss`` of RUSAGE_CHILDREN); "above" subtracts the peak of the same entry
+on the sample's bm25.run. A case still running after ``--timeout`` s is killed and reported so.
 Prints a Markdown table for bench/RESULTS.md.
 """
 from __future__ import annotations
 
 import argparse
+import bz2
 import gzip
-import hashlib
+import json
+import lzma
 import os
+import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-QRELS = ROOT / "ndcg_lab" / "sample_data" / "legal" / "qrels.txt"
-BLOCK = 64 << 20
+import pyarrow as pa
 
-TWO_READERS = """
-import sys, threading
-import metrics
-outcomes = []
-def read(path):
-    try:
-        metrics.read_run(path)
-        outcomes.append("read")
-    except metrics.MetricsError as exc:
-        outcomes.append(str(exc)[:90])
-threads = [threading.Thread(target=read, args=(p,)) for p in sys.argv[1:]]
-[t.start() for t in threads]
-[t.join() for t in threads]
-print(" | ".join(outcomes), file=sys.stderr)
+ROOT = Path(__file__).resolve().parents[1]
+MEMBER = 8 << 20
+
+TEXT = {
+    "zeros": b"\0" * 64,
+    "newlines": b"\n" * 64,
+    "lines": b"q1 Q0 doc1 1 1.0 bomb\n",
+    "dup": b"q1 Q0 doc1 1 1.0 bomb\nq1 Q0 doc2 2 0.5 bomb\n",
+    "tabs": b"q1\tQ0\tdoc1\t1\t1.0\tbomb\n",
+    "qrels": b"q1 0 doc1 1\n",
+    "topics": b"<top><num>1</num><title>bomb</title></top>\n",
+}
+CODECS = ("gz", "bz2", "xz", "zst")
+FORMS = ("stream", "members")
+ENTRIES = ("cli", "stream", "library", "upload")
+
+LIBRARY = """
+import sys, metrics
+from metrics.io.topics import read_topics
+kind, path = sys.argv[1], sys.argv[2]
+reader = {"qrels": metrics.read_qrels, "topics": read_topics}.get(kind, metrics.read_run)
+try:
+    reader(path)
+    print("read", file=sys.stderr)
+except metrics.MetricsError as exc:
+    print(str(exc), file=sys.stderr)
+"""
+
+UPLOAD = """
+import io, sys, metrics
+from ndcg_lab.ui import ingest
+class Upload(io.BytesIO):
+    def __init__(self, name, data):
+        super().__init__(data)
+        self.name, self.size, self.file_id = name, len(data), name
+kind, path = sys.argv[1], sys.argv[2]
+said = []
+ingest._seen = lambda seen=set(): seen
+ingest.report = lambda level, text: said.append(text)
+readers = {"qrels": ingest.qrels_reader, "topics": ingest.topics_reader}
+data = open(path, "rb").read()
+ingest.store_uploads([Upload(path.rsplit("/", 1)[-1], data)], readers.get(kind, ingest.run_reader),
+                     lambda file, parsed: said.append("read"), metrics.settings.Settings())
+print(said[-1] if said else "read", file=sys.stderr)
 """
 
 
-def write_inputs(cache: Path, bomb_gib: float, line_gib: float) -> dict[str, Path]:
+def _writer(codec: str, path: Path):
+    if codec == "gz":
+        return gzip.open(path, "wb", compresslevel=1)
+    if codec == "bz2":
+        return bz2.open(path, "wb", compresslevel=1)
+    if codec == "xz":
+        return lzma.open(path, "wb", preset=0)
+    return pa.CompressedOutputStream(str(path), "zstd")
+
+
+def _member(codec: str, data: bytes) -> bytes:
+    return {"gz": lambda: gzip.compress(data, 1), "bz2": lambda: bz2.compress(data, 1),
+            "xz": lambda: lzma.compress(data, preset=0),
+            "zst": lambda: pa.compress(data, codec="zstd", asbytes=True)}[codec]()
+
+
+def bomb(cache: Path, kind: str, codec: str, form: str, mib: int) -> Path:
+    """The input file, written once."""
+    path = cache / f"{kind}-{form}-{mib}m.{codec}"
+    if path.exists():
+        return path
     cache.mkdir(parents=True, exist_ok=True)
-    paths = {"zeros": cache / f"zeros-{bomb_gib:g}.gz", "lines": cache / f"lines-{bomb_gib:g}.gz",
-             "line": cache / f"line-{line_gib:g}.txt", "linegz": cache / f"line-{line_gib:g}.gz"}
-    total = int(bomb_gib * (1 << 30))
-    if not paths["zeros"].exists():
-        with gzip.open(paths["zeros"], "wb", compresslevel=1) as out:
-            for start in range(0, total, BLOCK):
-                out.write(bytes(min(BLOCK, total - start)))
-    if not paths["lines"].exists():
-        line = b"q1 Q0 doc-1 1 2.5 bomb\n"
-        block = line * (BLOCK // len(line))
-        with gzip.open(paths["lines"], "wb", compresslevel=1) as out:
-            for _ in range(total // len(block) + 1):
+    block = TEXT[kind] * (MEMBER // len(TEXT[kind]))
+    n = max(1, (mib << 20) // len(block))
+    partial = path.with_suffix(path.suffix + ".part")
+    if form == "members":
+        packed = _member(codec, block)
+        with open(partial, "wb") as out:
+            for _ in range(n):
+                out.write(packed)
+    else:
+        with _writer(codec, partial) as out:
+            for _ in range(n):
                 out.write(block)
-    if not paths["line"].exists():
-        size = int(line_gib * (1 << 30))
-        with open(paths["line"], "wb") as out:
-            for start in range(0, size, BLOCK):
-                out.write(b"7" * min(BLOCK, size - start))
-            out.write(b" Q0 d1 1 1.0 t\n")
-    if not paths["linegz"].exists():
-        with open(paths["line"], "rb") as f, gzip.open(paths["linegz"], "wb", compresslevel=1) as out:
-            while block := f.read(BLOCK):
-                out.write(block)
-    return paths
+    os.replace(partial, path)
+    return path
 
 
-def run_case(case: str, code: Path, paths: dict[str, Path], env: dict[str, str], timeout: float,
-             data: Path = ROOT / "bench" / "data") -> dict:
-    eval_ = [sys.executable, "-m", "metrics", "eval", str(QRELS)]
-    dev = [sys.executable, "-m", "metrics", "eval", str(data / "dev-qrels.txt")]
-    command = {
-        "one": eval_ + [str(paths["zeros"])],
-        "lines": eval_ + [str(paths["lines"])],
-        "two": [sys.executable, "-c", TWO_READERS, str(paths["zeros"]), str(paths["lines"])],
-        "twolines": [sys.executable, "-c", TWO_READERS, str(paths["lines"]), str(paths["lines"])],
-        "plain": dev + [str(data / "dev-run.txt")],
-        "gzip": dev + [str(data / "dev-run.txt.gz")],
-        "gzip-dc": ["sh", "-c", f"gzip -dc '{data / 'dev-run.txt.gz'}' > /dev/null"],
-        "streaming": eval_ + [str(paths["zeros"]), "--engine", "streaming", "--no-progress"],
-        "line": eval_ + [str(paths["line"])],
-        "linegz": eval_ + [str(paths["linegz"])],
-    }[case]
+def command(entry: str, kind: str, path: Path, qrels: Path, run: Path) -> list[str] | None:
+    if entry in ("cli", "stream"):
+        if kind == "topics":
+            return None                   # the command line reads no topics
+        pair = [str(path), str(run)] if kind == "qrels" else [str(qrels), str(path)]
+        return [sys.executable, "-m", "metrics", "eval", *pair, "--no-progress"] + \
+            (["--engine", "streaming"] if entry == "stream" else [])
+    return [sys.executable, "-c", LIBRARY if entry == "library" else UPLOAD, kind, str(path)]
+
+
+def measure(argv: list[str], code: Path, timeout: float) -> dict:
+    """Run one case in a wrapper process (``--one``) so that its RUSAGE_CHILDREN is this case's."""
+    wrapper = [sys.executable, __file__, "--one", json.dumps(argv), "--code", str(code), "--timeout", str(timeout)]
+    return json.loads(subprocess.run(wrapper, capture_output=True, text=True, check=True).stdout)
+
+
+def run_one(argv: list[str], code: Path, timeout: float) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=code, env={**env, "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stopped = False
+    process = subprocess.Popen(argv, cwd=code, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = process.communicate(timeout=timeout)
+        _, err = process.communicate(timeout=timeout)
+        lines = [line for line in err.splitlines() if line.strip()]
+        outcome = lines[-1] if lines else "read"
     except subprocess.TimeoutExpired:
         process.kill()
-        _, err = process.communicate()
-        stopped = True
-    # RUSAGE_CHILDREN keeps the largest peak of the children reaped so far, so each case runs in
-    # a wrapper process of its own (`bench_bombs.py --one CASE`, see main) that reports it.
+        process.communicate()
+        outcome = f"still running after {timeout:.0f} s (killed)"
     seconds = time.perf_counter() - started
-    last = [line for line in err.splitlines() if line.strip()]
-    outcome = f"stopped after {timeout:.0f} s" if stopped else (last[-1][:110] if last else "read")
-    if not stopped and not last and out:
-        outcome += f", output sha256 {hashlib.sha256(out.encode()).hexdigest()[:12]}"
-    return {"case": case, "seconds": seconds, "outcome": outcome}
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    return {"peak": peak, "seconds": seconds, "outcome": outcome}
+
+
+def short(outcome: str) -> str:
+    text = outcome.split(": ", 1)[-1] if ": " in outcome else outcome
+    for words, label in (("times its compressed size", "refused: inflate ratio"),
+                         ("inflates to more than", "refused: inflate limit"), ("binary data", "refused: binary"),
+                         ("only blank lines", "refused: blank lines"), ("appears twice", "refused: duplicate"),
+                         ("still running", "killed at the timeout")):
+        if words in text:
+            return label
+    return text[:60].replace("|", "/")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout of nDCG Lab to measure")
-    parser.add_argument("--cases", nargs="+", default=["one", "lines", "two", "streaming", "line"])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/ndcg-lab-bombs"))
-    parser.add_argument("--bomb-gib", type=float, default=2.0)
-    parser.add_argument("--line-gib", type=float, default=1.0)
-    parser.add_argument("--inflate-limit", default="1GB")
+    parser.add_argument("--mib", type=int, default=256, help="MiB of text each bomb inflates to")
+    parser.add_argument("--kinds", nargs="+", default=list(TEXT), choices=list(TEXT))
+    parser.add_argument("--codecs", nargs="+", default=list(CODECS), choices=CODECS)
+    parser.add_argument("--forms", nargs="+", default=list(FORMS), choices=FORMS)
+    parser.add_argument("--entries", nargs="+", default=list(ENTRIES), choices=ENTRIES)
     parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data",
-                        help="folder of dev-qrels.txt, dev-run.txt and dev-run.txt.gz (cases plain, gzip, gzip-dc)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    paths = write_inputs(args.cache, args.bomb_gib, args.line_gib)
-    env = {**os.environ, "NDCG_LAB_INFLATE_LIMIT": args.inflate_limit}
+    code = args.code.resolve()
     if args.one:
-        result = run_case(args.one, args.code.resolve(), paths, env, args.timeout, args.data.resolve())
-        import resource
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"{result['case']}\t{peak:.0f}\t{result['seconds']:.1f}\t{result['outcome']}")
+        print(json.dumps(run_one(json.loads(args.one), code, args.timeout)))
         return
-    print(f"code: {args.code.resolve()} · NDCG_LAB_INFLATE_LIMIT={args.inflate_limit} · bombs {args.bomb_gib:g} GiB "
-          f"· line {args.line_gib:g} GiB\n")
-    print("| case | peak RSS (MB) | seconds | outcome |\n|---|---:|---:|---|")
-    for case in args.cases:
-        wrapper = [sys.executable, __file__, "--one", case, "--code", str(args.code), "--cache", str(args.cache),
-                   "--bomb-gib", str(args.bomb_gib), "--line-gib", str(args.line_gib),
-                   "--inflate-limit", args.inflate_limit, "--timeout", str(args.timeout), "--data", str(args.data)]
-        line = subprocess.run(wrapper, capture_output=True, text=True, check=True).stdout.strip().split("\t")
-        print(f"| {line[0]} | {int(line[1]):,} | {line[2]} | {line[3].replace('|', '/')} |", flush=True)
+    sample = code / "ndcg_lab" / "sample_data" / "legal"
+    sample = sample if sample.exists() else code / "sample_data" / "legal"   # an older checkout
+    qrels, run = sample / "qrels.txt", sample / "bm25.run"
+    load = os.getloadavg()[0]
+    print(f"code: {code.name} · {args.mib} MiB of text a bomb · timeout {args.timeout:g} s · "
+          f"load average {load:.1f} on {os.cpu_count()} cores\n")
+    print("| entry | input | compressed | peak MB | above baseline MB | seconds | outcome |\n"
+          "|---|---|---:|---:|---:|---:|---|")
+    for entry in args.entries:
+        base = measure(command(entry, "lines", run, qrels, run), code, args.timeout)["peak"]
+        for kind in args.kinds:
+            for codec in args.codecs:
+                for form in args.forms:
+                    argv = command(entry, kind, path := bomb(args.cache, kind, codec, form, args.mib), qrels, run)
+                    if argv is None:
+                        continue
+                    found = measure(argv, code, args.timeout)
+                    print(f"| {entry} | {path.name} | {path.stat().st_size:,} | {found['peak'] >> 20:,} | "
+                          f"{(found['peak'] - base) >> 20:,} | {found['seconds']:.1f} | {short(found['outcome'])} |",
+                          flush=True)
 
 
 if __name__ == "__main__":

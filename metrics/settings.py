@@ -13,6 +13,9 @@ NDCG_LAB_INFLATE_LIMIT      bytes a compressed input may         min(4 GB, RAM/4
                             inflate to
 NDCG_LAB_INFLATE_TOTAL      inflated bytes all inputs being      the inflate limit
                             read at once may hold (one process)
+NDCG_LAB_INFLATE_RATIO      times its compressed size a          20
+                            compressed input may inflate to
+                            (past its first 16 MiB)
 NDCG_LAB_MAX_LINE           bytes of one line of a text input    1 MB
 NDCG_LAB_UPLOAD_FILES       files in one upload                  64             16
 NDCG_LAB_UPLOAD_BYTES       bytes in one upload                  4 GB           512 MB
@@ -73,8 +76,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 class Settings:
     """Every operator setting; :func:`load` reads them from the environment.
 
-    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory), and for
-    ``inflate_total`` the inflate limit (:attr:`inflate_budget`).
+    Sizes are bytes, ``ttl`` is seconds; ``None`` means no limit (quotas, TTL, memory, the inflate
+    ratio), and for ``inflate_total`` the inflate limit (:attr:`inflate_budget`).
     ``data_roots`` are resolved folders (symlinks followed).
     """
 
@@ -84,6 +87,7 @@ class Settings:
     url_schemes: frozenset[str] = frozenset()
     inflate_limit: int = 4 * GB
     inflate_total: int | None = None
+    inflate_ratio: int | None = 20
     max_line: int = MB
     upload_files: int = 64
     upload_bytes: int = 4 * GB
@@ -125,6 +129,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         url_schemes=_schemes(env.get("NDCG_LAB_URL_SCHEMES", "")),
         inflate_limit=_size(env, "NDCG_LAB_INFLATE_LIMIT", default_inflate_limit()),
         inflate_total=_size(env, "NDCG_LAB_INFLATE_TOTAL", None),
+        inflate_ratio=_count(env, "NDCG_LAB_INFLATE_RATIO", 20, unlimited=True),
         max_line=_size(env, "NDCG_LAB_MAX_LINE", MB),
         upload_files=_count(env, "NDCG_LAB_UPLOAD_FILES", 16 if shared else 64),
         upload_bytes=_size(env, "NDCG_LAB_UPLOAD_BYTES", 512 * MB if shared else 4 * GB),

@@ -30,7 +30,15 @@ import pyarrow.parquet as pq
 from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
-from ..io.inflate import DECOMPRESS_ERRORS, decompress_error, inflate_refusal, open_decompressed, read_ahead
+from ..io.inflate import (
+    DECOMPRESS_ERRORS,
+    decompress_error,
+    inflate_refusal,
+    open_decompressed,
+    ratio_refusal,
+    read_ahead,
+    within_ratio,
+)
 from ..io.keys import as_array
 from ..io.lines import check_line_lengths, line_ends, line_of_offset, line_too_long
 from ..io.paths import display_name, filesystem, is_url, join_path, peek
@@ -155,19 +163,25 @@ def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
 
 
 class _Checks:
-    """Line lengths (``NDCG_LAB_MAX_LINE``) and inflated bytes (``NDCG_LAB_INFLATE_LIMIT``, for a
-    compressed part) of the blocks one part reads, lines counted from the part's start."""
+    """Line lengths (``NDCG_LAB_MAX_LINE``) and inflated bytes (``NDCG_LAB_INFLATE_LIMIT`` and
+    ``NDCG_LAB_INFLATE_RATIO`` times the compressed bytes read, ``raw_read()``, for a compressed
+    part: the readers' rule, :func:`metrics.io.inflate.within_ratio`) of the blocks one part reads,
+    lines counted from the part's start."""
 
-    def __init__(self, source: str, compressed: bool):
+    def __init__(self, source: str, compressed: bool, raw_read=None):
         settings = settings_module.load()
         self.source, self.max_line = source, settings.max_line
         self.limit = settings.inflate_limit if compressed else None
+        self.ratio, self.raw_read = settings.inflate_ratio, raw_read if compressed else None
         self.bytes = self.open_line = self.lines = 0
 
     def block(self, block: bytes) -> None:
         self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
                                                         self.source)
         self.bytes += len(block)
+        if self.raw_read is not None and self.ratio is not None and \
+                not within_ratio(self.bytes, self.raw_read(), self.ratio):
+            raise ratio_refusal(self.ratio, self.source)
         if self.limit is not None and self.bytes > self.limit:
             raise inflate_refusal(self.limit, self.source)
 
@@ -434,7 +448,7 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
         last_pos = raw.tell() if part.compression else start
         first = part.start == 0
         try:
-            checks = _Checks(part.source, part.compression is not None)
+            checks = _Checks(part.source, part.compression is not None, raw.tell)
             # a compressed part is inflated on a second thread while the piece before is parsed
             pieces = read_ahead(_pieces(stream, piece_bytes, limit, checks)) if part.compression else \
                 _pieces_seekable(raw, piece_bytes, limit, checks)

@@ -68,12 +68,14 @@ def inflate(raw: bytes, compression: str, source: str, limit: int, *, counted: b
     what = f"{compression} of {len(raw):,} bytes"
     try:
         if not counted:
-            blocks, first = count_inflated(open_decompressed(_raw_stream(raw, compression), compression),
-                                           source, limit=limit, what=what, keep_first=True)
+            packed = _raw_stream(raw, compression)
+            blocks, first = count_inflated(open_decompressed(packed, compression), source, limit=limit, what=what,
+                                           keep_first=True, raw_read=packed.tell)
             if blocks <= 1:
                 return first
-        stream = open_decompressed(_raw_stream(raw, compression), compression)
-        return read_stream(stream, source, limit=limit, what=what)
+        packed = _raw_stream(raw, compression)
+        return read_stream(open_decompressed(packed, compression), source, limit=limit, what=what,
+                           raw_read=packed.tell)
     except DECOMPRESS_ERRORS as exc:
         if isinstance(exc, MetricsError):
             raise
@@ -81,7 +83,7 @@ def inflate(raw: bytes, compression: str, source: str, limit: int, *, counted: b
 
 
 def _raw_stream(raw: bytes, compression: str):
-    return _stdio.BytesIO(raw) if compression != "zstd" else pa.py_buffer(raw)
+    return _stdio.BytesIO(raw) if compression != "zstd" else pa.BufferReader(pa.py_buffer(raw))
 
 
 def open_decompressed(raw, compression: str | None):
@@ -99,6 +101,26 @@ def open_decompressed(raw, compression: str | None):
 def decompress_error(exc: BaseException, source: str) -> MetricsError:
     return MetricsError(f"cannot decompress the file ({exc})", source=source,
                         fix="the file may be truncated or damaged; download or compress it again")
+
+
+RATIO_FLOOR = INFLATE_CHUNK
+"""Inflated bytes every compressed input may reach whatever its ratio (a small file of very
+repetitive text); past them the inflate ratio holds (``NDCG_LAB_INFLATE_RATIO``)."""
+
+
+def ratio_refusal(ratio: int, source: str, what: str = "") -> MetricsError:
+    """The error for an input that inflates past ``ratio`` times the compressed bytes read."""
+    return MetricsError(f"the file inflates to more than {ratio} times its compressed size, which no run, qrels "
+                        "or topics file does (real ones inflate 3 to 6 times): a compression bomb"
+                        + (f" ({what})" if what else ""), source=source,
+                        fix="give the file uncompressed, or compressed as it came; the operator can raise "
+                            "NDCG_LAB_INFLATE_RATIO")
+
+
+def within_ratio(total: int, raw_read: int, ratio: int | None) -> bool:
+    """Whether ``total`` inflated bytes from ``raw_read`` compressed ones keep within ``ratio``
+    (None: no bound) once past :data:`RATIO_FLOOR`: the one rule of every reader and engine."""
+    return ratio is None or total <= max(RATIO_FLOOR, ratio * raw_read)
 
 
 def inflate_refusal(limit: int, source: str, what: str = "") -> MetricsError:
@@ -120,20 +142,24 @@ def in_flight() -> int:
     return _IN_FLIGHT[0]
 
 
-def read_stream(stream, source: str, *, limit: int | None, what: str = "", settings=None) -> bytes:
+def read_stream(stream, source: str, *, limit: int | None, what: str = "", settings=None, raw_read=None) -> bytes:
     """Every byte of ``stream``, read in :data:`INFLATE_CHUNK` blocks (:func:`checked_blocks`) and
     refused as soon as it is bad; all of it is held until the read ends."""
-    chunks = list(checked_blocks(stream, source, limit=limit, what=what, settings=settings, hold=True))
+    chunks = list(checked_blocks(stream, source, limit=limit, what=what, settings=settings, hold=True,
+                                 raw_read=raw_read))
     if not chunks:
         return b""
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", settings=None, hold: bool = False,
-                   size: int | None = None):
+                   size: int | None = None, raw_read=None):
     """``stream`` in blocks of ``size`` bytes (:data:`INFLATE_CHUNK`), each checked as it is read:
 
     - refused past ``limit`` bytes (the inflate limit of a compressed input; None for a plain file);
+    - refused past the operator's ``inflate_ratio`` (``NDCG_LAB_INFLATE_RATIO``) times the
+      compressed bytes read so far, ``raw_read()`` (:func:`within_ratio`): a bomb of any text
+      (zeros, newlines, valid lines) stops at its second block, whatever its size on disk;
     - refused when the bytes held by all reads in progress in this process would pass the
       operator's ``inflate_budget`` (``NDCG_LAB_INFLATE_TOTAL``): N bombs at once hold at most
       that much. ``hold``: the caller keeps every block, and each stays counted until the last
@@ -162,6 +188,9 @@ def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", se
             nul = text and b"\x00" in chunk   # refused by check_text, at the NUL: nothing after it is read
             if text and not nul:
                 open_line, lines = check_line_lengths(chunk, open_line, lines, settings.max_line, source)
+            if raw_read is not None and not nul and not within_ratio(total + len(chunk), raw_read(),
+                                                                     settings.inflate_ratio):
+                raise ratio_refusal(settings.inflate_ratio, source, what)
             if limit is not None:
                 if total + len(chunk) > limit and not nul:
                     raise inflate_refusal(limit, source, what)
@@ -186,12 +215,13 @@ def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", se
 
 
 def count_inflated(stream, source: str, *, limit: int, what: str = "", keep_first: bool = False,
-                   settings=None) -> tuple[int, bytes]:
+                   settings=None, raw_read=None) -> tuple[int, bytes]:
     """(blocks, first block or b"") of a stream inflated to its end (or its first NUL block) and
     dropped block by block, with every check of :func:`checked_blocks`: a bomb is refused
     holding one block. ``keep_first``: the first block is returned when it is the only one."""
     blocks, first = 0, b""
-    with contextlib.closing(checked_blocks(stream, source, limit=limit, what=what, settings=settings)) as checked:
+    with contextlib.closing(checked_blocks(stream, source, limit=limit, what=what, settings=settings,
+                                           raw_read=raw_read)) as checked:
         for block in checked:
             blocks += 1
             first = block if blocks == 1 and keep_first else b""

@@ -171,7 +171,10 @@ def layout_of(text: bytes) -> str:
 
 
 def _plain_trec_head(head: bytes) -> bool:
-    """The first bytes of an uncompressed TREC text file: no magic bytes, BOM, JSON or header line."""
+    """The first bytes of an uncompressed TREC text file: no magic bytes, BOM, JSON or header line.
+    Judged on the first 64 KiB (a data line at byte 0 is all it asks): the regular expression of
+    the first data line takes seconds over a block of 16 MiB of blank lines."""
+    head = head[:1 << 16]
     if compression_of(head[:6]) is not None or head[:3] == UTF8_BOM or layout_of(head) != "text":
         return False
     try:
@@ -237,7 +240,8 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
     what = f"{src.compression} of {src.size:,} bytes"
     try:
         with src.text() as (stream, consumed), closing(checked_blocks(stream, source, limit=limit, what=what,
-                                                                      size=trec.FILE_BLOCK)) as blocks:
+                                                                      size=trec.FILE_BLOCK,
+                                                                      raw_read=consumed)) as blocks:
             first = next(blocks, b"")
             if len(first) < trec.FILE_BLOCK:
                 return None, first   # small: the whole text is this block
@@ -254,8 +258,9 @@ def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
                 for _ in blocks:   # count the rest, hold nothing: a bomb is refused here
                     pass
         if not once:
-            with src.text() as (stream, _), closing(checked_blocks(stream, source, limit=limit, what=what,
-                                                                   size=trec.FILE_BLOCK)) as blocks, \
+            with src.text() as (stream, consumed), closing(checked_blocks(stream, source, limit=limit, what=what,
+                                                                          size=trec.FILE_BLOCK,
+                                                                          raw_read=consumed)) as blocks, \
                     closing(read_ahead(blocks)) as ahead:
                 found = read_trec_blocks(ahead, kind, source, _plain_trec_head)
     except DECOMPRESS_ERRORS as exc:

@@ -84,6 +84,22 @@ class Connection:
             self.con = None
             return True
 
+    def replace_file(self, copy) -> bool:
+        """Close the connection, put the finished database file ``copy`` in place of this one and
+        let the next operation reopen it; False (nothing done) while an operation uses it."""
+        with self.state:
+            if self.users or self.closed is not None or self.path == ":memory:":
+                return False
+            if self.con is not None:
+                self.con.close()
+                self.con = None
+            os.replace(copy, self.path)
+            try:
+                os.unlink(f"{self.path}.wal")   # a log of the old file must never replay onto the copy
+            except FileNotFoundError:
+                pass
+            return True
+
     def close(self, reason: Callable[[], MetricsError]) -> None:
         with self.state:
             self.closed = reason

@@ -1,7 +1,7 @@
 """What the parts of :class:`metrics.store.Workspace` use of one another, declared for mypy.
 
 Workspace is a facade over parts, one module each (:mod:`.collections`, :mod:`.runs`,
-:mod:`.extras`, :mod:`.cached`, :mod:`.shared`); a part calls methods and reads attributes that
+:mod:`.extras`, :mod:`.cached`, :mod:`.shared`, :mod:`.space`); a part calls methods and reads attributes that
 the workspace or another part defines. Each part inherits :class:`Host`, so the type checker
 sees those names, checks their uses, and checks that the definitions match the declarations.
 
@@ -10,6 +10,7 @@ declared under ``TYPE_CHECKING``, so an attribute or method is looked up exactly
 """
 from __future__ import annotations
 
+import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ class Host:
     _conn: Connection
     _schema: int
     _listing: list[CollectionInfo] | None
+    _lock: threading.RLock
 
     if TYPE_CHECKING:
         # Workspace: its transactions (the cursor is DuckDB's, untyped here) and the file's layout
@@ -62,3 +64,7 @@ class Host:
         def _find(self, cur: Any, name: str) -> int | None: ...
         def _own(self, cur: Any, name: str) -> int: ...
         def _copy_shared(self, cur: Any, name: str, as_name: str | None = None) -> int: ...
+
+        # Space: room on the disk, checkpoints, compaction
+        def _check_room(self, needed: int = 0) -> None: ...
+        def _settle(self, deleted: bool) -> None: ...

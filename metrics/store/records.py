@@ -4,10 +4,8 @@ errors, and :func:`writes`, the mark of a method that changes it (shared by the 
 from __future__ import annotations
 
 import functools
-import shutil
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from ..errors import MetricsError
 from .tables import StoredInfo
@@ -30,24 +28,8 @@ class DiskFull(MetricsError):
 
 DISK_RESERVE = 64 * 10**6
 """Bytes kept free on the workspace's filesystem (at most a twentieth of it): DuckDB invalidates a
-database whose write fails for lack of room, so a write that might fill the disk is refused first."""
-
-
-def check_disk(path, needed: int = 0) -> None:
-    """:class:`DiskFull` when the filesystem of workspace file ``path`` has less than ``needed``
-    bytes free beyond the reserve (min(:data:`DISK_RESERVE`, size / 20)). The message names no
-    server path; deleting stays possible (:func:`writes` checks nothing for a delete)."""
-    if not isinstance(path, Path):
-        return                                   # an in-memory workspace
-    try:
-        usage = shutil.disk_usage(path.parent)
-    except OSError:
-        return
-    reserve = min(DISK_RESERVE, usage.total // 20)
-    if usage.free < needed + reserve:
-        raise DiskFull(f"the server's disk is full ({usage.free / 1e6:,.1f} MB free): nothing was stored",
-                       fix="delete runs or collections you no longer need (deleting works), or ask the operator "
-                           "to free space on the server; no restart is needed")
+database whose write fails for lack of room, so a write that might fill the disk is refused first
+(:func:`metrics.store.space.check_room`)."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +86,12 @@ def writes(method):
         if self.read_only:
             raise ReadOnlyWorkspace("this workspace is open read-only; nothing was changed",
                                     fix="open it with its edit link to change it")
-        if not method.__name__.startswith(("delete", "remove")):
-            check_disk(self.path)
+        deletes = method.__name__.startswith(("delete", "remove"))
+        if not deletes:
+            self._check_room()
         result = method(self, *args, **kwargs)
         self._tidy_cache()
+        self._settle(deleted=deletes)   # the log folded into the file; a delete's room given back
         return result
 
     guarded.changes_workspace = True

@@ -7,7 +7,7 @@ from .. import io
 from ..errors import MetricsError
 from . import tables
 from .host import Host
-from .records import RunInfo, Usage, check_disk, run_changed, writes
+from .records import RunInfo, Usage, run_changed, writes
 
 
 class Runs(Host):
@@ -34,23 +34,35 @@ class Runs(Host):
         is raised before a line is written.
         """
         run = tables.as_run(run)
-        name = tables.clean_name(run.name if name is None else name, "run")
-        check_disk(self.path, 2 * run.table.nbytes)   # the lines and the write-ahead log of them
+        self._check_room(run.table.nbytes)   # the lines (the log of a small insert is in the reserve)
         with self._write(run.source) as cur:
-            cid = self._own(cur, collection)
-            existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
-            if existing is not None:
-                return existing
-            if self.quota.limited:
-                used = self._usage(cur)
-                new = tables.stored_id(cur, "run", tables.digest(run)) is None
-                size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
-                self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
-            name = tables.unique_name(name, tables.run_names(cur, cid))
-            if recipe is not None and not isinstance(recipe, Mapping):
-                recipe = recipe.to_dict()
-            tables.link(cur, cid, "run", tables.store_object(cur, "run", run, recipe), name, run.source)
-            return tables.infos(cur, role="run", collection_id=cid, name=name)[0][0]
+            return self._add_run(cur, collection, run, name, recipe)
+
+    @writes
+    def add_runs(self, collection: str, runs) -> list[RunInfo]:
+        """Store several runs (as :meth:`add_run`, each under its own name) in one transaction: all
+        of them, or none when one would take the workspace over its quota or the disk is short."""
+        runs = [tables.as_run(run) for run in runs]
+        self._check_room(sum(run.table.nbytes for run in runs))
+        with self._write(", ".join(run.source for run in runs[:3]) + (", ..." if len(runs) > 3 else "")) as cur:
+            return [self._add_run(cur, collection, run, None, None) for run in runs]
+
+    def _add_run(self, cur, collection: str, run, name: str | None, recipe) -> RunInfo:
+        name = tables.clean_name(run.name if name is None else name, "run")
+        cid = self._own(cur, collection)
+        existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
+        if existing is not None:
+            return existing
+        if self.quota.limited:
+            used = self._usage(cur)
+            new = tables.stored_id(cur, "run", tables.digest(run)) is None
+            size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
+            self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
+        name = tables.unique_name(name, tables.run_names(cur, cid))
+        if recipe is not None and not isinstance(recipe, Mapping):
+            recipe = recipe.to_dict()
+        tables.link(cur, cid, "run", tables.store_object(cur, "run", run, recipe), name, run.source)
+        return tables.infos(cur, role="run", collection_id=cid, name=name)[0][0]
 
     def load_run(self, collection: str, name: str, *, digest: str | None = None) -> io.Run:
         """The stored run, rows in file order, as an Arrow-backed Run (no per-row Python).

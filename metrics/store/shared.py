@@ -24,14 +24,32 @@ class Shared(Host):
     """Part of :class:`metrics.store.Workspace` (see the module)."""
 
     def usage(self) -> Usage:
-        """Data bytes and runs this workspace's file holds (what its quota bounds), and the bytes
-        of its ranked cache."""
+        """Data bytes and runs this workspace's file holds, copies of shared collections left out
+        (what its quota bounds), and the bytes of its ranked cache."""
         with self._read() as cur:
             used = self._usage(cur)
         return replace(used, cache_bytes=0 if self._cache is None else self._cache.size())
 
     def _usage(self, cur) -> Usage:
-        return Usage(*tables.usage(cur))
+        """What this file holds, less the copies of the base's collections in it (a quota bounds
+        what a visitor added, not the shared samples they changed)."""
+        total, runs = tables.usage(cur)
+        if self._base is None:
+            return Usage(total, runs)
+        shared_bytes, shared_runs = tables.inherited(cur, self._base._parts())
+        return Usage(total - shared_bytes, runs - shared_runs)
+
+    def _parts(self) -> tables.Parts:
+        """:func:`metrics.store.tables.parts` of this workspace, kept once read when it is read-only
+        (the shared samples: nothing changes them)."""
+        kept = self.__dict__.get("_kept_parts")
+        if kept is not None:
+            return kept
+        with self._read() as cur:
+            found = tables.parts(cur)
+        if self.read_only:
+            self._kept_parts = found
+        return found
 
     def _check_quota(self, before: Usage, after: Usage, source: str | None) -> None:
         """Refuse a change that takes the workspace over a bound it did not already exceed."""

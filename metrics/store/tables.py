@@ -263,6 +263,57 @@ def usage(cur) -> tuple[int, int]:
     return int(total), int(runs)
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What a workspace holds, named as a copy of it in another file would name it: stored objects
+    by (kind, digest), links by (collection, role, digest) (a renamed link is still the same
+    content in the same collection), collection names, and the data
+    bytes of each collection's topics and docs by (collection, table)."""
+
+    objects: frozenset = frozenset()
+    links: frozenset = frozenset()
+    collections: frozenset = frozenset()
+    extras: dict = field(default_factory=dict)
+
+
+def _link_rows(cur) -> list[tuple]:
+    return cur.execute("SELECT c.name, l.role, o.digest, strlen(l.name) + strlen(l.source) "
+                       "FROM links l JOIN collections c ON c.id = l.collection_id "
+                       "JOIN objects o ON o.id = l.object_id").fetchall()
+
+
+def _extra_bytes(cur) -> dict:
+    found = {}
+    for what, (key, value, _) in EXTRAS.items():
+        for name, n in cur.execute(f"SELECT c.name, sum(strlen({key}) + coalesce(strlen({value}), 0) + 8) "
+                                   f"FROM {what} x JOIN collections c ON c.id = x.collection_id "
+                                   "GROUP BY c.name").fetchall():
+            found[name, what] = int(n)
+    return found
+
+
+def parts(cur) -> Parts:
+    """The :class:`Parts` of the workspace."""
+    return Parts(objects=frozenset(cur.execute("SELECT kind, digest FROM objects").fetchall()),
+                 links=frozenset(row[:3] for row in _link_rows(cur)),
+                 collections=frozenset(collection_names(cur)), extras=_extra_bytes(cur))
+
+
+def inherited(cur, base: Parts) -> tuple[int, int]:
+    """(data bytes, runs) of the rows of this workspace that are copies of ``base``'s (the shared
+    samples copied on write): a quota bounds what a visitor added, not what they were given."""
+    total = sum(int(n or 0) for kind, digest_, n in cur.execute("SELECT kind, digest, n_bytes FROM objects").fetchall()
+                if (kind, digest_) in base.objects)
+    runs = 0
+    for row in _link_rows(cur):
+        if row[:3] in base.links:
+            total += row[3] + LINK_BYTES
+            runs += row[1] == "run"
+    total += sum(len(name.encode()) + LINK_BYTES for name in collection_names(cur) if name in base.collections)
+    total += sum(min(n, base.extras.get(key, 0)) for key, n in _extra_bytes(cur).items())
+    return total, runs
+
+
 def collect_garbage(cur, object_ids) -> None:
     """Delete the rows of those objects that no collection links any more."""
     if not object_ids:

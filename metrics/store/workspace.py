@@ -22,9 +22,9 @@ with an explicit ``pos`` column to ORDER BY should that setting be off.
 close, suspend) and its transactions; each responsibility is a part it inherits, one module each:
 :mod:`.collections` (collections and judgments), :mod:`.runs` (runs and the baseline),
 :mod:`.extras` (topics and titles), :mod:`.cached` (the ranked cache), :mod:`.shared` (the base,
-copy on write, the quota). The records and errors are in :mod:`.records`, the SQL steps in
-:mod:`.tables`, the connection in :mod:`.connection`; :mod:`.host` declares, for the type checker,
-what the parts use of the workspace and of one another.
+copy on write, the quota), :mod:`.space` (room on the disk, checkpoints, compaction). The records
+and errors are in :mod:`.records`, the SQL steps in :mod:`.tables`, the connection in :mod:`.connection`;
+:mod:`.host` declares, for the type checker, what the parts use of the workspace and of one another.
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ from .ranked import RankedCache
 from .records import CollectionInfo, QrelsInfo, Quota, QuotaExceeded, ReadOnlyWorkspace, RunInfo, Usage
 from .runs import Runs
 from .shared import Shared
+from .space import Space, compact_path, remove_copy
 from .tables import StoredInfo
 
 __all__ = ["Workspace", "CollectionInfo", "StoredInfo", "RunInfo", "QrelsInfo", "Quota", "Usage",
@@ -66,7 +67,7 @@ def default_path() -> Path:
     return settings.home() / FILE_NAME
 
 
-class Workspace(Collections, Runs, Extras, Cached, Shared):
+class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
     """The workspace database; safe to share between threads (Streamlit sessions).
 
     ``path`` is a file, a folder (which then holds ``workspace.duckdb``),
@@ -117,6 +118,8 @@ class Workspace(Collections, Runs, Extras, Cached, Shared):
                                  describe=tables.layout if read_only else None)
         self._cache = RankedCache(cache_folder(self.path), writable=not read_only) \
             if isinstance(self.path, Path) else None   # ":memory:" has no folder
+        if isinstance(self.path, Path) and not read_only:
+            remove_copy(compact_path(self.path))   # a compaction a killed process left unfinished
         try:
             self._schema = self._prepare()
             self._tidy_cache()  # files a killed process or an older version left

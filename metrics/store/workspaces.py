@@ -547,7 +547,7 @@ class WorkspaceRegistry:
 
 def _remove_files(path: Path) -> None:
     """A DuckDB file with its write-ahead log, spill folder and ranked cache."""
-    for extra in (path, Path(f"{path}.wal")):
+    for extra in (path, Path(f"{path}.wal"), Path(f"{path}.compact"), Path(f"{path}.compact.wal")):
         try:
             extra.unlink()
         except FileNotFoundError:

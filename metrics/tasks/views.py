@@ -171,6 +171,12 @@ def _marked(data: Board, team: int) -> Board:
     return replace(data, rows=tuple(replace(e, you=e.team == team) for e in data.rows))
 
 
+def _unsigned(data: Board, qrels_out: bool) -> Board:
+    """A board for the class: the qrels digest only once the qrels are released (before, a team
+    could confirm that the hidden judgments are a file it has)."""
+    return data if qrels_out else replace(data, qrels_sha256="")
+
+
 def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> Board:
     d = snap.definition
     qids = sorted(snap.final_qids() if final else snap.public_qids)
@@ -282,7 +288,7 @@ def export_board(data: View, fmt: str = "csv") -> str:
     stamp: dict[str, Any] = {
         "tool": f"nDCG Lab {__version__}", "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "task": data.task.title, "board": "final standings" if chosen.final else "public board",
-        "topics": f"{chosen.topics} ({chosen.n_topics})", "qrels_sha256": chosen.qrels_sha256,
+        "topics": f"{chosen.topics} ({chosen.n_topics})", "qrels_sha256": chosen.qrels_sha256 or "withheld",
         "measures": list(chosen.measures), "primary": chosen.primary,
         "significance": f"{chosen.test}, {chosen.correction}, alpha {chosen.alpha}",
         "order": "score desc, ties docno desc (trec_eval)", "missing_queries": "scored 0 (trec_eval -c)"}
@@ -306,8 +312,9 @@ def join_view(snap: Snapshot) -> JoinView:
 
 def projector_view(snap: Snapshot) -> ProjectorView:
     released = snap.meta["released"] is not None
-    return ProjectorView(task=_rules(snap), board=board(snap, final=False),
-                         final_board=board(snap, final=True) if released else None)
+    out = released and bool(snap.meta["released_qrels"])
+    return ProjectorView(task=_rules(snap), board=_unsigned(board(snap, final=False), out),
+                         final_board=_unsigned(board(snap, final=True), out) if released else None)
 
 
 def _allowance(snap: Snapshot, team: int) -> Allowance:
@@ -351,8 +358,8 @@ def team_view(snap: Snapshot, team: int, link: str) -> TeamView:
         topics=tuple(Topic(qid=str(q), text=str(t), public=bool(p))
                      for q, t, p in zip(topics["qid"], topics["text"], topics["public"] & topics["judged"])),
         allowance=_allowance(snap, team), submissions=tuple(subs),
-        board=_marked(board(snap, final=False), team),
-        final_board=_marked(board(snap, final=True), team) if released else None,
+        board=_unsigned(_marked(board(snap, final=False), team), with_qrels),
+        final_board=_unsigned(_marked(board(snap, final=True), team), with_qrels) if released else None,
         can_copy=with_qrels)
 
 

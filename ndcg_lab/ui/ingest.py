@@ -8,12 +8,11 @@ stop it half-way. Its ``file_id`` is remembered so that later reruns do not stor
 """
 from __future__ import annotations
 
-import gc
-
 import streamlit as st
 
 import metrics
 from metrics import io
+from metrics.io.memory import release_memory
 from metrics.io.topics import default_field, query_text, read_topics, text_fields
 from metrics.io.upload_limits import upload_refusals
 from metrics.settings import human_bytes
@@ -81,8 +80,14 @@ def _read_one(file, reader):
 
 
 def parse_files(files, reader) -> list:
-    """Parse each file without drawing anything; [(file, parsed or None, error text or None)]."""
-    return [(file, *_read_one(file, reader)) for file in files or []]
+    """Parse each file without drawing anything; [(file, parsed or None, error text or None)].
+    After a file is refused, what parsing it took goes back to the system (:func:`release_memory`)."""
+    parsed = []
+    for file in files or []:
+        parsed.append((file, *_read_one(file, reader)))
+        if parsed[-1][2] is not None:
+            release_memory()
+    return parsed
 
 
 def bounded(files: list, settings) -> list:
@@ -103,35 +108,59 @@ def bounded(files: list, settings) -> list:
 def store_uploads(files, reader, save, settings, *, larger_than: int | None = None) -> None:
     """Bound, parse and store the files of one upload not handled yet, drawing nothing: the body
     of an uploader's ``on_change`` callback. ``save(file, parsed)`` stores one file and reports;
-    every error goes to :func:`report`. Files over ``larger_than`` bytes are left for the page
+    a ``save`` with a ``many`` attribute (:func:`run_saver`) stores the good files of the upload
+    together, ``many([(file, parsed), ...])``: all of them or none against the workspace's quotas.
+    Every error goes to :func:`report`. Files over ``larger_than`` bytes are left for the page
     (the streaming engine scores them with a progress bar)."""
     fresh = bounded(new_files(files), settings)
     if larger_than is not None:
         fresh = [f for f in fresh if f.size <= larger_than]
+    good = []
     for file, parsed, error in parse_files(fresh, reader):
         mark_done(file)
         if error:
             report("error", error)
-            continue
+        else:
+            good.append((file, parsed))
+    many = getattr(save, "many", None)
+    if many is not None and len(good) > 1:
         try:
-            save(file, parsed)
+            many(good)
         except metrics.MetricsError as exc:
-            report("error", str(exc) if exc.source else f"{file.name}: {exc}")
+            report("error", f"Nothing of these {len(good)} files was stored: {exc}")
+    else:
+        for file, parsed in good:
+            try:
+                save(file, parsed)
+            except metrics.MetricsError as exc:
+                report("error", str(exc) if exc.source else f"{file.name}: {exc}")
+    del good
     if fresh:
-        gc.collect()   # the server runs no full collection after every script run (.streamlit/config.toml)
+        release_memory()   # the server runs no full collection after every script run (.streamlit/config.toml)
 
 
 def run_saver(ws, collection: str):
-    """``save(file, run)`` for :func:`store_uploads`: the run added to ``collection``, with a message."""
+    """``save(file, run)`` for :func:`store_uploads`: the run added to ``collection``, with a message;
+    its ``many`` adds the runs of one upload in one transaction (:meth:`metrics.store.Workspace.add_runs`)."""
+    def tell(pairs, infos, stored: set) -> None:
+        for (file, run), info in zip(pairs, infos):
+            if run.digest in stored:
+                report("info", f"{md(file.name)} is already in {md(collection)} as run **{md(info.name)}** "
+                               f"(same content); nothing was added.")
+            else:
+                stored.add(run.digest)
+                report("success", f"Added run **{md(info.name)}** from {md(file.name)}: {info.n_lines:,} lines, "
+                                  f"{info.n_queries:,} queries.")
+
     def save(file, run) -> None:
         stored = {r.digest for r in ws.runs(collection)}
-        info = ws.add_run(collection, run)
-        if run.digest in stored:
-            report("info", f"{md(file.name)} is already in {md(collection)} as run **{md(info.name)}** "
-                           f"(same content); nothing was added.")
-        else:
-            report("success", f"Added run **{md(info.name)}** from {md(file.name)}: {info.n_lines:,} lines, "
-                              f"{info.n_queries:,} queries.")
+        tell([(file, run)], [ws.add_run(collection, run)], stored)
+
+    def many(pairs) -> None:
+        stored = {r.digest for r in ws.runs(collection)}
+        tell(pairs, ws.add_runs(collection, [run for _, run in pairs]), stored)
+
+    save.many = many
     return save
 
 

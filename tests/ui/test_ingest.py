@@ -151,7 +151,7 @@ def test_topics_are_stored_and_the_query_field_can_be_picked(legal):
 
 def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypatch):
     calls, saved = [], []
-    monkeypatch.setattr(ingest.gc, "collect", lambda: calls.append("collect"))
+    monkeypatch.setattr(ingest, "release_memory", lambda: calls.append("collect"))
     monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
     monkeypatch.setattr(ingest, "report", lambda kind, text: calls.append((kind, text)))
     big = b"".join(b"3 Q0 d%d %d 1.0 big\n" % (i, i) for i in range(1, 9))
@@ -160,7 +160,8 @@ def test_store_uploads_stores_each_good_file_once_and_collects_garbage(monkeypat
     ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings,
                          larger_than=len(RUN) * 2)
     assert saved == ["bm25.run"]
-    assert calls[0][0] == "error" and calls[0][1].startswith("broken.run") and calls[1] == "collect"
+    assert calls[0] == "collect"                        # the refused file's memory, at once
+    assert calls[1][0] == "error" and calls[1][1].startswith("broken.run") and calls[2] == "collect"
     assert ingest.new_files(files) == [files[2]]       # left for the streaming engine on the page
     ingest.store_uploads(files, ingest.run_reader, lambda f, run: saved.append(f.name), settings)
     assert saved == ["bm25.run", "big.run"]
@@ -176,3 +177,27 @@ def test_an_upload_over_a_bound_is_refused_whole(monkeypatch):
     ((kind, text),) = reports
     assert kind == "error" and text.startswith("Nothing of this upload was stored (3 files, ")
     assert "more than 2 files" in text
+
+
+def test_the_files_of_one_upload_are_stored_all_or_none_against_the_quota(monkeypatch, tmp_path):
+    reports = []
+    monkeypatch.setattr(ingest, "_seen", lambda seen=set(): seen)
+    monkeypatch.setattr(ingest, "report", lambda kind, text: reports.append((kind, text)))
+    from metrics.store import Quota, Workspace
+
+    one = 3 * (1 + 2 + 4 + 16) + len("bm25") + len("bm25.run") + 64   # tables.py: 3 lines and the link
+    other = b"1 Q0 e1 1 2.5 tfid\n1 Q0 e2 2 1.5 tfid\n2 Q0 e3 1 0.5 tfid\n"
+    with Workspace(tmp_path / "w.duckdb") as free:
+        free.create_collection("c", QRELS)
+        base = free.usage().bytes
+    with Workspace(tmp_path / "q.duckdb", quota=Quota(bytes=base + one + 10)) as ws:
+        ws.create_collection("c", QRELS)
+        files = [Upload("bm25.run", RUN), Upload("tfid.run", other)]  # the first fits, the two do not
+        ingest.store_uploads(files, ingest.run_reader, ingest.run_saver(ws, "c"), metrics.settings.Settings())
+        assert ws.runs("c") == []
+        ((kind, text),) = reports
+        assert kind == "error" and text.startswith("Nothing of these 2 files was stored: tfid.run: the workspace")
+        reports.clear()
+        ingest.store_uploads([Upload("bm25.run", RUN, "again")], ingest.run_reader, ingest.run_saver(ws, "c"),
+                             metrics.settings.Settings())
+        assert [r.name for r in ws.runs("c")] == ["bm25"] and reports[0][0] == "success"

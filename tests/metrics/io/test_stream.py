@@ -158,6 +158,7 @@ def test_a_bomb_after_a_plain_head_is_counted_then_read_again(monkeypatch, small
 
 def test_a_bomb_is_known_at_its_first_block_and_nothing_of_it_is_parsed(monkeypatch, opens):
     monkeypatch.setenv("NDCG_LAB_INFLATE_LIMIT", str(48 << 20))
+    monkeypatch.setenv("NDCG_LAB_INFLATE_RATIO", "unlimited")   # the limit alone; the ratio stops it sooner
     parsed = []
     monkeypatch.setattr(trec, "_parsed_block", lambda *a: parsed.append(1))
     bomb = gzip.compress(b"q1 Q0 d1 1 2.5 sys\n" * ((64 << 20) // 19), 1)
@@ -236,7 +237,7 @@ def test_the_digest_of_a_large_gzipped_run_is_the_sha256_of_its_bytes(big):
 def test_a_bomb_of_valid_text_is_refused_in_bounded_memory(big):
     """240 MB of valid-looking lines against a 160 MB limit: refused while holding a block or two,
     not the 160 MB of text that reading it whole holds before it refuses (+168 MB over the imports)."""
-    env = {"NDCG_LAB_INFLATE_LIMIT": "160MB"}
+    env = {"NDCG_LAB_INFLATE_LIMIT": "160MB", "NDCG_LAB_INFLATE_RATIO": "unlimited"}   # the limit alone
     floor, _, _ = _run_measured(["-c", "import metrics"], env)
     peak, out, err = _run_measured(["-m", "metrics", "eval", str(QRELS), str(big / "bomb.gz")], env)
     assert "inflates to more than 160,000,000 bytes" in err and out == ""

@@ -349,20 +349,38 @@ def test_quota_counts_runs(manager, tmp_path):
     assert run_names(ws, "c") == ["r1", "r2"]
 
 
-def test_copying_a_sample_counts_and_freeing_space_always_works(manager, tmp_path):
+def test_a_quota_counts_what_the_visitor_added_not_the_samples_they_changed(manager, tmp_path):
     m = manager(NDCG_LAB_QUOTA_RUNS="3")
     a = m.create()
-    with pytest.raises(QuotaExceeded, match="4 runs"):  # the copy of legal (2 runs) plus 2 more
-        a.workspace.add_run("legal", write_run(tmp_path / "x.run", "x"))
-        a.workspace.add_run("legal", write_run(tmp_path / "y.run", "y"))
-    assert run_names(a.workspace, "legal") == ["bm25", "dense", "x"]
+    for tag in ("x", "y", "z"):                     # legal's 2 shared runs, copied on write, do not count
+        a.workspace.add_run("legal", write_run(tmp_path / f"{tag}.run", tag))
+    assert a.workspace.usage().runs == 3
+    with pytest.raises(QuotaExceeded, match="4 runs, over its quota of 3"):
+        a.workspace.add_run("legal", write_run(tmp_path / "w.run", "w"))
+    assert run_names(a.workspace, "legal") == ["bm25", "dense", "x", "y", "z"]
+    run_bytes = sum(_line_bytes("q1", d, "x") for d in ("d1", "d2", "d3")) + len("x") + len("x.run") + 64
+    fresh = manager(samples=True).create().workspace      # no quota: the bytes of one added run
+    fresh.add_run("legal", tmp_path / "x.run")
+    assert fresh.usage().bytes == run_bytes and fresh.usage().runs == 1
     m.close()
     tight = manager(NDCG_LAB_QUOTA_RUNS="1")  # the operator lowers the quota: over it, but deleting works
     ws = tight.open(a.token).workspace
     ws.delete_run("legal", "x")
     ws.rename_run("legal", "dense", "dense2")
     with pytest.raises(QuotaExceeded):
-        ws.add_run("legal", tmp_path / "y.run")
+        ws.add_run("legal", tmp_path / "w.run")
+
+
+def test_runs_added_together_are_stored_all_or_none_against_each_quota(manager, tmp_path):
+    one = sum(_line_bytes("q1", d, "r1") for d in ("d1", "d2", "d3")) + len("r1") + len("r1.run") + 64
+    for env in ({"NDCG_LAB_QUOTA_RUNS": "2"}, {"NDCG_LAB_QUOTA_BYTES": str(2 * one + one // 2)}):
+        ws = manager(**env).create().workspace
+        ws.add_run("legal", write_run(tmp_path / "r0.run", "r0"))
+        with pytest.raises(QuotaExceeded, match="r2.run: the workspace would hold"):
+            ws.add_runs("legal", [metrics.io.read_run(write_run(tmp_path / f"r{i}.run", f"r{i}")) for i in (1, 2)])
+        assert run_names(ws, "legal") == ["bm25", "dense", "r0"]           # nothing of the two
+        infos = ws.add_runs("legal", [metrics.io.read_run(tmp_path / "r1.run")])
+        assert [i.name for i in infos] == ["r1"] and run_names(ws, "legal")[-1] == "r1"
 
 
 # -- time to live ---------------------------------------------------------------------

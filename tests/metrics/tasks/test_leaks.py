@@ -67,6 +67,21 @@ def test_no_hidden_judgment_or_per_query_score_before_or_after_the_close(running
     assert _leaks(tasks, links, teams) == []
 
 
+def test_no_fingerprint_of_the_hidden_judgments_before_they_are_released(running, clock):
+    tasks, links, teams = running
+    digests = {v.sha256 for v in views.view(tasks.open(links.instructor)).qrels_versions}
+    assert digests and all(len(d) == 64 for d in digests)
+
+    def seen() -> list[str]:
+        return [d for access in [*teams, tasks.open(links.projector)] for text in crawl(access)
+                for d in digests if d in text]
+    assert seen() == []
+    clock.now += 8 * 86400
+    tasks.open(links.instructor).release()           # standings only: the judgments stay hidden
+    assert seen() == []
+    assert json.dumps(asdict(views.view(tasks.open(links.instructor)))).count(next(iter(digests))) >= 1
+
+
 def test_the_crawl_catches_a_planted_leak(running, monkeypatch):
     tasks, links, teams = running
     honest = views.team_view
