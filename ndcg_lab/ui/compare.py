@@ -46,6 +46,14 @@ def canonical_measures(texts) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(good)), errors
 
 
+def _expands(name: str) -> bool:
+    """Whether a trec_eval name stands for measures of graded judgments (the ``prefs`` ones do not)."""
+    try:
+        return bool(expand(name))
+    except metrics.MetricsError:
+        return False
+
+
 @lru_cache(maxsize=1)
 def _registry_names() -> tuple[str, ...]:
     """Every family of the registry in ir_measures syntax (at a cutoff of 10, or a recall level of
@@ -58,7 +66,7 @@ def _registry_names() -> tuple[str, ...]:
             ours.append(f"{name}@{0.5 if family.cutoff_type is float else 10}")
         else:
             ours += [name, f"{name}@10"] if family.cutoff == "optional" else [name]
-    trec = [name for name in TREC_MEASURES if expand(name)]
+    trec = [name for name in TREC_MEASURES if _expands(name)]
     return tuple(dict.fromkeys([*ours, *trec, "ndcg_cut.10", "P.5,10", "iprec_at_recall.0.3", "map_cut.100",
                                 "recall.100", "set_F.1", "rbp.p=0.95"]))
 
