@@ -6,7 +6,7 @@ TEST_WORKERS ?= 2
 
 export PYTHON
 
-.PHONY: run test lint bench bench-data setup-run setup-test
+.PHONY: run test lint docs bench bench-data setup-run setup-test
 
 run: setup-run
 	$(PYTHON) -m streamlit run app.py
@@ -17,9 +17,14 @@ lint: setup-test
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m mypy
 
+# The documentation site (mkdocs.yml), built strictly: a broken link, a missing page or a docstring
+# mkdocstrings cannot read fails the build. Browse it with `mkdocs serve`.
+docs: setup-test
+	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet --site-dir site
+
 # The project's modules compiled once: PYTHONDONTWRITEBYTECODE=1 would make every server and command
 # the tests start compile them again.
-test: lint
+test: lint docs
 	$(PYTHON) -m compileall -q app.py metrics ndcg_lab
 	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
