@@ -191,7 +191,7 @@ def test_every_export_says_what_its_markers_mean(open_app, deferred):
     assert "blacktriangle" in latex
     for text in (latex, deferred["leaderboard-legal.csv"]()):
         stamp = {line.split(":", 1)[0].lstrip("%# "): json.loads(line.split(":", 1)[1])
-                 for line in text.splitlines() if line.startswith(("%", "#"))}
+                 for line in text.splitlines() if line.startswith(("%", "#")) and ": " in line}
         assert stamp["baseline"] == "bm25" and stamp["test"] == "t" and stamp["correction"] == "bonferroni"
         assert "paired t-test, Bonferroni correction, p < 0.05" in stamp["markers"]
     body = json.loads(deferred["leaderboard-legal.json"]())
