@@ -13,7 +13,7 @@ import metrics
 from metrics import stats
 from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
 from metrics.report.text import TOPIC_LIMIT, format_p, percent, shorten
-from ndcg_lab.ui import state
+from ndcg_lab.ui import scores, state
 from ndcg_lab.ui.paths import view
 from ndcg_lab.ui.text import md
 
@@ -44,6 +44,14 @@ def canonical_measures(texts) -> tuple[list[str], list[str]]:
         except metrics.MetricsError as exc:
             errors.append(f"{text}: {exc}")
     return list(dict.fromkeys(good)), errors
+
+
+def _expands(name: str) -> bool:
+    """Whether a trec_eval name stands for measures of graded judgments (the ``prefs`` ones do not)."""
+    try:
+        return bool(expand(name))
+    except metrics.MetricsError:
+        return False
 
 
 @lru_cache(maxsize=1)
@@ -118,9 +126,10 @@ def measure_picker(where, gain: str, default: str) -> list[str]:
 @st.cache_data(show_spinner="Testing…", max_entries=64, hash_funcs=state.HASH_FUNCS)
 def comparison(sel: state.Selection, measures: tuple[str, ...], baseline: str, systems: tuple[str, ...],
                test: str, correction: str, seed: int, permutations: int, resamples: int, tolerance: float,
-               alpha: float, family: str = "all") -> pd.DataFrame:
-    """metrics.stats.compare over the evaluated frame of ``sel`` (cached on digests and settings)."""
-    frame = state.evaluate(sel, measures)
+               alpha: float, family: str = "all", kind: str = "raw") -> pd.DataFrame:
+    """metrics.stats.compare over the evaluated frame of ``sel``, raw or standardised (``kind``,
+    :func:`ndcg_lab.ui.scores.frame`), cached on digests and settings."""
+    frame = scores.frame(sel, measures, kind)
     return stats.compare(frame, baseline, list(systems), list(measures), test=test, correction=correction,
                          alpha=alpha, seed=seed, permutations=permutations, resamples=resamples,
                          tolerance=tolerance, family=family)
@@ -145,8 +154,8 @@ def cutoff_means(sel: state.Selection, family: str, max_k: int) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
-def tukey(sel: state.Selection, measure: str, systems: tuple[str, ...]) -> pd.DataFrame:
-    frame = state.evaluate(sel, [measure])
+def tukey(sel: state.Selection, measure: str, systems: tuple[str, ...], kind: str = "raw") -> pd.DataFrame:
+    frame = scores.frame(sel, [measure], kind)
     return stats.tukey_hsd(stats.paired_matrix(frame, measure, list(systems)).to_numpy(), list(systems))
 
 
@@ -300,7 +309,8 @@ def means_table(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=state.HASH_FUNCS)
 def significance(sel: state.Selection, measures: tuple[str, ...], baseline: str, test: str,
-                 correction: str, family: str = "all") -> pd.DataFrame:
-    """The leaderboard's markers: metrics.stats.versus_baseline over the selection (seed 0, cached)."""
-    return stats.versus_baseline(state.evaluate(sel, measures), baseline, test=test, correction=correction,
+                 correction: str, family: str = "all", kind: str = "raw") -> pd.DataFrame:
+    """The leaderboard's markers: metrics.stats.versus_baseline over the selection's raw or
+    standardised scores (``kind``), seed 0, cached."""
+    return stats.versus_baseline(scores.frame(sel, measures, kind), baseline, test=test, correction=correction,
                                  family=family)

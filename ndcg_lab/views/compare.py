@@ -11,7 +11,7 @@ from metrics.report import text as report_text
 from metrics.report.figures import compare as figs
 from metrics.report.figures.curves import FIGURE_CONFIG
 from ndcg_lab.ui import compare as ui
-from ndcg_lab.ui import state
+from ndcg_lab.ui import scores, state
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Compare systems")
@@ -41,10 +41,10 @@ test = c2.selectbox("Test", list(state.TESTS), index=list(state.TESTS).index(sel
 correction = c3.selectbox("Correction", list(state.CORRECTIONS), index=list(state.CORRECTIONS).index(sel.correction),
                           format_func=state.CORRECTIONS.get, key=f"cmp_correction::{sel.correction}",
                           help="Multiple-testing correction.")
-family = st.radio("Correction family", list(stats.FAMILIES), format_func=stats.FAMILIES.get, horizontal=True,
-                  key="cmp_family", help="The p-values corrected together. Every cell: all systems × measures "
-                                         "of the table (the strictest). Each measure apart: as PyTerrier. "
-                                         "Descriptive measures (Judged@k, NumRet, ...) are never tested.")
+correction_family = st.radio(
+    "Correction family", list(stats.FAMILIES), format_func=stats.FAMILIES.get, horizontal=True, key="cmp_family",
+    help="The p-values corrected together. Every cell: all systems × measures of the table (the strictest). Each "
+         "measure apart: as PyTerrier. Descriptive measures (Judged@k, NumRet, ...) are never tested.")
 with st.expander("Test settings", expanded=False):
     s1, s2, s3, s4, s5 = st.columns(5)
     seed = int(s1.number_input("Seed", min_value=0, value=stats.DEFAULT_SEED, step=1, key="cmp_seed",
@@ -60,6 +60,7 @@ with st.expander("Test settings", expanded=False):
     alpha = float(s5.number_input("α", min_value=0.0001, max_value=0.5, value=0.05, step=0.01, format="%.4f",
                                   key="cmp_alpha"))
 
+kind = scores.choice()
 measures, errors = ui.canonical_measures(picked)
 for message in errors:
     st.error(message)
@@ -70,15 +71,20 @@ if not systems or not measures:
 compared = ui.with_systems(sel, [baseline, *systems])
 try:
     table = ui.comparison(compared, tuple(measures), baseline, tuple(systems), test, correction, seed, permutations,
-                          resamples, tolerance, alpha, family)
+                          resamples, tolerance, alpha, correction_family, kind)
 except metrics.MetricsError as exc:
     st.error(md(str(exc)))
     st.stop()
 n_queries = int(table["n_queries"].iloc[0])
 
 # ---------------------------------------------------------------- one table per measure
+if kind == "z":
+    st.markdown(f"**Standardised scores: {md(scores.header(sel))}** · means, differences and the paired tests "
+                "below are on the per-topic z-scores ((score − the reference runs' mean) / their sample standard "
+                "deviation, per topic and measure)")
 tested = int(table["p_value"].notna().sum())
-st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{md(stats.family_label(correction, family))}**, "
+st.caption(f"**{state.TESTS[test]}**, two-sided · "
+           f"correction: **{md(stats.family_label(correction, correction_family))}**, "
            f"{tested} tested comparison(s)"
            + (f", {len(table) - tested} descriptive not tested" if tested < len(table) else "")
            + f" · ▲/▼: corrected p < {alpha:g} · "
@@ -86,16 +92,18 @@ st.caption(f"**{state.TESTS[test]}**, two-sided · correction: **{md(stats.famil
            f"(a query a run lacks scores 0) · Δ = system − {md(baseline)} · CI: percentile bootstrap, {resamples:,} "
            f"resamples · d: paired Cohen's d · seed {seed}")
 with st.expander("Method"):
-    st.markdown(methods.compare_method(test=test, correction=correction, family=family, alpha=alpha, seed=seed,
-                                       resamples=resamples, permutations=permutations, topics=n_queries))
+    st.markdown(methods.compare_method(test=test, correction=correction, family=correction_family, alpha=alpha,
+                                       seed=seed, resamples=resamples, permutations=permutations, topics=n_queries))
 for measure, rows in table.groupby("measure", sort=False):
     st.subheader(measure)
     st.caption(f"Baseline **{md(baseline)}**: mean {rows['baseline_mean'].iloc[0]:.4f} "
                f"[{rows['baseline_ci_low'].iloc[0]:.4f}, {rows['baseline_ci_high'].iloc[0]:.4f}]")
     st.table(plain_frame(ui.display_table(rows)))
 
-stamp = {**state.stamp(compared, measures), **export.significance_stamp(baseline, test, correction, alpha, family),
-         "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance}
+stamp = {**state.stamp(compared, measures),
+         **export.significance_stamp(baseline, test, correction, alpha, correction_family),
+         "seed": seed, "permutations": permutations, "resamples": resamples, "tie_tolerance": tolerance,
+         **(scores.stamp(sel) if kind == "z" else {})}
 e1, e2, e3 = st.columns(3)
 e1.download_button("Export table (CSV)", export.to_csv(table.set_index(["measure", "system"]), stamp),
                    file_name=f"compare-{sel.collection}.csv", mime="text/csv")
@@ -112,7 +120,7 @@ st.subheader("Query by query")
 c1, c2 = st.columns(2)
 system = c1.selectbox("System", systems, key="cmp_inspect_system") if len(systems) > 1 else systems[0]
 measure = c2.selectbox("Measure", measures, key="cmp_inspect_measure") if len(measures) > 1 else measures[0]
-frame = state.evaluate(compared, measures)
+frame = scores.frame(compared, measures, kind)
 rows = ui.per_query(frame, measure, baseline, system, state.topics(sel))
 row = table[(table["measure"] == measure) & (table["system"] == system)].iloc[0]
 st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row['mean']:.4f} vs "
@@ -180,7 +188,8 @@ helps = prof.loc[prof["ci_low"] > 0, "k"].tolist()
 hurts = prof.loc[prof["ci_high"] < 0, "k"].tolist()
 st.caption(f"Mean Δ of {family}@k for k = 1..{max_k} with its {int(stats.DEFAULT_LEVEL * 100)}% percentile "
            f"bootstrap CI (seed {seed}, {resamples:,} resamples, the same resamples at every k; unadjusted). "
-           f"CI above 0 at {len(helps)} cutoff(s), below 0 at {len(hurts)}.")
+           f"CI above 0 at {len(helps)} cutoff(s), below 0 at {len(hurts)}."
+           + (" Raw scores: the profile is not standardised." if kind == "z" else ""))
 
 # ---------------------------------------------------------------- all systems at once
 if len(systems) >= 2:
@@ -189,7 +198,7 @@ if len(systems) >= 2:
         for m in measures:
             st.markdown(f"**Tukey HSD, {m}** (two-way: systems × queries, the query effect removed; "
                         f"{int(stats.DEFAULT_LEVEL * 100)}% simultaneous CIs)")
-            hsd = ui.tukey(compared, m, everyone)
+            hsd = ui.tukey(compared, m, everyone, kind)
             st.table(plain_frame(hsd.assign(**{c: hsd[c].map("{:+.4f}".format) for c in ("diff", "ci_low", "ci_high")},
                                 p_value=hsd["p_value"].map(report_text.format_p))
                      .rename(columns={"system_a": "A", "system_b": "B", "diff": "Δ (B − A)", "ci_low": "CI low",
@@ -201,11 +210,12 @@ if len(systems) >= 2:
             st.caption(few)
         st.table(stability.map("{:.3f}".format))
 
+profile_stamp = {**stamp, "family": family, **({"scores": "raw"} if kind == "z" else {})}
 d1, d2, d3 = st.columns(3)
 d1.download_button("Download charts (HTML)", figs.figures_html(charts, f"{system} vs {baseline} · {sel.collection}"),
                    file_name=f"compare-{system}-vs-{baseline}.html", mime="text/html")
 per_query_export = rows.rename(columns={"baseline": baseline, "system": system}).set_index("qid")
 d2.download_button("Per-query Δ (CSV)", export.to_csv(per_query_export, {**stamp, "measure": measure}),
                    file_name=f"per-query-{system}-vs-{baseline}.csv", mime="text/csv")
-d3.download_button("Cutoff profile (CSV)", export.to_csv(prof.set_index("k"), {**stamp, "family": family}),
+d3.download_button("Cutoff profile (CSV)", export.to_csv(prof.set_index("k"), profile_stamp),
                    file_name=f"profile-{system}-vs-{baseline}.csv", mime="text/csv")

@@ -4,7 +4,7 @@ import streamlit as st
 import metrics
 from metrics.report import export
 from metrics.report import text as report_text
-from ndcg_lab.ui import state
+from ndcg_lab.ui import scores, state
 from ndcg_lab.ui.compare import canonical_measures, significance, suggested_measures
 from ndcg_lab.ui.tables import leaderboard_html, significance_details
 from ndcg_lab.ui.text import md
@@ -48,14 +48,17 @@ if adder.open:
 
 measures = [metrics.with_gain(m, sel.gain) for m in (*metrics.DEFAULT_MEASURES, *extra)]
 measures = list(dict.fromkeys(measures))
+kind = scores.choice()
 table, n_queries = state.means(sel, measures)
+if kind == "z":
+    table = scores.means(sel, measures)
 
 markers, tips = {}, {}
 test_name = state.TESTS[sel.test]
 corrected = (f"{state.CORRECTIONS[sel.correction]} correction over all cells" if sel.correction != "none"
              else "no multiple-testing correction")
 if sel.baseline in table.index and len(table.index) > 1:
-    tests = significance(sel, tuple(measures), sel.baseline, sel.test, sel.correction)
+    tests = significance(sel, tuple(measures), sel.baseline, sel.test, sel.correction, kind=kind)
     for row in tests.itertuples():
         markers[(row.system, row.measure)] = row.marker
         adjusted = (f"{state.CORRECTIONS[sel.correction]}-corrected p = {row.p_adjusted:.4g} "
@@ -64,10 +67,14 @@ if sel.baseline in table.index and len(table.index) > 1:
 
 if markers:
     significance_note = (f"baseline: **{md(sel.baseline)}** · ▲/▼ significantly better/worse than the baseline "
-                         f"({test_name}, p < 0.05, {corrected})")
+                         f"({test_name}, p < 0.05, {corrected}"
+                         + (", on the per-topic z-scores)" if kind == "z" else ")"))
 else:
     significance_note = (f"no significance markers: select the baseline (**{md(sel.baseline)}**) and at least "
                          "one other system")
+if kind == "z":
+    st.markdown(f"**Standardised scores: {md(scores.header(sel))}** · each value is the mean over the topics of "
+                "(score − the reference runs' mean) / their sample standard deviation, per topic and measure")
 st.caption(f"Collection **{md(sel.collection)}** · {n_queries} queries · gain: {state.GAINS[sel.gain]} · "
            f"{significance_note} · bold: best in column")
 st.html(leaderboard_html(table, markers, tips))
@@ -77,7 +84,7 @@ if markers:
     if details.open:
         details.table(significance_details(tests))
 
-stamp = state.stamp(sel, measures)
+stamp = state.stamp(sel, measures) | (scores.stamp(sel) if kind == "z" else {})
 if markers:
     stamp |= export.significance_stamp(sel.baseline, sel.test, sel.correction)
 latex_marks = report_text.latex_marks(markers)

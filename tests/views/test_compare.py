@@ -137,3 +137,58 @@ def test_the_name_box_adds_exactly_the_measure_typed(open_app):
     assert not at.exception
     assert len(at.error) == 1 and "P(rel=" in at.error[0].value
     assert at.multiselect(key="cmp_measures::exp").value == ["nDCG(dcg='exp-log2')@10", "P@1", "P@5", "P@10"]
+
+
+def z_by_hand(frame):
+    """The z-scores recomputed with pandas: per topic and measure, (value - mean) / sample standard
+    deviation (ddof=1, as ``metrics.standardise``) over the reference runs, 0 where they all tie."""
+    grouped = frame.groupby(["qid", "measure"])["value"]
+    mean, sd = grouped.transform("mean"), grouped.transform(lambda v: v.std(ddof=1))
+    tied = grouped.transform(lambda v: v.max() - v.min() < 1e-12)
+    return frame.assign(value=((frame["value"] - mean) / sd).where(~tied, 0.0))
+
+
+def test_compare_tests_the_standardised_scores_when_chosen(app, monkeypatch, legal_cli_comparison):
+    """z-scores against the legal collection's four runs: the means, Δ and paired test's p are those of
+    ``metrics.stats.compare`` on z-scores recomputed by hand; the header and the CSV and JSON exports
+    name the reference runs. Raw stays the default."""
+    import pandas as pd
+
+    import metrics
+    from metrics import stats
+    from metrics.report import export
+
+    legal = ROOT / "ndcg_lab" / "sample_data" / "legal"
+    runs = {path.stem: path for path in sorted(legal.glob("*.run"))}
+    written = {}
+    to_csv = export.to_csv
+    monkeypatch.setattr(export, "to_csv", lambda table, stamp=None, **kw: written.setdefault(
+        len(written), (stamp, to_csv(table, stamp, **kw)))[1])
+
+    at = app.run()
+    at.switch_page("views/compare.py").run()
+    at.multiselect(key="cmp_systems::legal::bm25").set_value(["bm25_ce"]).run()
+    assert at.radio(key="scores_choice").value == "raw"
+    assert at.table[0].value.loc["bm25_ce", "p"] == f"{legal_cli_comparison['p_value']:.4g}"
+    written.clear()
+    at.radio(key="scores_choice").set_value("z").run()
+    assert not at.exception, at.exception
+
+    hand = z_by_hand(metrics.evaluate(legal / "qrels.txt", dict(runs), [MEASURE]))
+    expected = stats.compare(hand[hand["system"].isin(["bm25", "bm25_ce"])], "bm25", ["bm25_ce"], [MEASURE]).iloc[0]
+    row = at.table[0].value.loc["bm25_ce"]
+    assert float(row["Mean"]) == pytest.approx(expected["mean"], abs=6e-5)
+    assert float(row["Baseline mean"]) == pytest.approx(expected["baseline_mean"], abs=6e-5)
+    assert float(row["Δ"]) == pytest.approx(expected["diff"], abs=6e-5)
+    assert row["p"] == f"{expected['p_value']:.4g}" != f"{legal_cli_comparison['p_value']:.4g}"
+    z_mean = hand[hand["system"] == "bm25_ce"]["value"].mean()
+    assert expected["mean"] == pytest.approx(z_mean)
+
+    header = next(m.value for m in at.markdown if "z-scores against the 4 runs of legal" in m.value)
+    assert all(name in header for name in runs) and "paired tests" in header
+    stamp, text = written[0]
+    assert stamp["scores"].startswith("z-scores per topic against: ") and all(n in stamp["scores"] for n in runs)
+    table = pd.read_csv(pd.io.common.StringIO(text), comment="#", index_col=[0, 1])
+    assert table.loc[(MEASURE, "bm25_ce"), "mean"] == pytest.approx(expected["mean"], abs=1e-9)
+    body = next(b for b in at.get("download_button") if b.label == "Export table (JSON)")
+    assert body is not None

@@ -16,7 +16,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 import metrics
 from metrics import stats
 from metrics.report import export
-from tests.conftest import html_tables
+from tests.conftest import html_tables, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
@@ -192,7 +192,7 @@ def test_every_export_says_what_its_markers_mean(open_app, deferred):
     assert "blacktriangle" in latex
     for text in (latex, deferred["leaderboard-legal.csv"]()):
         stamp = {line.split(":", 1)[0].lstrip("%# "): json.loads(line.split(":", 1)[1])
-                 for line in text.splitlines() if line.startswith(("%", "#"))}
+                 for line in text.splitlines() if line.startswith(("%", "#")) and ": " in line}
         assert stamp["baseline"] == "bm25" and stamp["test"] == "t" and stamp["correction"] == "bonferroni"
         assert "paired t-test, Bonferroni correction, p < 0.05" in stamp["markers"]
     body = json.loads(deferred["leaderboard-legal.json"]())
@@ -213,3 +213,74 @@ def test_the_first_screen_draws_neither_the_measure_form_nor_the_details_until_o
     assert any(s.key == "add_measure_known" for s in at.selectbox) and at.text_input
     opened(at, "significance_details_open")
     assert len(at.table) == 1
+
+
+# ---------------------------------------------------------------- standardised scores
+
+def z_by_hand(frame: pd.DataFrame) -> pd.DataFrame:
+    """The z-scores recomputed with pandas: per topic and measure, (value - mean) / sample standard
+    deviation over the reference runs (``metrics.standardise`` uses ddof=1); every reference run
+    equal gives 0 (trec_eval's rule), and the frame holds the reference runs themselves."""
+    grouped = frame.groupby(["qid", "measure"])["value"]
+    mean, sd = grouped.transform("mean"), grouped.transform(lambda v: v.std(ddof=1))
+    tied = grouped.transform(lambda v: v.max() - v.min() < 1e-12)
+    return frame.assign(value=((frame["value"] - mean) / sd).where(~tied, 0.0))
+
+
+def z_means(systems, measures) -> pd.DataFrame:
+    """Means of the by-hand z-scores of ``systems`` against all four legal runs."""
+    frame = z_by_hand(metrics.evaluate(LEGAL / "qrels.txt", dict(RUNS), list(measures)))
+    return frame[frame["system"].isin(systems)].groupby(["system", "measure"])["value"].mean().unstack()
+
+
+REFERENCE_LINE = "z-scores against the 4 runs of legal"
+STAMP_LINE = "z-scores per topic against: "
+
+
+def test_standardised_leaderboard_shows_z_scores_against_the_collections_runs(open_app, deferred):
+    """Two systems selected, the reference is still the collection's four runs: the table's values are
+    their z-scores' means, the header names the reference, and every export's stamp lists its runs."""
+    at = open_app()
+    systems_box(at).set_value(["bm25", "dense"]).run()
+    assert at.radio(key="scores_choice").value == "raw"
+    at.radio(key="scores_choice").set_value("z").run()
+    assert_ok(at)
+    expected = z_means(["bm25", "dense"], EXP_DEFAULT)
+    table = shown(at)
+    assert sorted(table.index) == ["bm25", "dense"]
+    for system in table.index:
+        for measure in EXP_DEFAULT:
+            assert float(table.loc[system, measure]) == pytest.approx(expected.at[system, measure], abs=6e-5)
+    header = next(m.value for m in at.markdown if REFERENCE_LINE in m.value)
+    assert all(name in header for name in RUNS)
+    assert at.query_params["scores"] == "z"
+    csv = deferred["leaderboard-legal.csv"]()
+    stamp = next(line for line in csv.splitlines() if line.startswith("# scores:"))
+    assert STAMP_LINE in stamp and all(name in stamp for name in RUNS)
+    values = pd.read_csv(io.StringIO(csv), comment="#", index_col=0)
+    for system in values.index:
+        for measure in EXP_DEFAULT:
+            assert values.at[system, measure] == pytest.approx(expected.at[system, measure], abs=1e-9)
+    body = json.loads(deferred["leaderboard-legal.json"]())
+    assert STAMP_LINE in body["stamp"]["scores"] and all(name in body["stamp"]["scores"] for name in RUNS)
+    assert body["means"]["dense"][EXP_DEFAULT[0]] == pytest.approx(expected.at["dense", EXP_DEFAULT[0]], abs=1e-9)
+    latex = deferred["leaderboard-legal.tex"]()
+    assert any(line.startswith("%") and STAMP_LINE in line for line in latex.splitlines())
+
+
+def test_raw_scores_stay_the_default_and_unchanged(open_app, deferred):
+    at = open_app()
+    assert at.radio(key="scores_choice").value == "raw"
+    assert not any(REFERENCE_LINE in m.value for m in at.markdown)
+    table = shown(at)
+    expected = means(EXP_DEFAULT)
+    for system in RUNS:
+        assert table.loc[system, EXP_DEFAULT[0]] == f"{expected.at[system, EXP_DEFAULT[0]]:.4f}"
+    assert "scores" not in json.loads(deferred["leaderboard-legal.json"]())["stamp"]
+    assert "scores" not in at.query_params
+
+
+def test_the_address_opens_the_standardised_leaderboard(open_app):
+    at = open_app(query_params={"scores": "z"})
+    assert at.radio(key="scores_choice").value == "z"
+    assert any(REFERENCE_LINE in m.value for m in at.markdown)
