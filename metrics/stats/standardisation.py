@@ -35,11 +35,16 @@ def read_zscores(src, *, source: str | None = None) -> pd.DataFrame:
 
 
 def reference_stats(frame: pd.DataFrame, *, ddof: int = 1) -> pd.DataFrame:
-    """Per (qid, measure), the mean and standard deviation of a tidy frame's values over its systems."""
+    """Per (qid, measure), the mean and standard deviation of a tidy frame's values over its systems.
+    Where every system scores the same, the mean is that value and the deviation exactly 0: summing
+    0.1 three times leaves a deviation of about 1e-17, which would turn a tie into z = -0.8."""
     grouped = frame.groupby(["qid", "measure"], sort=True, observed=True)["value"]
-    out = grouped.agg(mean="mean", stddev=lambda v: float(np.std(v.to_numpy(np.float64), ddof=ddof))
-                      if len(v) > ddof else 0.0)
-    return out.reset_index()
+    out = grouped.agg(mean="mean", low="min", high="max",
+                      stddev=lambda v: float(np.std(v.to_numpy(np.float64), ddof=ddof)) if len(v) > ddof else 0.0)
+    tied = out["low"] == out["high"]
+    out.loc[tied, "mean"] = out.loc[tied, "low"]
+    out.loc[tied, "stddev"] = 0.0
+    return out.drop(columns=["low", "high"]).reset_index()
 
 
 def write_zscores(stats: pd.DataFrame, path) -> None:

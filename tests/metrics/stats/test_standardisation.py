@@ -107,3 +107,14 @@ def test_standardise_equals_trec_eval_z(tmp_path, trec_eval_wide):
         ours = trec_eval_lines(qrels, run, ["map", "P.10", "ndcg_cut.10", "recall.5"], per_query=True,
                                summary=False, zscores=zfile, decimals=10)
         assert ours == done.stdout.splitlines()
+
+
+def test_a_topic_every_run_ties_on_standardises_to_zero():
+    """0.1 three times: the mean is 0.1 and the deviation 0, so each z is 0 (trec_eval's rule for
+    sd = 0), not the -0.8 that floating-point dust would give."""
+    frame = pd.DataFrame({"system": ["a", "b", "c", "a", "b", "c"], "qid": ["1", "1", "1", "2", "2", "2"],
+                          "measure": ["P@10"] * 6, "value": [0.1, 0.1, 0.1, 0.2, 0.4, 0.6]})
+    z = standardise(frame).set_index(["qid", "system"])["value"]
+    assert (z.loc["1"] == 0.0).all()
+    sd = np.std([0.2, 0.4, 0.6], ddof=1)
+    assert z.loc[("2", "a")] == pytest.approx((0.2 - 0.4) / sd)
