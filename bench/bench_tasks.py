@@ -183,7 +183,7 @@ async def socket_class(links: list[str], runs: list[Path], at: list[float], load
                                      pressed(session.widget_id("button", "Submit"))])
                 answer = await session.until_shown(since, kinds=("alert", "exception"))
                 await session.idle()
-            except (OSError, asyncio.TimeoutError, requests.RequestException) as exc:  # a lost session
+            except (TimeoutError, OSError, requests.RequestException) as exc:  # a lost session
                 return time.perf_counter() - began, "other", f"{type(exc).__name__}: {exc}"
             return answer.at - began, outcome(answer.text), answer.text
         return once

@@ -8,10 +8,10 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from metrics.cli import main as cli_main
 from ndcg_lab.ui import console

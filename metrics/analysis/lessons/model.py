@@ -28,11 +28,10 @@ names the file and the problem.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
-
-import tomllib
 
 from ...errors import MetricsError
 from .. import sandbox

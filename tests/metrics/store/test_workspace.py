@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import numpy as np
@@ -93,8 +93,8 @@ def test_run_round_trip_keeps_values_and_file_order(ws):
     assert (loaded.name, loaded.source, loaded.digest) == ("bm25", "bm25.run", run.digest)
     assert loaded.findings == run.findings
     assert (info.n_lines, info.n_queries, info.id) == (300_000, 60, info.id)
-    assert info.uploaded.tzinfo == timezone.utc
-    assert abs((datetime.now(timezone.utc) - info.uploaded).total_seconds()) < 60
+    assert info.uploaded.tzinfo == UTC
+    assert abs((datetime.now(UTC) - info.uploaded).total_seconds()) < 60
 
 
 def test_order_survives_deletes_between_runs(ws):
