@@ -66,7 +66,7 @@ def distinct_labels(names, limit: int = NAME_LIMIT) -> dict[str, str]:
         trial = {n: n[:head] + "…" + n[-tail:] for n in long}
         taken = list(labels.values()) + list(trial.values())
         if len(set(taken)) == len(taken):
-            return {n: labels.get(n, trial.get(n)) for n in names}
+            return {n: labels[n] if n in labels else trial[n] for n in names}
     for n in long:   # names alike at both ends: show where each first differs from the others
         others = [o for o in names if o != n]
         start = max((_common_prefix(n, o) for o in others), default=0)

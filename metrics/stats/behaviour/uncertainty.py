@@ -15,7 +15,9 @@ similarly small set. Below :data:`FEW_SYSTEMS` systems a tau is an order, not an
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import permutations
+from typing import Any
 
 import numpy as np
 
@@ -124,14 +126,7 @@ def tau_values(systems: int, kind: str = "tau") -> list[float]:
     if m > _ENUMERATE_MAX:
         raise MetricsError(f"enumerating the orders of {m} systems is too long", fix=f"use {_ENUMERATE_MAX} or fewer")
     truth = np.arange(m, 0, -1, dtype=np.float64)
-    if kind == "tau":
-        statistic = kendall_tau
-    elif kind == "tau_ap":
-        statistic = tau_ap_symmetric
-    elif kind == "tau_ap_ref":
-        statistic = tau_ap
-    else:
-        _statistic(kind)
+    statistic: Callable[[Any, Any], float] = tau_ap if kind == "tau_ap_ref" else _statistic(kind)
     found = {round(float(statistic(truth, np.asarray(p, dtype=np.float64))), 12) for p in permutations(truth)}
     return sorted(found)
 
