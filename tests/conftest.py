@@ -1,7 +1,9 @@
-"""Shared test helpers: paths to the test data, and the one AppTest harness of the page and ui tests
-(``open_app``)."""
+"""Shared test helpers: paths to the test data, the one AppTest harness of the page and ui tests
+(``open_app``), and trec_eval 10 built as an oracle (``trec_eval_wide``, ``trec_eval_4``)."""
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -194,3 +196,41 @@ def open_app(monkeypatch, tmp_path, sample_home):
 def shared_home(tmp_path_factory, sample_home) -> Path:
     """One workspace for the tests of a module that only read it."""
     return seeded(tmp_path_factory.mktemp("ndcg-lab-shared") / "home", sample_home)
+
+
+# ---------------------------------------------------------------- trec_eval 10, the binary
+# Built from ../shared/tools (build-trec-eval) into a cache folder outside the repository
+# ($XDG_CACHE_HOME or ~/.cache, under ndcg-lab/); a test that needs it skips where the script or a
+# C compiler is absent.
+BUILD_SCRIPT = ROOT.parent / "shared" / "tools" / "build-trec-eval"
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ndcg-lab"
+
+
+def _build(wide: bool) -> Path:
+    if not BUILD_SCRIPT.exists():
+        pytest.skip("../shared/tools/build-trec-eval is absent")
+    target = _cache_dir() / ("trec_eval_wide" if wide else "trec_eval")
+    command = [str(BUILD_SCRIPT), *(["--wide"] if wide else []), str(target)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    except OSError as exc:
+        pytest.skip(f"cannot run build-trec-eval: {exc}")
+    if done.returncode != 0:
+        pytest.skip(f"building trec_eval failed (no C compiler?): {done.stderr.strip()[:200]}")
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def trec_eval_wide() -> Path:
+    """trec_eval 10 printing values with 10 decimals."""
+    return _build(wide=True)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_4() -> Path:
+    """trec_eval 10 as released (4 decimals)."""
+    return _build(wide=False)

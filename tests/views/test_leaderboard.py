@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 import metrics
 from metrics import stats
 from metrics.report import export
+from metrics.stats.standardisation import reference_stats, write_zscores
 from tests.conftest import html_tables, systems_box
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -266,6 +268,32 @@ def test_standardised_leaderboard_shows_z_scores_against_the_collections_runs(op
     assert body["means"]["dense"][EXP_DEFAULT[0]] == pytest.approx(expected.at["dense", EXP_DEFAULT[0]], abs=1e-9)
     latex = deferred["leaderboard-legal.tex"]()
     assert any(line.startswith("%") and STAMP_LINE in line for line in latex.splitlines())
+
+
+def test_standardised_leaderboard_equals_trec_eval_z(open_app, deferred, tmp_path, trec_eval_wide):
+    """The page's z-score means (its CSV export, full precision) equal trec_eval 10's ``-Z``
+    per-topic output averaged over the topics, with a z-score file made from the same reference
+    runs (the legal collection's four): for the page's measures that trec_eval defines."""
+    names = {"AP": "map", "RR": "recip_rank", "R@100": "recall_100", "P@10": "P_10"}
+    qrels = LEGAL / "qrels.txt"
+    zfile = tmp_path / "zscores"
+    reference = reference_stats(metrics.evaluate(qrels, dict(RUNS), list(names)))
+    write_zscores(reference.assign(measure=reference["measure"].map(names)), zfile)
+    at = open_app()
+    at.radio(key="scores_choice").set_value("z").run()
+    assert_ok(at)
+    page = pd.read_csv(io.StringIO(deferred["leaderboard-legal.csv"]()), comment="#", index_col=0)
+    for system, run in RUNS.items():
+        done = subprocess.run([str(trec_eval_wide), "-q", "-c", "-Z", str(zfile), "-m", "map", "-m", "recip_rank",
+                               "-m", "recall.100", "-m", "P.10", str(qrels), str(run)],
+                              capture_output=True, text=True, check=True, timeout=60)
+        rows = [[part.strip() for part in line.split("\t")] for line in done.stdout.splitlines()]
+        per_topic = pd.DataFrame(rows, columns=["measure", "qid", "value"]).query("qid != 'all'")
+        per_topic = per_topic.assign(measure=per_topic["measure"].str.removeprefix("Z"),   # -Z names: Zmap, ...
+                                     value=per_topic["value"].astype(float))
+        trec = per_topic.groupby("measure")["value"].mean()
+        for measure, trec_name in names.items():
+            assert page.at[system, measure] == pytest.approx(trec[trec_name], abs=1e-9), (system, measure)
 
 
 def test_raw_scores_stay_the_default_and_unchanged(open_app, deferred):
