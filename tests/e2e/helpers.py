@@ -245,27 +245,28 @@ def open_app(page, url: str, timeout: float = TIMEOUT) -> None:
     wait_for_app(page, timeout)
 
 
-def read_table(table) -> dict[str, dict[str, str]]:
-    """{row header: {column header: cell text}} of an st.table or the leaderboard's table, the
-    markers of a significant difference (▲/▼) stripped."""
-    return table.evaluate("""(table) => {
+def read_table(table, *, markers: bool = True) -> dict[str, dict[str, str]]:
+    """{row header: {column header: cell text}} of an st.table or the leaderboard's table; with
+    ``markers=False`` the markers (▲/▼) stripped."""
+    return table.evaluate("""(table, markers) => {
         const heads = [...table.querySelectorAll('thead th.col_heading')].map(th => th.innerText.trim());
         const rows = {};
         for (const tr of table.querySelectorAll('tbody tr')) {
             const name = tr.querySelector('th').innerText.trim();
-            const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.replace(/[▲▼]/g, '').trim());
+            const cells = [...tr.querySelectorAll('td')].map(
+                td => (markers ? td.innerText : td.innerText.replace(/[▲▼]/g, '')).trim());
             rows[name] = Object.fromEntries(heads.map((h, i) => [h, cells[i]]));
         }
         return rows;
-    }""")
+    }""", markers)
 
 
 def read_leaderboard(page, where: str = LEADERBOARD) -> dict[str, dict[str, str]]:
-    """:func:`read_table` of the first table of the main area that ``where`` selects, once it shows:
-    the leaderboard, or an st.table (``'[data-testid="stTable"] table'``)."""
+    """:func:`read_table` of the first table of the main area that ``where`` selects, once it shows
+    (the leaderboard, or an st.table: ``'[data-testid="stTable"] table'``), markers stripped."""
     table = main(page).locator(where).first
     expect(table).to_be_visible(timeout=TIMEOUT)
-    return read_table(table)
+    return read_table(table, markers=False)
 
 
 def screenshot_dir() -> Path:
