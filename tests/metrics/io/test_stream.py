@@ -253,7 +253,8 @@ def test_sigterm_while_a_bomb_is_inflated_ends_the_command_at_once(tmp_path):
     bomb.write_bytes(member * 800)   # 13 GB of text
     (tmp_path / "qrels").write_bytes(GOOD_QRELS)
     process = subprocess.Popen([sys.executable, "-m", "metrics", "eval", str(tmp_path / "qrels"), str(bomb)],
-                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "NDCG_LAB_INFLATE_LIMIT": "40GB"},
+                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "NDCG_LAB_INFLATE_LIMIT": "40GB",
+                                    "NDCG_LAB_INFLATE_RATIO": "unlimited"},   # the limit alone, as the test says
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         time.sleep(3)
