@@ -99,9 +99,16 @@ def p_text(p: float) -> str:
     return MISSING if p != p else format_p(p)
 
 
+def percent(value: float, sign: bool = False) -> str:
+    """``value`` as a percentage to one decimal (``12.6%``, with ``sign`` ``+12.6%``); a value that
+    rounds to zero reads ``0.0%`` (``+0.0%``), never ``-0.0%``."""
+    shown = round(100 * value, 1) + 0.0   # adding +0.0 turns the -0.0 of a tiny negative into 0.0
+    return f"{shown:+.1f}%" if sign else f"{shown:.1f}%"
+
+
 def share_text(value: float) -> str:
     """A share of the headroom as a percentage (``12.6%``); ``n/a`` when undefined."""
-    return "n/a" if value != value else f"{100 * value:.1f}%"
+    return "n/a" if value != value else percent(value)
 
 
 def verdict_sentence(result: headroom_analysis.Headroom) -> str:
@@ -110,8 +117,8 @@ def verdict_sentence(result: headroom_analysis.Headroom) -> str:
     relative = s["relative"]
     if relative != relative:
         return f"{md(result.first)} scores 0 on {md(result.measure)}: a relative improvement is undefined."
-    interval = f"{100 * s['relative_ci'][0]:+.1f}% to {100 * s['relative_ci'][1]:+.1f}%"
-    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{100 * relative:+.1f}%** of "
+    interval = f"{percent(s['relative_ci'][0], sign=True)} to {percent(s['relative_ci'][1], sign=True)}"
+    return (f"**{md(result.reranked)}** changes {md(result.measure)} by **{percent(relative, sign=True)}** of "
             f"{md(result.first)}'s mean ({int(100 * s['level'])}% interval {interval}): relative to the first "
             "stage, so the same gain reads larger over a weaker first stage.")
 

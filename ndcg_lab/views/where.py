@@ -63,7 +63,7 @@ if result is not None:
     m3.metric(f"Oracle of the top {depth}", f"{s['oracle']:.4f}",
               help="The first stage's top K sorted by gain; IDCG over every judged document (trec_eval), so the "
                    "ceiling is below 1 where the first stage missed relevant documents.")
-    m4.metric("Re-ranked", f"{s['reranked']:.4f}", help=f"{measure} of B", delta=f"{100 * s['relative']:+.1f}%"
+    m4.metric("Re-ranked", f"{s['reranked']:.4f}", help=f"{measure} of B", delta=where.percent(s["relative"], sign=True)
               if s["relative"] == s["relative"] else None)
     low, high = s["share_ci"]
     st.markdown(where.verdict_sentence(result))

@@ -21,3 +21,10 @@ def test_default_pair_is_the_reranking(legal):
 
 def test_share_text():
     assert where.share_text(0.12596) == "12.6%" and where.share_text(float("nan")) == "n/a"
+
+
+def test_a_share_that_rounds_to_zero_reads_without_a_minus_sign():
+    # -0.0004 of the headroom is -0.04%, which rounds to 0.0% at one decimal: no "-0.0%"
+    assert where.share_text(-0.0004) == "0.0%" and where.share_text(-0.0006) == "-0.1%"
+    assert where.percent(-0.0004, sign=True) == "+0.0%" and where.percent(0.0126, sign=True) == "+1.3%"
+    assert where.share_text(-0.0) == "0.0%"
