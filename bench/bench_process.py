@@ -1,5 +1,5 @@
 """Whole processes on the 7M-line dev run: ``python -m metrics eval`` with the full suite beside
-the floor of a text parse (pyarrow ``read_csv`` of the same file) and the peers, interleaved.
+the floors of a text parse (pyarrow's and polars' ``read_csv`` of the same file) and the peers, interleaved.
 
     python bench/bench_process.py [--repeats 5] [--dataset dev] [--no-write]
 
@@ -9,7 +9,9 @@ of the child (``ru_maxrss`` from ``os.wait4``). Commands:
 
 - ``ours``: ``python -m metrics eval QRELS RUN -m nDCG@5 ... -m P@10`` (the suite below);
 - ``read_csv``: ``python -c`` importing pyarrow.csv and reading RUN with six space-separated
-  columns, the floor for any text parse;
+  columns, the floor for any text parse (the ratios are to it);
+- ``polars read_csv``: ``python -c`` importing polars and reading RUN the same way with its
+  multi-threaded reader (every core), a second floor;
 - ``trec_eval``: trec_eval 10 (``../shared/tools/build-trec-eval``) with the same measures
   (``-m ndcg_cut.5,10,20,100,1000 -m map -m recip_rank -m recall.10,100,1000 -m P.5,10``);
 - ``pytrec_eval``: bench/run.py's plain-Python reader + ``RelevanceEvaluator``;
@@ -48,6 +50,12 @@ t = c.read_csv(sys.argv[1], read_options=c.ReadOptions(column_names=list("abcdef
 print(t.num_rows)
 """
 
+READ_CSV_POLARS = """
+import sys, polars as pl
+t = pl.read_csv(sys.argv[1], separator=" ", has_header=False, new_columns=list("abcdef"))
+print(t.height)
+"""
+
 PYTREC_EVAL = """
 import sys
 sys.path.insert(0, sys.argv[3])
@@ -75,6 +83,7 @@ def commands(qrels: Path, run: Path) -> dict[str, list[str]]:
     found = {
         "ours": [sys.executable, "-m", "metrics", "eval", str(qrels), str(run), *suite],
         "read_csv": [sys.executable, "-c", READ_CSV, str(run)],
+        "polars read_csv": [sys.executable, "-c", READ_CSV_POLARS, str(run)],
     }
     if BUILD.exists():
         found["trec_eval"] = [str(trec_eval_binary()), "-c", *TREC_EVAL_MEASURES, str(qrels), str(run)]
@@ -125,12 +134,13 @@ def run_all(dataset: str, repeats: int) -> tuple[list[str], str]:
             peaks[name].append(peak)
             shown[name] = ndcg10(name, output)
     floor = statistics.median(times["read_csv"])
+    polars = statistics.median(times["polars read_csv"])
     ours = statistics.median(times["ours"])
-    lines = ["| command | median s | ratio to read_csv | ratio to ours | peak RSS MB | mean nDCG@10 | runs (s) |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| command | median s | ratio to read_csv | ratio to polars | ratio to ours | peak RSS MB | mean nDCG@10 "
+             "| runs (s) |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for name in cmds:
         median = statistics.median(times[name])
-        lines.append(f"| {name} | {median:.2f} | {median / floor:.2f} | {median / ours:.2f} | "
+        lines.append(f"| {name} | {median:.2f} | {median / floor:.2f} | {median / polars:.2f} | {median / ours:.2f} | "
                      f"{statistics.median(peaks[name]):,.0f} | {shown[name]} | "
                      f"{', '.join(f'{t:.2f}' for t in times[name])} |")
     return lines, load()
@@ -139,7 +149,7 @@ def run_all(dataset: str, repeats: int) -> tuple[list[str], str]:
 def section(dataset: str, repeats: int, lines: list[str], load_after: str) -> str:
     return "\n".join([
         "<!-- bench_process -->",
-        f"## Whole process: `python -m metrics eval` on {dataset} beside a pyarrow read_csv and the peers",
+        f"## Whole process: `python -m metrics eval` on {dataset} beside pyarrow's and polars' read_csv and the peers",
         "",
         f"Command: `python bench/bench_process.py --dataset {dataset} --repeats {repeats}` (each repeat runs "
         "every command once, in turn; median of the repeats).  ",

@@ -27,7 +27,7 @@ from ..errors import MetricsError
 from ..evaluation import as_runs, curve_ranked
 from ..measures import Context, parse, with_gain
 from ..ranking import Ranked, positions, rank
-from .headroom import rank_in
+from .headroom import docno_codes, rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]
 
@@ -164,19 +164,25 @@ def _spread(parts: pd.DataFrame, column: str, labels: list, qids, total: pd.Seri
 
 
 def _only_one(ra: Ranked, rb: Ranked, name_a: str, name_b: str, k: int, rel_level: int, qids: set) -> pd.DataFrame:
-    """Relevant documents in the top k of exactly one of the runs, with their grades and ranks."""
+    """Relevant documents in the top k of exactly one of the runs, with their grades and ranks.
+
+    Rows are picked on integer arrays (query numbers, positions, one docno code per row from
+    :func:`docno_codes`, shared by both directions); strings are taken for the picked rows only."""
     out = []
-    for this, other, name in ((ra, rb, name_a), (rb, ra, name_b)):
+    codes = docno_codes(ra, rb)
+    for this, other, name, code in ((ra, rb, name_a, codes), (rb, ra, name_b, codes[::-1])):
         pos = positions(this.offsets)
-        where = rank_in(this, other)
-        qid = np.repeat(this.qids.astype(str), this.lengths)
+        where = rank_in(this, other, code)
+        names = this.qids.astype(str)
+        query = np.repeat(np.arange(this.n_queries), this.lengths)
         pick = (pos < k) & this.judged & (this.rel >= rel_level) & ((where < 0) | (where >= k))
-        pick &= np.isin(qid, list(qids))
-        other_rank = pd.array(np.where(where[pick] >= 0, where[pick] + 1, 0), dtype="Int64")
-        other_rank[where[pick] < 0] = pd.NA
-        out.append(pd.DataFrame({"qid": qid[pick], "docno": np.asarray(this.docno.filter(pick).to_pylist(),
-                                                                       dtype=object),
-                                 "grade": this.rel[pick], "run": name, "rank": pos[pick] + 1,
+        pick &= np.isin(names, list(qids))[query]
+        rows = np.flatnonzero(pick)
+        other_rank = pd.array(np.where(where[rows] >= 0, where[rows] + 1, 0), dtype="Int64")
+        other_rank[where[rows] < 0] = pd.NA
+        out.append(pd.DataFrame({"qid": names[query[rows]],
+                                 "docno": np.asarray(this.docnos().take(rows).to_pylist(), dtype=object),
+                                 "grade": this.rel[rows], "run": name, "rank": pos[rows] + 1,
                                  "other_rank": other_rank}))
     frame = pd.concat(out, ignore_index=True)
     return frame.sort_values(["qid", "run", "rank"], kind="stable").reset_index(drop=True)
