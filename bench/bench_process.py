@@ -1,7 +1,7 @@
 """Whole processes on the 7M-line dev run: ``python -m metrics eval`` with the full suite beside
 the floors of a text parse (pyarrow's and polars' ``read_csv`` of the same file) and the peers, interleaved.
 
-    python bench/bench_process.py [--repeats 5] [--dataset dev] [--no-write]
+    python bench/bench_process.py [--repeats 5] [--dataset dev] [--no-write] [--only ours --only read_csv ...]
 
 Each repeat runs every command once, in a fresh process, in turn (so a slow spell of the machine
 hits them all); the table shows the median wall-clock seconds from spawn to exit and the peak RSS
@@ -119,9 +119,10 @@ def ndcg10(engine: str, output: str) -> str:
     return "–"
 
 
-def run_all(dataset: str, repeats: int) -> tuple[list[str], str]:
+def run_all(dataset: str, repeats: int, only=None) -> tuple[list[str], str]:
     qrels, run = paths(dataset, "txt")
-    cmds = commands(qrels, run)
+    cmds = {name: cmd for name, cmd in commands(qrels, run).items()
+            if not only or name in {"ours", "read_csv", "polars read_csv", *only}}
     # .pyc files written, as an installed package has them (not with PYTHONDONTWRITEBYTECODE set)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "metrics")], check=True)
     times: dict[str, list[float]] = {name: [] for name in cmds}
@@ -180,8 +181,10 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", default="dev")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--only", action="append", metavar="COMMAND",
+                        help="time only these commands (repeatable) beside ours and the two read_csv floors")
     args = parser.parse_args(argv)
-    lines, load_after = run_all(args.dataset, args.repeats)
+    lines, load_after = run_all(args.dataset, args.repeats, args.only)
     text = section(args.dataset, args.repeats, lines, load_after)
     print(text)
     if not args.no_write:

@@ -24,6 +24,7 @@ score), so the numbers are the engine's, with its tie rule and options.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,26 +58,61 @@ HEADROOM_TOLERANCE = 1e-12
 """|O - F| at or below this is no headroom: the share is undefined there."""
 
 
-def docno_codes(a: Ranked, b: Ranked) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of the docnos of ``a`` and ``b``, row by row, from one dictionary (equal codes,
-    equal strings). One hash pass over the two runs' docno columns (Arrow's ``dictionary_encode``
-    of both, whose chunks share one dictionary), taken at the rankings' rows; the strings
-    themselves are never gathered into ranked order."""
-    columns = [a.docnos(), b.docnos()]
-    chunks = [chunk for column in columns for chunk in (column.source.chunks
-                                                          if isinstance(column.source, pa.ChunkedArray)
-                                                          else [column.source])]
+PAIR_CODES_KEPT = 2
+"""Pairs of docno columns whose codes :func:`docno_codes` keeps (two int32 per run line each): the
+page "Where it differs" asks for the same pair's codes in its headroom and its rank bands."""
+
+_pair_codes: dict[tuple, tuple] = {}
+_pair_codes_lock = threading.Lock()
+
+
+def _chunks(source) -> list:
+    return source.chunks if isinstance(source, pa.ChunkedArray) else [source]
+
+
+def _identity(source) -> tuple:
+    """Where a column's memory is: (type, offset, length and buffer addresses) of each chunk. Arrow
+    columns are immutable, so while the chunks are held (as :data:`_pair_codes` holds them), equal
+    identities mean equal strings; a new wrapper of the same memory (``table["docno"]``) matches."""
+    return tuple((str(chunk.type), chunk.offset, len(chunk),
+                  *(b.address if b is not None else 0 for b in chunk.buffers())) for chunk in _chunks(source))
+
+
+def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of every row of two docno columns (arrays or chunked arrays) from one dictionary: one
+    ``dictionary_encode`` of both (its chunks share one dictionary). The last
+    :data:`PAIR_CODES_KEPT` pairs are kept, with their chunks (so that their memory stays theirs)."""
+    key = (_identity(source_a), _identity(source_b))
+    with _pair_codes_lock:
+        kept = _pair_codes.get(key)
+    if kept is not None:
+        return kept[1], kept[2]
+    held = [*_chunks(source_a), *_chunks(source_b)]
+    chunks = held
     if len({chunk.type for chunk in chunks}) > 1:
         chunks = [chunk.cast(pa.large_string()) for chunk in chunks]
     encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=chunks[0].type) if chunks
                                    else pa.chunked_array([], pa.string()))
     codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]
-                           or [np.zeros(0, np.int64)]).astype(np.int64, copy=False)
-    cut = len(columns[0].source)
-    out = []
-    for column, part in zip(columns, (codes[:cut], codes[cut:])):
-        out.append(part if column.rows is None else part[column.rows])
-    return out[0], out[1]
+                           or [np.zeros(0, np.int32)])
+    codes_a, codes_b = codes[:len(source_a)], codes[len(source_a):]
+    with _pair_codes_lock:
+        _pair_codes[key] = (held, codes_a, codes_b)
+        while len(_pair_codes) > PAIR_CODES_KEPT:
+            del _pair_codes[next(iter(_pair_codes))]
+    return codes_a, codes_b
+
+
+def docno_codes(a: Ranked, b: Ranked) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of the docnos of ``a`` and ``b``, row by row, from one dictionary (equal codes,
+    equal strings). One hash pass over the two runs' docno columns (:func:`_source_codes`, kept
+    for the pair), taken at the rankings' rows; the strings themselves are never gathered into
+    ranked order."""
+    column_a, column_b = a.docnos(), b.docnos()
+    codes_a, codes_b = _source_codes(column_a.source, column_b.source)
+    rows_a = codes_a if column_a.rows is None else codes_a[column_a.rows]
+    rows_b = codes_b if column_b.rows is None else codes_b[column_b.rows]
+    return rows_a.astype(np.int64), rows_b.astype(np.int64)
 
 
 def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:

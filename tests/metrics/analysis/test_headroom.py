@@ -176,3 +176,36 @@ def test_legal_oracle_matches_pytrec_eval(legal):
     expected = pd.Series({q: v["ndcg_cut_10"] for q, v in values.items()})
     ours = legal.per_query.set_index("qid")["oracle"]
     assert ours.to_numpy() == pytest.approx(expected.loc[ours.index].to_numpy(), abs=1e-12)
+
+
+def test_rank_in_both_ways_from_one_set_of_docno_codes():
+    qrels = qrels_of([("q1", "a", 1), ("q2", "p", 1)])
+    first = rank(run_of({"q1": list("abcde"), "q2": list("pqrs")}, "f"), qrels)
+    other = rank(run_of({"q1": list("ecz"), "q2": list("sqp")}, "r"), qrels)
+    code_f, code_o = hr.docno_codes(first, other)
+    # equal codes exactly where the docno strings are equal, across both runs
+    strings = first.docno.to_pylist() + other.docno.to_pylist()
+    codes = np.concatenate([code_f, code_o]).tolist()
+    assert all((codes[i] == codes[j]) == (strings[i] == strings[j])
+               for i in range(len(codes)) for j in range(len(codes)))
+    # q1: a b c d e against e c z; q2: p q r s against s q p (0-based positions, -1 where absent)
+    assert hr.rank_in(first, other).tolist() == [-1, -1, 1, -1, 0, 2, 1, -1, 0]
+    assert hr.rank_in(other, first).tolist() == [4, 2, -1, 3, 1, 0]
+    assert hr.rank_in(other, first, (code_o, code_f)).tolist() == hr.rank_in(other, first).tolist()
+    # a condensed list (rows of the run's column) keeps its codes row by row
+    condensed = first.condensed()
+    assert hr.rank_in(condensed, other).tolist() == [-1, 2]
+
+
+def test_docno_codes_of_a_pair_are_kept_while_its_columns_live():
+    qrels = qrels_of([("q1", "a", 1)])
+    first_run, other_run = run_of({"q1": list("abc")}, "f"), run_of({"q1": list("cbz")}, "r")
+    first, other = rank(first_run, qrels), rank(other_run, qrels)
+    again_first, again_other = rank(first_run, qrels), rank(other_run, qrels)   # new rankings, same columns
+    assert hr._identity(first.docnos().source) == hr._identity(again_first.docnos().source)
+    kept = hr._source_codes(first.docnos().source, other.docnos().source)
+    assert all(x is y for x, y in zip(kept, hr._source_codes(again_first.docnos().source,
+                                                             again_other.docnos().source)))
+    assert hr.rank_in(again_first, again_other).tolist() == [-1, 1, 0]
+    # the reverse pair is another pair: its own codes, the same matches
+    assert hr.rank_in(again_other, again_first).tolist() == [2, 1, -1]
