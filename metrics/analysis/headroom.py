@@ -80,7 +80,7 @@ def _identity(source) -> tuple:
 
 def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
     """Codes of every row of two docno columns (arrays or chunked arrays) from one dictionary: one
-    ``dictionary_encode`` of both (its chunks share one dictionary). The last
+    ``dictionary_encode`` of both, concatenated. The last
     :data:`PAIR_CODES_KEPT` pairs are kept, with their chunks (so that their memory stays theirs)."""
     key = (_identity(source_a), _identity(source_b))
     with _pair_codes_lock:
@@ -89,12 +89,11 @@ def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
         return kept[1], kept[2]
     held = [*_chunks(source_a), *_chunks(source_b)]
     chunks = held
-    if len({chunk.type for chunk in chunks}) > 1:
-        chunks = [chunk.cast(pa.large_string()) for chunk in chunks]
-    encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=chunks[0].type) if chunks
-                                   else pa.chunked_array([], pa.string()))
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]
-                           or [np.zeros(0, np.int32)])
+    if len({chunk.type for chunk in chunks}) > 1 or sum(chunk.nbytes for chunk in chunks) >= 2**31:
+        chunks = [chunk.cast(pa.large_string()) for chunk in chunks]   # one type; 64-bit offsets when large
+    # one array, not chunks: a chunked array's encoding hands every chunk the dictionary so far
+    encoded = pc.dictionary_encode(pa.concat_arrays(chunks) if chunks else pa.array([], pa.string()))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
     codes_a, codes_b = codes[:len(source_a)], codes[len(source_a):]
     with _pair_codes_lock:
         _pair_codes[key] = (held, codes_a, codes_b)
