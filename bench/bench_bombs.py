@@ -12,7 +12,7 @@ Inputs (``--mib`` MiB of text each, written once to ``--cache``, default /tmp/nd
     topics    one TREC topic, repeated
 
 each in gzip, bz2, xz and zstd (pyarrow's codec), as one stream (``stream``) and as concatenated
-members of 8 MiB each (``members``). Entries:
+members of 8 MiB each (``members``), and plain (``--codecs plain``: the text as it is, one form). Entries:
 
     cli      python -m metrics eval QRELS RUN (the default engine; a qrels bomb is the QRELS)
     stream   the same with --engine streaming
@@ -52,7 +52,7 @@ TEXT = {
     "qrels": b"q1 0 doc1 1\n",
     "topics": b"<top><num>1</num><title>bomb</title></top>\n",
 }
-CODECS = ("gz", "bz2", "xz", "zst")
+CODECS = ("gz", "bz2", "xz", "zst", "plain")
 FORMS = ("stream", "members")
 ENTRIES = ("cli", "stream", "library", "upload")
 
@@ -105,6 +105,8 @@ def _member(codec: str, data: bytes) -> bytes:
 
 def bomb(cache: Path, kind: str, codec: str, form: str, mib: int) -> Path:
     """The input file, written once."""
+    if codec == "plain":
+        form = "plain"
     path = cache / f"{kind}-{form}-{mib}m.{codec}"
     if path.exists():
         return path
@@ -112,7 +114,11 @@ def bomb(cache: Path, kind: str, codec: str, form: str, mib: int) -> Path:
     block = TEXT[kind] * (MEMBER // len(TEXT[kind]))
     n = max(1, (mib << 20) // len(block))
     partial = path.with_suffix(path.suffix + ".part")
-    if form == "members":
+    if codec == "plain":
+        with open(partial, "wb") as out:
+            for _ in range(n):
+                out.write(block)
+    elif form == "members":
         packed = _member(codec, block)
         with open(partial, "wb") as out:
             for _ in range(n):
@@ -163,7 +169,7 @@ def short(outcome: str) -> str:
     for words, label in (("times its compressed size", "refused: inflate ratio"),
                          ("inflates to more than", "refused: inflate limit"), ("binary data", "refused: binary"),
                          ("only blank lines", "refused: blank lines"), ("appears twice", "refused: duplicate"),
-                         ("still running", "killed at the timeout")):
+                         ("a degenerate input", "refused: degenerate"), ("still running", "killed at the timeout")):
         if words in text:
             return label
     return text[:60].replace("|", "/")
@@ -197,7 +203,7 @@ def main() -> None:
         base = measure(command(entry, "lines", run, qrels, run), code, args.timeout)["peak"]
         for kind in args.kinds:
             for codec in args.codecs:
-                for form in args.forms:
+                for form in (args.forms if codec != "plain" else args.forms[:1]):
                     argv = command(entry, kind, path := bomb(args.cache, kind, codec, form, args.mib), qrels, run)
                     if argv is None:
                         continue

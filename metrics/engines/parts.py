@@ -40,7 +40,7 @@ from ..io.inflate import (
     within_ratio,
 )
 from ..io.keys import as_array
-from ..io.lines import check_line_lengths, line_ends, line_of_offset, line_too_long
+from ..io.lines import check_degenerate, check_line_lengths, line_ends, line_of_offset, line_too_long
 from ..io.paths import display_name, filesystem, is_url, join_path, peek
 from ..io.read import layout_of
 from ..io.sniff import check_text, compression_of, first_data_line, without_bom
@@ -176,6 +176,8 @@ class _Checks:
         self.bytes = self.open_line = self.lines = 0
 
     def block(self, block: bytes) -> None:
+        if self.raw_read is None:   # plain text: a degenerate block is refused as the readers refuse it
+            check_degenerate(block, self.lines, self.source, open_line=self.open_line)
         self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
                                                         self.source)
         self.bytes += len(block)
@@ -254,8 +256,11 @@ def _last_line(piece: bytes) -> bytes:
 
 
 def _last_data_line(piece: bytes) -> bytes | None:
-    """The last line of ``piece`` that holds data (not blank, not a comment), without its line end."""
-    end = len(piece)
+    """The last line of ``piece`` that holds data (not blank, not a comment), without its line end.
+    Trailing blank lines are skipped at once (``bytes.rstrip``), not line by line."""
+    ink = len(piece.rstrip())
+    ends = [at for at in (piece.find(b"\n", ink), piece.find(b"\r", ink)) if at >= 0]
+    end = min(ends) + 1 if ends else len(piece)
     while end > 0:
         newline = piece.rfind(b"\n", 0, end - 1)
         start = max(newline, piece.rfind(b"\r", max(newline, 0), end - 1)) + 1    # \r only after that \n

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from .. import settings as settings_module
 from ..errors import MetricsError
-from .lines import check_line_lengths
+from .lines import DEGENERATE_WINDOW, check_degenerate, check_line_lengths
 from .sniff import compression_of, line_checks_apply, refuse_other_formats
 
 DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, pa.ArrowException)
@@ -52,10 +52,21 @@ def decompress(raw: bytes, source: str, *, limit: int | None = None, counted: bo
 
 
 def check_lines(data: bytes, source: str, settings=None) -> None:
-    """MetricsError naming the first line of text ``data`` longer than ``max_line`` bytes."""
+    """MetricsError naming the first line of text ``data`` longer than ``max_line`` bytes, or the
+    first degenerate block of it (:func:`metrics.io.lines.check_degenerate`), block by block as
+    :func:`checked_blocks` judges a stream."""
     settings = settings_module.load() if settings is None else settings
-    if len(data) > settings.max_line and line_checks_apply(data[:65536]):
+    if not line_checks_apply(data[:65536]):
+        return
+    if len(data) > settings.max_line:
         check_line_lengths(data, 0, 0, settings.max_line, source, count=False)
+    if b"\x00" in data[:DEGENERATE_WINDOW]:
+        return   # binary: check_text names the byte
+    lines = 0
+    for at in range(0, len(data), INFLATE_CHUNK):
+        if at:
+            lines += data.count(b"\n", at - INFLATE_CHUNK, at)
+        check_degenerate(data, lines, source, open_line=int(at > 0 and data[at - 1] != 10), start=at)
 
 
 def inflate(raw: bytes, compression: str, source: str, limit: int, *, counted: bool = False) -> bytes:
@@ -167,6 +178,9 @@ def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", se
       asked for. ``limit`` None counts nothing against the budget;
     - refused at a line longer than ``max_line`` (``NDCG_LAB_MAX_LINE``) in text (not JSON or
       binary), naming the line;
+    - plain text (``limit`` None) refused when a block's first megabyte is degenerate (only blank
+      lines, or a few lines repeated: :func:`metrics.io.lines.check_degenerate`), naming the line:
+      such a file stops at its first block, as a compressed bomb stops at its second (the ratio);
     - at the first block with a NUL byte in text, reading stops after that block, and the
       caller's :func:`metrics.io.sniff.check_text` names the byte and its line, as for the whole file.
 
@@ -187,6 +201,8 @@ def checked_blocks(stream, source: str, *, limit: int | None, what: str = "", se
                 text = line_checks_apply(chunk)
             nul = text and b"\x00" in chunk   # refused by check_text, at the NUL: nothing after it is read
             if text and not nul:
+                if limit is None:
+                    check_degenerate(chunk, lines, source, open_line=open_line)
                 open_line, lines = check_line_lengths(chunk, open_line, lines, settings.max_line, source)
             if raw_read is not None and not nul and not within_ratio(total + len(chunk), raw_read(),
                                                                      settings.inflate_ratio):

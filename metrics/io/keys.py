@@ -82,24 +82,32 @@ def pair_keys(qcode: np.ndarray, docno) -> np.ndarray:
     chunks = [c for c in docno.chunks] if isinstance(docno, pa.ChunkedArray) else [docno]
     starts = offsets_of(np.array([len(c) for c in chunks], dtype=np.int64))
     out = np.empty(int(starts[-1]), dtype=np.uint64)
+    # slices of a chunk: the padded copy string_hash makes of one slice stays small
+    slices = [(i, lo, min(lo + _HASH_SLICE, len(c))) for i, c in enumerate(chunks)
+              for lo in range(0, len(c), _HASH_SLICE)]
 
-    def hash_chunk(i: int) -> None:
-        lo, hi = int(starts[i]), int(starts[i + 1])
-        if hi > lo:
-            h = out[lo:hi]
-            h[:] = string_hash(chunks[i])
-            with np.errstate(over="ignore"):
-                np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
-                np.add(h, qcode[lo:hi], out=h, dtype=np.uint64, casting="unsafe")
-            _mix(h, inplace=True)
+    def hash_slice(piece: tuple[int, int, int]) -> None:
+        i, lo, hi = piece
+        at = int(starts[i])
+        h = out[at + lo:at + hi]
+        h[:] = string_hash(chunks[i].slice(lo, hi - lo))
+        with np.errstate(over="ignore"):
+            np.multiply(h, np.uint64(0x9E3779B97F4A7C15), out=h)
+            np.add(h, qcode[at + lo:at + hi], out=h, dtype=np.uint64, casting="unsafe")
+        _mix(h, inplace=True)
 
-    if len(chunks) > 1:
+    if len(slices) > 1:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(hash_chunk, range(len(chunks))))
-    elif chunks:
-        hash_chunk(0)
+            list(pool.map(hash_slice, slices))
+    elif slices:
+        hash_slice(slices[0])
     return out
+
+
+_HASH_SLICE = 1 << 18
+"""Rows hashed at a time by :func:`pair_keys`: string_hash pads a slice's strings into a copy
+(tens of bytes a row), so a slice bounds that scratch memory whatever the run's size."""
 
 
 def exact_duplicates(qid: pa.Array, docno: pa.Array, qcode: np.ndarray):

@@ -1,9 +1,12 @@
 """Line arithmetic on raw bytes, for the messages that name a line: newline counts, line ends
 (\\n, \\r\\n and a lone \\r, as pyarrow reads them), the line of a byte offset, a line's text quoted
-for a message, and the check, block by block, that no line is longer than the operator's bound."""
+for a message, and the checks, block by block, that no line is longer than the operator's bound
+and that the text is not degenerate (blank, or a few lines repeated)."""
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import MetricsError
 
@@ -95,3 +98,71 @@ def check_line_lengths(chunk: bytes, open_line: int, lines: int, max_line: int, 
     if len(chunk) - last - 1 > max_line and b"\r" not in chunk[last + 1:]:
         raise too_long(lines + count_newlines(chunk) + 1)
     return len(chunk) - last - 1, lines + count_newlines(chunk) if count else lines
+
+
+DEGENERATE_WINDOW = 1 << 19
+"""Bytes of a block judged by :func:`check_degenerate` (its first whole lines): enough lines to tell
+text that repeats itself from any real file, few enough to cost a millisecond a block."""
+
+DEGENERATE_LINES = 1024
+"""Lines a window must hold to be judged: a short file of repeated lines is bounded by its size."""
+
+DEGENERATE_SHARE = 16
+"""A window is degenerate when fewer than one line in this many is new: neither blank nor a repeat
+of a line before it in the window. Real runs and qrels repeat no line; TREC topics, the most
+repetitive real text (``<top>``, ``</top>``, ``<desc> Description:``), repeat fewer than half."""
+
+
+def check_degenerate(chunk: bytes, lines_before: int, source: str, *, open_line: int = 0, start: int = 0) -> None:
+    """MetricsError naming the line when the first :data:`DEGENERATE_WINDOW` bytes of whole lines
+    of ``chunk`` (a block of text after ``lines_before`` ended lines; ``open_line``: bytes of a
+    line left open before it, so that the window starts after that line's end; ``start``: where the
+    block starts in ``chunk``, which is not copied) are degenerate:
+    only blank lines, or one line or a few repeated. A plain file of such text is refused at its
+    first block whatever its size, before anything of it is parsed (a compressed one at its second,
+    by the inflate ratio); the window costs one pass of pyarrow's hash over half a megabyte."""
+    if len(chunk) - start < DEGENERATE_WINDOW // 2:
+        return
+    begin = start
+    if open_line:
+        begin = chunk.find(b"\n", start, start + DEGENERATE_WINDOW) + 1
+        if begin == 0:
+            return
+        lines_before += 1
+    cut = chunk.rfind(b"\n", begin, begin + DEGENERATE_WINDOW) + 1
+    if cut <= begin:
+        return
+    a = np.frombuffer(chunk, dtype=np.uint8, count=cut - begin, offset=begin)
+    ends = np.flatnonzero(a == 10)
+    n = len(ends)
+    if n < DEGENERATE_LINES:
+        return
+    starts = np.empty(n + 1, dtype=np.int32)
+    starts[0] = 0
+    starts[1:] = ends + 1
+    lengths = np.diff(starts)
+    blank = lengths <= 1
+    if chunk.find(b"\r", begin, cut) >= 0:   # \r\n line ends: a blank line is two bytes
+        blank |= (lengths == 2) & (a[starts[:-1]] == 13)
+    lines = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(starts), pa.py_buffer(chunk).slice(begin)])
+    codes = pc.dictionary_encode(lines).indices.to_numpy()
+    seen = np.maximum.accumulate(codes)
+    new = np.ones(n, dtype=bool)
+    new[1:] = codes[1:] > seen[:-1]
+    useful = int((new & ~blank).sum())
+    if useful * DEGENERATE_SHARE >= n:
+        return
+    repeat = np.flatnonzero(~new & ~blank)
+    degenerate = "which no run, qrels or topics file has: a degenerate input"
+    if len(repeat) == 0:
+        row = int(np.flatnonzero(blank)[0])
+        held = "all blank" if useful == 0 else f"blank but for {useful:,}"
+        raise MetricsError(f"lines {lines_before + 1:,} to {lines_before + n:,} are {held}, {degenerate}",
+                           source=source, line=lines_before + row + 1, fix="give the file with one record per line")
+    row = int(repeat[0])
+    first = int(np.flatnonzero(codes == codes[row])[0])
+    raise MetricsError(f"line {lines_before + row + 1:,} repeats line {lines_before + first + 1:,} "
+                       f"({line_text(chunk[begin:cut], row + 1)}), and only {useful:,} of the {n:,} lines from line "
+                       f"{lines_before + 1:,} {'is' if useful == 1 else 'are'} new (neither blank nor a repeat), "
+                       f"{degenerate}", source=source, line=lines_before + row + 1,
+                       fix="give the file with each record once")

@@ -43,8 +43,17 @@ def without_bom(data: bytes) -> bytes:
 
 
 def first_data_line(head: bytes) -> bytes | None:
-    m = FIRST_DATA_LINE.search(head)
+    """The first line of ``head`` that is neither blank nor a comment, from its first non-blank."""
+    m = FIRST_DATA_LINE.search(head, _first_ink_line(head))
     return None if m is None else m.group(1).rstrip()
+
+
+def _first_ink_line(text: bytes) -> int:
+    """Where the line of ``text``'s first non-blank byte starts (``len(text)`` when all is blank):
+    the blank lines before it are skipped by ``bytes.lstrip`` (tens of milliseconds over 16 MiB)
+    rather than tried by :data:`FIRST_DATA_LINE` at every line start (seconds)."""
+    ink = len(text) - len(text.lstrip())
+    return max(text.rfind(b"\n", 0, ink), text.rfind(b"\r", 0, ink)) + 1
 
 
 def line_checks_apply(head: bytes) -> bool:

@@ -153,3 +153,51 @@ def test_the_peak_is_measured_by_the_kernel():
     peak, done = _peak_of([sys.executable, "-c", "b = bytearray(400 << 20); b[::4096] = b'x' * len(b[::4096])"])
     assert done.returncode == 0 and peak >= 400 << 20
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+PLAIN_MIB = 96    # inflated bytes of a plain bomb: read whole, the old readers held 4 to 13 times them
+
+
+@pytest.fixture(scope="module")
+def plain_bombs(tmp_path_factory) -> list[Path]:
+    """Degenerate plain text: only newlines, one valid run line repeated, two run lines repeated
+    (a duplicate document), the run line with tabs, one qrels line repeated."""
+    folder = tmp_path_factory.mktemp("plain")
+    texts = {"newlines": TEXT["newlines"], "lines": TEXT["lines"], "tabs": TEXT["tabs"], "qrels": TEXT["qrels"],
+             "dup": b"q1 Q0 doc1 1 1.0 bomb\nq1 Q0 doc2 2 0.5 bomb\n"}
+    made = []
+    for kind, text in texts.items():
+        made.append(folder / f"{kind}-plain.txt")
+        made[-1].write_bytes(text * ((PLAIN_MIB << 20) // len(text)))
+    return made
+
+
+def degenerate_expected(path: Path, outcome: str) -> None:
+    """Refused as degenerate, naming the file and a line in the first block."""
+    assert "a degenerate input" in outcome, (path.name, outcome[:300])
+    assert outcome.startswith(f"{path.name} line ") or f"{path.name} line " in outcome, outcome[:300]
+    line = int(outcome.split(f"{path.name} line ", 1)[1].split(":", 1)[0].replace(",", ""))
+    assert line <= 3, outcome[:300]
+
+
+@pytest.mark.parametrize("entry", ["library", "upload"])
+def test_a_degenerate_plain_file_is_refused_at_its_first_block_within_300_mb(plain_bombs, entry):
+    done = subprocess.run([sys.executable, "-c", CHILD, entry, *map(str, plain_bombs)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    for path, outcome in zip(plain_bombs, found["outcomes"], strict=True):
+        degenerate_expected(path, outcome)
+    assert found["peak"] - found["baseline"] <= BOUND, (found["peak"] - found["baseline"]) >> 20
+
+
+@pytest.mark.parametrize("engine", ["local", "streaming"])
+def test_a_degenerate_plain_run_is_refused_within_300_mb_on_the_command_line(plain_bombs, engine):
+    baseline, _ = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(QRELS.parent / "bm25.run"),
+                            "--engine", engine, "--no-progress"])
+    for path in plain_bombs:
+        pair = [str(path), str(QRELS.parent / "bm25.run")] if path.name.startswith("qrels") else [str(QRELS), str(path)]
+        peak, done = _peak_of([sys.executable, "-m", "metrics", "eval", *pair, "--engine", engine, "--no-progress"])
+        assert done.returncode == 2, done.stderr[-2000:]
+        degenerate_expected(path, done.stderr)
+        assert peak - baseline <= BOUND, (path.name, (peak - baseline) >> 20)

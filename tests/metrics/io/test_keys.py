@@ -78,3 +78,17 @@ def test_duplicates_across_chunks_of_different_widths_are_found(other):
     found = keys.exact_duplicates(pa.chunked_array([pa.array(["1", "1"]), pa.array(["1", "1"])]), docno,
                                   np.zeros(4, dtype=np.int32))
     assert found is not None and list(found[0]) == [2] and list(found[1]) == [0]
+
+
+def test_pair_keys_hashed_in_slices_equal_the_keys_hashed_whole(monkeypatch):
+    # Slices of a chunk bound the padded copy of its strings; each key is that of its own row alone.
+    rng = np.random.default_rng(7)
+    docno = pa.chunked_array([pa.array([f"d{'x' * int(n)}{i}" for i, n in enumerate(rng.integers(0, 40, 3000))]),
+                              pa.array([f"doc{i}" for i in range(1000)])])
+    qcode = rng.integers(0, 50, len(docno)).astype(np.int64)
+    whole = keys.pair_keys(qcode, docno)
+    monkeypatch.setattr(keys, "_HASH_SLICE", 257)
+    assert np.array_equal(keys.pair_keys(qcode, docno), whole)
+    alone = [keys.pair_keys(qcode[i:i + 1], pa.chunked_array([docno.combine_chunks()[i:i + 1]]))[0]
+             for i in (0, 256, 257, 2999, 3000, 3999)]
+    assert [int(whole[i]) for i in (0, 256, 257, 2999, 3000, 3999)] == [int(k) for k in alone]

@@ -1,0 +1,85 @@
+"""What one upload costs a real server: a `streamlit run` process of this checkout, driven through
+Streamlit's own protocol (bench/stclient.py: the file_uploader's endpoint and the script run that
+carries the file), its resident memory read from the kernel (``VmRSS`` now, ``VmHWM`` the peak
+since it was reset through ``/proc/PID/clear_refs``). The upload is the costliest form of 2 MB: a
+gzip run inflating 20 times (the ratio a compressed input may reach), with tabs (read whole) and a
+duplicate document at its end (parsed whole, then refused)."""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import sys
+import time
+from pathlib import Path
+
+from tests.e2e.helpers import AppServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from stclient import AppSession, file_state  # noqa: E402  (bench/, a client of the app's protocol)
+
+RUNS_LABEL = "Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or JSON also read) — drop several at once"
+PEAK_BOUND = 500 << 20
+GIVEN_BACK = 150 << 20
+
+
+def _status(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+
+def costly_upload(compressed_bytes: int = 2_000_000) -> bytes:
+    """A gzip run of distinct tab-separated lines, as much text as fits in 2 MB of gzip (within
+    the inflate ratio), ending with its first line again (a duplicate document: refused once all of
+    it is parsed)."""
+    def text(n: int) -> bytes:
+        return b"".join(b"q%d\tQ0\tdoc%07d\t%d\t1.5\tbm25\n" % (i // 1000, i, i % 1000 + 1) for i in range(n))
+
+    sample = text(200_000)
+    ratio = len(sample) / len(gzip.compress(sample, 9))
+    n = int(200_000 * 0.95 * min(ratio, 19) * compressed_bytes / len(sample))
+    body = text(n)
+    packed = gzip.compress(body + body[:body.index(b"\n") + 1], 9)
+    assert len(packed) <= compressed_bytes, len(packed)
+    return packed
+
+
+async def _upload(url: str, pid: int, data: bytes) -> dict:
+    session = await AppSession(f"{url}/data", timeout=300).open()
+    try:
+        widget = session.widget_id("file_uploader", RUNS_LABEL)
+        warm = await session.upload("warm.run", b"q1 Q0 d1 1 1.0 t\n")
+        await session.rerun([file_state(widget, [warm])])
+        await session.idle()
+        time.sleep(2)
+        baseline = _status(pid, "VmRSS")
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")                                    # VmHWM from here on
+        since = session.mark()
+        info = await session.upload("costly.run.gz", data)
+        await session.rerun([file_state(widget, [warm, info])])
+        answer = await session.until_shown(since, kinds=("alert", "exception"))
+        await session.idle()
+        peak = _status(pid, "VmHWM")
+        start, after = time.monotonic(), _status(pid, "VmRSS")
+        while after - baseline > GIVEN_BACK and time.monotonic() - start < 10:
+            time.sleep(0.5)
+            after = _status(pid, "VmRSS")
+        return {"baseline": baseline, "peak": peak, "after": after, "answer": answer.text}
+    finally:
+        await session.close()
+
+
+def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_back(tmp_path):
+    data = costly_upload()
+    server = AppServer(home=tmp_path / "home").start()
+    try:
+        found = asyncio.run(_upload(server.url, server.process.pid, data))
+    finally:
+        server.stop()
+    assert "appears twice" in found["answer"] and "costly.run.gz" in found["answer"], found["answer"]
+    assert found["peak"] - found["baseline"] > 50 << 20, found      # the upload was read: memory was taken
+    assert found["peak"] - found["baseline"] <= PEAK_BOUND, (found["peak"] - found["baseline"]) >> 20
+    assert found["after"] - found["baseline"] <= GIVEN_BACK, (found["after"] - found["baseline"]) >> 20
