@@ -109,8 +109,9 @@ def admitted() -> Iterator[None]:
     note = st.empty()
 
     def waiting(position: int) -> None:
-        note.info(f"Many people are opening the app at once. You are number {position} in the queue; "
-                  "the page opens by itself when your turn comes.", icon=":material/hourglass_top:")
+        # Plain text, not an alert: pages and clients read an alert as the answer to an action.
+        note.markdown(f":material/hourglass_top: Many people are opening the app at once. You are number "
+                      f"{position} in the queue; the page opens by itself when your turn comes.")
 
     with gate(runs_at_once()).held(waiting):
         note.empty()
