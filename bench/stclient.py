@@ -107,11 +107,16 @@ class AppSession:
         protocols = ["streamlit"] + ([self.xsrf] if self.xsrf else [])
         self._socket = await connect(ws, subprotocols=protocols, origin=self.base, max_size=None,
                                      ping_interval=None, open_timeout=self.timeout,
-                                     additional_headers={"Cookie": f"{XSRF_COOKIE}={self.xsrf}"} if self.xsrf else None)
+                                     additional_headers=self._cookies())
         self._reader = asyncio.create_task(self._read())
         await self.rerun([])
         await self.idle()
         return self
+
+    def _cookies(self) -> dict[str, str] | None:
+        """Every cookie the health check set (the XSRF token; a proxy's affinity cookie), as a browser sends them."""
+        jar = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
+        return {"Cookie": jar} if jar else None
 
     async def close(self) -> None:
         if self._socket is not None:

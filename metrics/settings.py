@@ -29,6 +29,10 @@ NDCG_LAB_PUBLIC_URL         the address visitors use (links)     http://localhos
 NDCG_LAB_TASKS              who may create a class task:         anyone         key
                             ``anyone`` or ``key``
 NDCG_LAB_INSTRUCTOR_KEY     the key that ``key`` asks for        none           none
+NDCG_LAB_DEPLOYMENT         the deployment this process is one   none           none
+                            of (set by ``ndcg-lab app
+                            --replicas``: its processes share
+                            NDCG_LAB_HOME)
 =========================== ==================================== ============== ===============
 
 Sizes are bytes, or a number with a unit (``512MB``, ``2GB`` decimal; ``2GiB`` binary);
@@ -99,6 +103,7 @@ class Settings:
     public_url: str = DEFAULT_PUBLIC_URL
     tasks: str = "anyone"
     instructor_key: str | None = field(default=None, repr=False)
+    deployment: str | None = None
 
     @property
     def inflate_budget(self) -> int:
@@ -113,6 +118,15 @@ class Settings:
     def server_files(self) -> bool:
         """Whether a form for server paths or URLs may exist at all."""
         return bool(self.data_roots or self.url_schemes)
+
+
+def _deployment(text: str) -> str | None:
+    """``NDCG_LAB_DEPLOYMENT``: letters, digits, ``-`` and ``_``, at most 64 (it names a lock file)."""
+    text = text.strip()
+    if text and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", text):
+        raise MetricsError(f"NDCG_LAB_DEPLOYMENT must be 1-64 letters, digits, '-' or '_', not {text[:80]!r}",
+                           source="NDCG_LAB_DEPLOYMENT", fix="unset it: ndcg-lab app --replicas sets it")
+    return text or None
 
 
 def load(env: Mapping[str, str] | None = None) -> Settings:
@@ -141,6 +155,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         public_url=_public_url(env.get("NDCG_LAB_PUBLIC_URL", "")),
         tasks=_choice(env, "NDCG_LAB_TASKS", "key" if shared else "anyone", TASK_PERMISSIONS),
         instructor_key=(env.get("NDCG_LAB_INSTRUCTOR_KEY") or "").strip() or None,
+        deployment=_deployment(env.get("NDCG_LAB_DEPLOYMENT", "")),
     )
 
 

@@ -2,8 +2,9 @@
 # Install what nDCG Lab needs on a Debian machine; safe to run again.
 #
 #   bash scripts/setup.sh run    # runtime Python packages (requirements.txt)
-#   bash scripts/setup.sh test   # + test packages (requirements-dev.txt), Debian's chromium, and this
-#                                # checkout as an editable package (pip install -e .: the ndcg-lab command)
+#   bash scripts/setup.sh test   # + test packages (requirements-dev.txt), Debian's chromium and nginx
+#                                # (the tests of ndcg-lab app --replicas), and this checkout as an
+#                                # editable package (pip install -e .: the ndcg-lab command)
 #
 # Chromium comes from Debian (apt-get install chromium -> /usr/bin/chromium); the Playwright
 # Python package only drives it, so `playwright install` is never run.
@@ -44,6 +45,14 @@ if [ "$mode" = test ]; then
       echo "setup: apt-get installed chromium but $CHROMIUM is missing" >&2
       exit 1
     fi
+  fi
+  if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+    echo "setup: nginx present"
+  else
+    echo "setup: installing Debian's nginx"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update
+    as_root apt-get install -y nginx
   fi
 fi
 

@@ -5,19 +5,20 @@ the exercise link token (the question, never its answer), a SHA-256 of the teach
 when it opened and when it closes; and per (check, answer) a count. Nothing about who
 answered is stored: no session, no address, no time of an answer. Each answer is one
 transaction (an upsert of its count), so concurrent answers are never lost. A check closes by
-itself at ``closes``; answers after that are refused.
+itself at ``closes``; answers after that are refused. The file is a
+:class:`~metrics.store.connection.Connection`: the processes of one deployment take turns on it.
 """
 from __future__ import annotations
 
 import secrets
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from ..errors import MetricsError
+from .connection import Connection
 from .registry import token_hash
 
 __all__ = ["LiveChecks", "Check", "CheckClosed", "CODE_ALPHABET", "DEFAULT_MINUTES", "FILE_NAME"]
@@ -35,6 +36,11 @@ CREATE TABLE IF NOT EXISTS live_check (code VARCHAR PRIMARY KEY, token VARCHAR N
 CREATE TABLE IF NOT EXISTS live_count (code VARCHAR NOT NULL, answer VARCHAR NOT NULL, n BIGINT NOT NULL,
                                        PRIMARY KEY (code, answer));
 """
+
+
+def _create_tables(con) -> None:
+    """Run at each opening of the file (another process may have made it meanwhile)."""
+    con.execute(_SCHEMA)
 
 
 class CheckClosed(MetricsError):
@@ -63,12 +69,18 @@ class LiveChecks:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._lock = threading.Lock()
-        self._con = duckdb.connect(str(self.path))
-        self._con.execute(_SCHEMA)
+        self._conn = Connection(self.path, read_only=False, memory_limit=None, on_use=None,
+                                describe=_create_tables)
 
     def close(self) -> None:
         with self._lock:
-            self._con.close()
+            self._conn.close(lambda: MetricsError("the live checks are closed"))
+
+    @contextmanager
+    def _cursor(self):
+        """A cursor of the file, under this object's lock (one operation at a time)."""
+        with self._lock, self._conn.cursor() as cur:
+            yield cur
 
     def open(self, token: str, minutes: float = DEFAULT_MINUTES) -> tuple[Check, str]:
         """Open a check of the exercise ``token`` for ``minutes``: the check and the teacher's key."""
@@ -76,8 +88,7 @@ class LiveChecks:
             raise MetricsError(f"a live check stays open 1 to {MAX_MINUTES} minutes, not {minutes}")
         key = secrets.token_urlsafe(16)
         now = self.clock()
-        with self._lock:
-            cur = self._con.cursor()
+        with self._cursor() as cur:
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 if not cur.execute("SELECT 1 FROM live_check WHERE code = ?", [code]).fetchone():
@@ -89,16 +100,16 @@ class LiveChecks:
     def get(self, code: str) -> Check:
         """The check of ``code`` (open or closed); an unknown code raises :class:`CheckClosed`."""
         code = str(code).strip().upper()
-        with self._lock:
-            row = self._con.cursor().execute("SELECT code, token, opened, closes FROM live_check WHERE code = ?",
+        with self._cursor() as cur:
+            row = cur.execute("SELECT code, token, opened, closes FROM live_check WHERE code = ?",
                                              [code]).fetchone()
         if row is None:
             raise CheckClosed(f"no live check has the code {code!r}", fix="check the code on the projector")
         return Check(*row)
 
     def is_teacher(self, code: str, key: str) -> bool:
-        with self._lock:
-            row = self._con.cursor().execute("SELECT key_hash FROM live_check WHERE code = ?",
+        with self._cursor() as cur:
+            row = cur.execute("SELECT key_hash FROM live_check WHERE code = ?",
                                              [str(code).upper()]).fetchone()
         return row is not None and secrets.compare_digest(row[0], token_hash(str(key)))
 
@@ -108,8 +119,7 @@ class LiveChecks:
         check = self.get(code)
         if not check.is_open(self.clock()):
             raise CheckClosed("this live check is closed", fix="ask your teacher for a new code")
-        with self._lock:
-            cur = self._con.cursor()
+        with self._cursor() as cur:
             cur.execute("BEGIN TRANSACTION")
             try:
                 cur.execute("INSERT INTO live_count VALUES (?, ?, 1) "
@@ -121,13 +131,13 @@ class LiveChecks:
 
     def counts(self, code: str) -> dict[str, int]:
         """The number of answers of each kind, most frequent first."""
-        with self._lock:
-            rows = self._con.cursor().execute("SELECT answer, n FROM live_count WHERE code = ? ORDER BY n DESC, answer",
+        with self._cursor() as cur:
+            rows = cur.execute("SELECT answer, n FROM live_count WHERE code = ? ORDER BY n DESC, answer",
                                               [str(code).upper()]).fetchall()
         return {a: int(n) for a, n in rows}
 
     def close_now(self, code: str) -> None:
         """Close the check at once (the teacher's button)."""
-        with self._lock:
-            self._con.cursor().execute("UPDATE live_check SET closes = LEAST(closes, ?) WHERE code = ?",
+        with self._cursor() as cur:
+            cur.execute("UPDATE live_check SET closes = LEAST(closes, ?) WHERE code = ?",
                                        [self.clock(), str(code).upper()])

@@ -60,6 +60,7 @@ from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..settings import Settings
+from . import connection
 from .registry import Registry, token_hash
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
@@ -199,36 +200,63 @@ def samples_digest(samples: Sequence[Sample]) -> str:
 _HOMES: dict[str, int] = {}     # home folder -> the open file that holds this process's lock on it
 _HOMES_LOCK = threading.Lock()
 LOCK_NAME = "server.lock"
+GATE_NAME = "server.gate"
 
 
-def lock_home(folder: Path) -> None:
+def lock_home(folder: Path, deployment: str | None = None) -> None:
     """Hold ``folder/server.lock`` for this process (a POSIX record lock, released when the process
-    ends, however it ends), or MetricsError when another process holds it: a second shared server
-    on one ``NDCG_LAB_HOME`` would write the same registry and workspaces as the first. The file
-    stays open for the life of the process (closing any descriptor of it drops a POSIX lock), and a
-    second manager in this process shares the lock. The message names no server path."""
+    ends, however it ends), or MetricsError when another server holds it: a second shared server
+    on one ``NDCG_LAB_HOME`` would write the same registry and workspaces as the first.
+
+    The processes of one ``deployment`` (``ndcg-lab app --replicas``: they take turns on each file,
+    :func:`metrics.store.connection.share_between_processes`) hold it shared, each also holding
+    ``server-<deployment>.lock`` shared; a process of another deployment, or a lone server, is
+    refused while one of them lives. The check and the taking happen under ``server.gate``, so
+    two deployments starting at once cannot both pass. The file stays open for the life of the
+    process (closing any descriptor of it drops a POSIX lock), and a second manager in this
+    process shares the lock. The message names no server path."""
     folder.mkdir(parents=True, exist_ok=True)
     key = str(folder.resolve())
     with _HOMES_LOCK:
         if key in _HOMES:
             return
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        gate = os.open(folder / GATE_NAME, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise MetricsError("another nDCG Lab server is serving this workspace folder, so this one serves "
-                               "nothing", fix="use the other server's address; an operator runs each server "
-                                              "with a folder of its own (NDCG_LAB_HOME)") from None
+            fcntl.lockf(gate, fcntl.LOCK_EX)
+            if deployment is None:
+                _HOMES[key] = _hold(folder / LOCK_NAME, fcntl.LOCK_EX, write_pid=True)
+            else:
+                for other in folder.glob("server-*.lock"):
+                    if other.name != f"server-{deployment}.lock":
+                        os.close(_hold(other, fcntl.LOCK_EX))   # refused while a process of it lives
+                _HOMES[key] = _hold(folder / LOCK_NAME, fcntl.LOCK_SH)
+                _HOMES[f"{key}\0{deployment}"] = _hold(folder / f"server-{deployment}.lock", fcntl.LOCK_SH)
+        finally:
+            os.close(gate)     # closing it drops the gate's lock
+
+
+def _hold(path: Path, mode: int, *, write_pid: bool = False) -> int:
+    """The open descriptor of ``path`` holding the record lock ``mode``, or the home's MetricsError."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.lockf(fd, mode | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise MetricsError("another nDCG Lab server is serving this workspace folder, so this one serves "
+                           "nothing", fix="use the other server's address; an operator runs each server "
+                                          "(or each deployment of ndcg-lab app --replicas) with a folder of "
+                                          "its own (NDCG_LAB_HOME)") from None
+    if write_pid:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        _HOMES[key] = fd
+    return fd
 
 
 class WorkspaceRegistry:
     """The registry of a server's workspace files: opens them, makes and sweeps them; one per process,
     shared by its sessions (threads).
-    In shared mode one process per ``NDCG_LAB_HOME`` (:func:`lock_home`).
+    In shared mode one process per ``NDCG_LAB_HOME`` (:func:`lock_home`), or the processes of one
+    deployment (``NDCG_LAB_DEPLOYMENT``), which take turns on each file.
 
     Personal mode: :meth:`personal`. Shared mode: :meth:`create` for a new visitor,
     :meth:`open` for a token, :meth:`sweep` for idle workspaces. Either mode:
@@ -256,7 +284,9 @@ class WorkspaceRegistry:
         self._registry = Registry(self._root / "registry.sqlite3", _REGISTRY)
         self._last_sweep = self._clock()
         if self.settings.shared:
-            lock_home(self._root)
+            lock_home(self._root, self.settings.deployment)
+        if self.settings.deployment is not None:
+            connection.share_between_processes(self.settings.home)   # workspaces, live checks
 
     @property
     def quota(self) -> Quota:

@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 import duckdb
 
-from ..store import WorkspaceLocked
+from ..store import connection
 
 __all__ = ["IDLE_CLOSE", "TICK", "KEPT", "Opened", "acquire", "done", "close", "close_under", "is_open",
            "take_lock_file"]
@@ -57,30 +57,9 @@ def _want(path: str) -> str:
 
 
 def take_lock_file(path: Path, deadline: float) -> BinaryIO:
-    """The open ``<file>.lock``, flocked: processes on one task file take turns. While waiting,
-    ``<file>.want`` tells the holder to let go."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(f"{path}.lock", "a+b")  # noqa: SIM115 - kept open while the file is held
-    pause = 0.001
-    try:
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return handle
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise WorkspaceLocked("the task is busy in another process", source="task",
-                                          fix="try again in a moment") from None
-                try:
-                    with open(_want(str(path)), "x"):
-                        pass
-                except FileExistsError:
-                    pass
-                time.sleep(pause)
-                pause = min(pause * 2, 0.02)
-    except BaseException:
-        handle.close()
-        raise
+    """The open ``<file>.lock``, flocked (:func:`metrics.store.connection.take_lock_file`): processes
+    on one task file take turns. While waiting, ``<file>.want`` tells the holder to let go."""
+    return connection.take_lock_file(path, deadline, problem="the task is busy in another process", source="task")
 
 
 def acquire(path: Path, lock: threading.RLock, deadline: float,

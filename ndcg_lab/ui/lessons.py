@@ -24,6 +24,14 @@ LIVE_KINDS = ("number", "choice", "higher")
 """Kinds of exercise a class can answer on their phones (a count per answer)."""
 
 
+@st.cache_resource(show_spinner=False)
+def all_lessons() -> dict[str, lessons.Lesson]:
+    """Every lesson of the package, read and checked once per process: reading them computes each
+    placeholder of each text (about 1 s of a script run on the bench machine), which a lecture's
+    burst of fresh sessions paid once each. Lessons are frozen; the dict is never changed."""
+    return lessons.load_all()
+
+
 def page_link(label: str, params: dict, **options) -> None:
     """A link to the Learn page with ``params`` (the workspace token kept), within the session."""
     st.page_link(paths.view("learn"), label=label, query_params={**params, **address.kept()}, **options)

@@ -9,7 +9,7 @@ lessons' pages are drawn by ndcg_lab.ui.lessons, the sandbox's state and editor 
 """
 import streamlit as st
 
-from metrics.analysis import lessons, sandbox
+from metrics.analysis import sandbox
 from metrics.analysis.sandbox import PRESETS
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
@@ -21,7 +21,7 @@ from ndcg_lab.ui import query as view
 from ndcg_lab.ui.text import md, plain_frame
 
 ss = st.session_state
-LESSONS = lessons.load_all()
+LESSONS = lessons_view.all_lessons()
 
 _params = st.query_params
 if _params.get("live"):

@@ -138,3 +138,34 @@ def test_sigterm_to_ndcg_lab_app_stops_the_server_and_leaves_no_child(tmp_path):
     while _listening(port) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _listening(port)
+
+
+def test_app_replicas_starts_the_processes_behind_nginx_with_one_deployment(execs, monkeypatch, tmp_path):
+    """``--replicas N`` (shared mode only): N streamlit commands on the ports after the public one,
+    each on 127.0.0.1 with the app's flags; nothing replaces this process."""
+    made = []
+
+    def serve(self):
+        made.append(self)
+        return 0
+
+    monkeypatch.setenv("NDCG_LAB_HOME", str(tmp_path))
+    monkeypatch.setattr(console.deploy.Deployment, "serve", serve)
+    args = ["app", "--replicas", "2", "--mode", "shared", "--server.port=9000", "--theme.base", "dark"]
+    assert console.main(args) == 0
+    assert execs == []
+    (deployment,) = made
+    assert (deployment.replicas, deployment.port, deployment.ports, deployment.address) == (2, 9000, [9001, 9002],
+                                                                                           "127.0.0.1")
+    command = deployment.command(9001)
+    assert command[:5] == [sys.executable, "-m", "streamlit", "run", str(APP)]
+    assert command[-4:] == ["--server.address", "127.0.0.1", "--server.port", "9001"]
+    assert "--theme.base" in command and "--server.enableXsrfProtection" in command
+
+
+def test_app_replicas_refuses_personal_mode_and_a_bad_count(execs, capsys):
+    assert console.main(["app", "--replicas", "2", "--mode", "personal"]) == 2
+    assert "--replicas serves a class: it needs shared mode" in capsys.readouterr().err
+    assert console.main(["app", "--replicas", "two", "--mode", "shared"]) == 2
+    assert "--replicas takes a number of processes, not 'two'" in capsys.readouterr().err
+    assert execs == []
