@@ -4,7 +4,7 @@
                 [--public 0.3 --seed N | --public-topics FILE] [--opens ISO] --closes ISO
                 [--per-day N] [--total N] [--finals N]     prints instructor:, join:, projector: URLs
     task join JOIN_LINK --team NAME                         prints team: URL
-    task submit TEAM_LINK RUN [--label L]                   prints the public scores; a refusal exits 2
+    task submit TEAM_LINK RUN [--label L] [--method M]      prints the public scores; a refusal exits 2
     task close INSTRUCTOR_LINK | task release INSTRUCTOR_LINK [--qrels]
     task standings LINK --format csv|tsv|json|latex         the board that link may see
 
@@ -59,6 +59,7 @@ def register(sub) -> None:
     s.add_argument("link")
     s.add_argument("run")
     s.add_argument("--label", default=None)
+    s.add_argument("--method", default=None, help="one line saying what the run is (shown after the release)")
     s.set_defaults(handler=cmd_submit)
 
     for name, helptext in (("close", "close the task now"), ("release", "release the final standings")):
@@ -109,7 +110,7 @@ def cmd_submit(args) -> int:
     tasks = Tasks()
     access = tasks.open(args.link)
     path = Path(args.run)
-    sid = access.submit(path, args.label, path.name)
+    sid = access.submit(path, args.label, path.name, args.method)
     view = task_views.view(access)
     assert isinstance(view, TeamView)  # submit() above refused any other link
     mine = next(s for s in view.submissions if s.id == sid)

@@ -50,9 +50,12 @@ class TaskAccess:
     def snapshot(self) -> Snapshot:
         return self.task.snapshot()
 
-    def submit(self, data: Source, label: str | None = None, file_name: str = "run.txt") -> int:
-        """Check, score and store one run of this team; its id. SubmissionRefused says why not."""
-        return submissions.submit(self.task, self._team(), data, label, file_name)
+    def submit(self, data: Source, label: str | None = None, file_name: str = "run.txt",
+               method: str | None = None) -> int:
+        """Check, score and store one run of this team with its method line (a sentence saying
+        what the run is; other teams see it on the final standings after the release); its id.
+        SubmissionRefused says why not."""
+        return submissions.submit(self.task, self._team(), data, label, file_name, method)
 
     def choose_finals(self, ids: Sequence[int]) -> None:
         team = self._team()

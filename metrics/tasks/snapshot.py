@@ -100,7 +100,7 @@ def read_snapshot(con: duckdb.DuckDBPyConnection, task_id: str, now: float) -> S
     topics = con.execute("SELECT qid, text, judged, public FROM topics ORDER BY pos").df()
     teams = con.execute("SELECT id, name, label, created FROM teams ORDER BY id").df()
     subs = con.execute("SELECT id, team, label, file_name, digest, lists_digest, size, received, lint, "
-                       "lint_public, final, removed, removed_reason FROM submissions ORDER BY id").df()
+                       "lint_public, final, removed, removed_reason, method FROM submissions ORDER BY id").df()
     version = int(meta["qrels_version"])
     scores = con.execute("SELECT s.submission, s.qid, s.measure, s.value FROM scores s "
                          "JOIN submissions b ON b.id = s.submission "

@@ -34,7 +34,12 @@ from .links import TOKEN_BYTES, Links, TaskNotFound, address, derived_token, lin
 from .submissions import Source, read_bytes
 from .task import Task
 
-__all__ = ["Tasks"]
+__all__ = ["Tasks", "NO_KEY", "NO_KEY_FIX"]
+
+NO_KEY = "no instructor key is set on this server, so no class task can be created here"
+NO_KEY_FIX = ("the operator sets one and restarts the server, e.g. "
+              "NDCG_LAB_INSTRUCTOR_KEY='a-long-random-phrase' ndcg-lab app "
+              "(or NDCG_LAB_TASKS=anyone lets every visitor create tasks)")
 
 SWEEP_EVERY = 3600.0      # create() removes idle tasks at most this often
 
@@ -61,6 +66,11 @@ class Tasks:
     def link(self, token: str) -> str:
         return address(self.settings.public_url, token)
 
+    def key_unset(self) -> bool:
+        """Whether creating a task needs the instructor key (``NDCG_LAB_TASKS=key``) and the
+        operator set none (``NDCG_LAB_INSTRUCTOR_KEY`` empty): then nobody can create one."""
+        return self.settings.tasks != "anyone" and not self.settings.instructor_key
+
     def may_create(self, key: str | None) -> bool:
         """Whether ``key`` lets this visitor create a task (``NDCG_LAB_TASKS``)."""
         if self.settings.tasks == "anyone":
@@ -76,6 +86,8 @@ class Tasks:
         """A new task: ``topics`` (anything :func:`metrics.io.topics.read_topics` reads), ``qrels``
         (bytes or a path: kept unchanged, hidden), ``baselines`` (runs, or (name, run) pairs).
         Returns its three links; only their hashes are kept."""
+        if self.key_unset():
+            raise MetricsError(NO_KEY, source="NDCG_LAB_INSTRUCTOR_KEY", fix=NO_KEY_FIX)
         if not self.may_create(key):
             raise MetricsError("creating a class task needs the instructor key here",
                                source="NDCG_LAB_TASKS",

@@ -34,11 +34,13 @@ from .definition import TaskDefinition, day_start, iso
 from .snapshot import Meta, read_meta
 from .task import Connection, Task, one
 
-__all__ = ["SubmissionRefused", "LABEL_LIMIT", "Source", "add_baseline", "read_bytes", "findings_json", "lists_digest",
+__all__ = ["SubmissionRefused", "LABEL_LIMIT", "METHOD_LIMIT", "method_line",
+           "Source", "add_baseline", "read_bytes", "findings_json", "lists_digest",
            "allowance_refusal", "check_topics", "judged_subset", "score_frame", "scoring_context", "submit",
            "store", "QRELS_KEPT"]
 
 LABEL_LIMIT = 80
+METHOD_LIMIT = 200  # characters of a method line (a sentence: "BM25 + monoT5 rerank of the top 100")
 # a file as the API takes it: its bytes, a path, or a file object (an upload widget's value)
 Source = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes]
 # what scoring a run needs (:func:`scoring_context`): the meta, the topics (qid, public), the qrels
@@ -94,6 +96,16 @@ def lists_digest(run: io.Run) -> str:
     order = pc.sort_indices(table, sort_keys=[("qid", "ascending"), ("score", "descending"),
                                               ("docno", "descending")])
     return canonical_digest(table.take(order).select(["qid", "docno"]), io_validate.RUN)
+
+
+def method_line(text: str | None, now: float) -> str | None:
+    """A team's description of a run as one line of plain text (whitespace collapsed; None when
+    empty); longer than :data:`METHOD_LIMIT` characters, a refusal (nothing is cut silently)."""
+    line = " ".join(str(text or "").split())
+    if len(line) > METHOD_LIMIT:
+        raise SubmissionRefused(f"the method line has {len(line)} characters, over the limit of {METHOD_LIMIT}",
+                                next_allowed=now, now=now, fix="describe the run in one shorter sentence")
+    return line or None
 
 
 def allowance_refusal(con: Connection, team: int, now: float, meta: Meta,
@@ -176,10 +188,13 @@ def scoring_context(con: Connection) -> Context:
     return meta, topics, judgments[0], judgments[1]
 
 
-def submit(task: Task, team: int, data: Source, label: str | None = None, file_name: str = "run.txt") -> int:
-    """Check, score and store one run of ``team`` in ``task``; its id. SubmissionRefused says why not."""
+def submit(task: Task, team: int, data: Source, label: str | None = None, file_name: str = "run.txt",
+           method: str | None = None) -> int:
+    """Check, score and store one run of ``team`` in ``task`` with its method line (what the run
+    is, :func:`method_line`); its id. SubmissionRefused says why not."""
     now = task.clock()
     raw = read_bytes(data)
+    method = method_line(method, now)
     with task.transaction() as con:
         context = scoring_context(con)
         meta = context[0]
@@ -196,14 +211,15 @@ def submit(task: Task, team: int, data: Source, label: str | None = None, file_n
     def check(con: Connection, at: float) -> SubmissionRefused | None:
         return allowance_refusal(con, team, at, read_meta(con), definition)
 
-    return store(task, team, raw, label, file_name, now, check=check, context=context)
+    return store(task, team, raw, label, file_name, now, check=check, context=context, method=method)
 
 
 def store(task: Task, team: int | None, raw: bytes, label: str, file_name: str, now: float,
           check: Callable[[Connection, float], SubmissionRefused | None] | None,
-          context: Context | None = None) -> int:
-    """Parse, check, score and insert one run (``team`` None: a baseline, errors not refusals);
-    ``check(con, now)`` is the refusal inside the storing transaction (None: no cap). Its id."""
+          context: Context | None = None, method: str | None = None) -> int:
+    """Parse, check, score and insert one run (``team`` None: a baseline, errors not refusals)
+    with its ``method`` line; ``check(con, now)`` is the refusal inside the storing transaction
+    (None: no cap). Its id."""
     try:
         run = io.read_run(raw, name=label, source=file_name)
     except MetricsError as exc:
@@ -242,8 +258,10 @@ def store(task: Task, team: int | None, raw: bytes, label: str, file_name: str, 
         if int(json.loads(one(con, "SELECT value FROM meta WHERE key = 'qrels_version'")[0])) != version:
             raise _Stale()
         sid = int(one(con, "SELECT coalesce(max(id), 0) + 1 FROM submissions")[0])
-        con.execute("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL)",
-                    [sid, team, label, file_name, run.digest, lists, len(raw), now, raw, lint_all, lint_public])
+        con.execute("INSERT INTO submissions (id, team, label, file_name, digest, lists_digest, size, received, raw, "
+                    "lint, lint_public, final, method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, ?)",
+                    [sid, team, label, file_name, run.digest, lists, len(raw), now, raw, lint_all, lint_public,
+                     method])
         frame = scores.assign(submission=sid, version=version)
         con.register("new_scores", frame)
         con.execute("INSERT INTO scores SELECT submission, version, qid, measure, value FROM new_scores")
@@ -253,7 +271,7 @@ def store(task: Task, team: int | None, raw: bytes, label: str, file_name: str, 
     try:
         return task.write(action)
     except _Stale:  # the qrels were replaced while this run was scored: score it again
-        return store(task, team, raw, label, file_name, now, check)  # context read anew
+        return store(task, team, raw, label, file_name, now, check, method=method)  # context read anew
 
 
 def add_baseline(task: Task, run: Source, name: str | None = None) -> int:

@@ -34,10 +34,10 @@ from .definition import TaskDefinition
 from .links import TaskNotFound
 from .snapshot import Meta, Snapshot, cached_snapshot, forget_snapshot, keep_snapshot, read_meta, read_snapshot
 
-__all__ = ["Task", "Connection", "one", "LOCK_WAIT", "SCHEMA_VERSION", "TEAM_NAME_LIMIT"]
+__all__ = ["Task", "Connection", "one", "migrate", "LOCK_WAIT", "SCHEMA_VERSION", "TEAM_NAME_LIMIT"]
 
 LOCK_WAIT = 20.0          # seconds a command waits for a task file another process holds
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TEAM_NAME_LIMIT = 60
 Connection = duckdb.DuckDBPyConnection
 T = TypeVar("T")
@@ -50,10 +50,41 @@ CREATE TABLE qrels_versions (version INTEGER PRIMARY KEY, created DOUBLE, digest
 CREATE TABLE teams (id INTEGER PRIMARY KEY, name VARCHAR UNIQUE, label VARCHAR, created DOUBLE, counted BIGINT);
 CREATE TABLE submissions (id INTEGER PRIMARY KEY, team INTEGER, label VARCHAR, file_name VARCHAR, digest VARCHAR,
                           lists_digest VARCHAR, size BIGINT, received DOUBLE, raw BLOB, lint VARCHAR,
-                          lint_public VARCHAR, final BOOLEAN, removed DOUBLE, removed_reason VARCHAR);
+                          lint_public VARCHAR, final BOOLEAN, removed DOUBLE, removed_reason VARCHAR,
+                          method VARCHAR);
 CREATE TABLE scores (submission INTEGER, version INTEGER, qid VARCHAR, measure VARCHAR, value DOUBLE);
 CREATE TABLE audit (time DOUBLE, action VARCHAR, detail VARCHAR);
 """
+
+
+# what turns a task file of a schema version into the next one (a file is migrated when a process
+# opens it, under the task's locks, in one transaction): a file of an older version stays readable
+_MIGRATIONS = {
+    1: ("ALTER TABLE submissions ADD COLUMN method VARCHAR",),   # a team's method line per submission
+}
+
+
+def migrate(con: Connection) -> int:
+    """Bring the task file open on ``con`` to :data:`SCHEMA_VERSION` (a new, empty file is left
+    alone); the version it had."""
+    if not con.execute("SELECT 1 FROM information_schema.tables WHERE table_name = 'meta'").fetchone():
+        return SCHEMA_VERSION
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    found = int(json.loads(row[0])) if row else 1
+    if found >= SCHEMA_VERSION:
+        return found
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for version in range(found, SCHEMA_VERSION):
+            for statement in _MIGRATIONS[version]:
+                con.execute(statement)
+        con.execute("DELETE FROM meta WHERE key = 'schema'")
+        con.execute("INSERT INTO meta VALUES ('schema', ?)", [json.dumps(SCHEMA_VERSION)])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return found
 
 
 def one(con: Connection, query: str, parameters: Sequence[object] = ()) -> tuple[Any, ...]:
@@ -85,9 +116,15 @@ class Task:
                 raise TaskNotFound("this task's file is gone", fix="ask the instructor")
             try:
                 try:
-                    return duckdb.connect(str(self.path))
+                    con = duckdb.connect(str(self.path))
                 except duckdb.Error as exc:
                     raise open_error(exc, str(self.path)) from None
+                try:
+                    migrate(con)
+                except BaseException:
+                    con.close()
+                    raise
+                return con
             except WorkspaceLocked:  # a process that does not take the lock file (an old version)
                 if time.monotonic() > deadline:
                     raise WorkspaceLocked("the task is busy in another process", source="task",

@@ -14,6 +14,10 @@ else, and the command line prints from it.
 - ``join``: the rules (title, description, times, measures, caps).
 - ``instructor``: everything.
 
+Method lines (a team's sentence saying what a run is): a team sees its own; other teams and the
+projector see them only on the final standings, so only after the release; the public board
+carries none.
+
 Boards: each row is a team's submission (public board: its best or latest on the public
 topics; final: its best chosen final, else its latest, on the hidden or all topics) or a
 baseline; ordered by the primary measure. Means are :func:`metrics.evaluation.mean_values` of
@@ -145,6 +149,11 @@ def _findings(found: Any) -> tuple[Finding, ...]:
                  for f in items)
 
 
+def _method(value: Any) -> str | None:
+    """A stored method line (None when the team gave none, or the file predates method lines)."""
+    return None if value is None or pd.isna(value) or not str(value) else str(value)
+
+
 def _letter(n: int) -> str:
     letters = string.ascii_uppercase
     return letters[n] if n < len(letters) else f"G{n + 1}"
@@ -180,13 +189,14 @@ def _unsigned(data: Board, qrels_out: bool) -> Board:
 def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> Board:
     d = snap.definition
     qids = sorted(snap.final_qids() if final else snap.public_qids)
-    rows = _live(snap).sort_values("id")[["id", "team", "label", "received", "final"]].to_dict("records")
+    rows = _live(snap).sort_values("id")[["id", "team", "label", "received", "final", "method"]].to_dict("records")
     by_team: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
         if not pd.isna(r["team"]):
             by_team.setdefault(int(r["team"]), []).append(r)
     # (submission, team, name, kind, label, means, submissions, last), before ranks and significance
     entries: list[tuple[int, int | None, str, str, str, Means, int | None, str | None]] = []
+    methods = {int(r["id"]): _method(r["method"]) for r in rows} if final else {}
     for team_id, subs in sorted(by_team.items()):
         latest = max(subs, key=lambda r: (r["received"], r["id"]))
         if final:
@@ -212,7 +222,8 @@ def _board(snap: Snapshot, final: bool, names: dict[int, str]) -> Board:
                  baseline=baseline, qrels_sha256=snap.qrels_digest(),
                  rows=tuple(BoardRow(rank=i + 1, key=f"s{sid}", submission=sid, team=team, name=name, kind=kind,
                                      label=label, means=means, submissions=count, last=last,
-                                     p_baseline=p_baseline[i], marker=markers[i], p_next=p_next[i], group=groups[i])
+                                     p_baseline=p_baseline[i], marker=markers[i], p_next=p_next[i], group=groups[i],
+                                     method=methods.get(sid))
                             for i, (sid, team, name, kind, label, means, count, last) in enumerate(entries)))
 
 
@@ -255,15 +266,17 @@ def _significance(snap: Snapshot, sids: list[int], base: int | None, qids: list[
 
 
 def board_table(data: Board) -> pd.DataFrame:
-    """A board as a table: one row per entry, the means, counts and significance columns."""
+    """A board as a table: one row per entry, the means, counts and significance columns (and the
+    teams' method lines on the final standings)."""
     p_baseline = f"p vs baseline ({data.correction})"
     rows = [{"rank": e.rank, "name": e.name, "kind": e.kind, "run": e.label,
              **{m: e.means[m] for m in data.measures},
              "submissions": e.submissions, "last submission (UTC)": e.last,
-             p_baseline: e.p_baseline, "vs baseline": e.marker, "p vs next": e.p_next, "group": e.group}
+             p_baseline: e.p_baseline, "vs baseline": e.marker, "p vs next": e.p_next, "group": e.group,
+             "method": e.method or ""}
             for e in data.rows]
     columns = ["rank", "name", "kind", "run", *data.measures, "submissions", "last submission (UTC)",
-               p_baseline, "vs baseline", "p vs next", "group"]
+               p_baseline, "vs baseline", "p vs next", "group", *(["method"] if data.final else [])]
     table = pd.DataFrame(rows, columns=columns)
     table["submissions"] = table["submissions"].astype("Int64")
     return table
@@ -279,7 +292,10 @@ def shown_board(data: View) -> Board | None:
 
 def export_board(data: View, fmt: str = "csv") -> str:
     """The board of a view (the final standings once released, else the public board) as csv,
-    tsv, json or latex, stamped with the tool, time, task, topics, qrels digest and tests."""
+    tsv, json or latex, stamped with the tool, time, task, topics, qrels digest and tests. Every
+    format carries the significance as the Leaderboard's exports do (the markers against the
+    baseline on the primary measure, :func:`metrics.report.export.significance_stamp`) and the
+    groups: a column (csv, tsv), the rows (json), a letter in brackets after each name (latex)."""
     if fmt not in FORMATS:
         raise MetricsError(f"unknown format {fmt!r}", fix="use " + ", ".join(FORMATS))
     chosen = shown_board(data)
@@ -292,14 +308,25 @@ def export_board(data: View, fmt: str = "csv") -> str:
         "measures": list(chosen.measures), "primary": chosen.primary,
         "significance": f"{chosen.test}, {chosen.correction}, alpha {chosen.alpha}",
         "order": "score desc, ties docno desc (trec_eval)", "missing_queries": "scored 0 (trec_eval -c)"}
+    if chosen.baseline is not None:
+        stamp |= export.significance_stamp(chosen.baseline, chosen.test, chosen.correction,
+                                           chosen.alpha, family="measure")
+    stamp["groups"] = ("rows sharing a letter are not separated by a significant difference between neighbours "
+                       f"({chosen.test}, {chosen.correction} correction over the neighbour pairs, "
+                       f"p < {chosen.alpha:g}, on {chosen.primary})")
     table = board_table(chosen).set_index("name")
     measures = list(chosen.measures)
+    markers = {(e.name, chosen.primary): e.marker for e in chosen.rows}
     if fmt == "latex":
-        marks = report_text.latex_marks({(e.name, chosen.primary): e.marker for e in chosen.rows})
-        stamp["markers"] = report_text.markers_note(chosen.test, chosen.correction, chosen.alpha)
-        return export.to_latex(table[measures], marks, stamp)
+        named = {e.name: f"{e.name} [{e.group}]" if e.group else e.name for e in chosen.rows}
+        stamp["groups"] = "the letter in brackets after a name: " + stamp["groups"]
+        return export.to_latex(table[measures].rename(index=named),
+                               report_text.latex_marks({(named[n], m): v for (n, m), v in markers.items()}), stamp)
     if fmt == "json":
-        return export.to_json(table[measures], stamp, {"rows": [asdict(e) for e in chosen.rows]})
+        return export.to_json(table[measures], stamp, {
+            "markers": {e.name: {chosen.primary: e.marker} for e in chosen.rows if e.marker},
+            "groups": {e.name: e.group for e in chosen.rows if e.group},
+            "rows": [asdict(e) for e in chosen.rows]})
     return export.to_csv(table, stamp, sep="\t" if fmt == "tsv" else ",")
 
 
@@ -348,7 +375,7 @@ def team_view(snap: Snapshot, team: int, link: str) -> TeamView:
         subs.append(TeamSubmission(
             id=sid, label=str(row.label), file_name=str(row.file_name), received=iso(float(row.received)),
             bytes=int(row.size), sha256=str(row.digest), final=bool(row.final), lint=lint,
-            means_public=_means(snap, sid, public),
+            method=_method(row.method), means_public=_means(snap, sid, public),
             per_query=tuple(QueryValues(q, {m: float(per_query[m][i]) for m in d.measures})
                             for i, q in enumerate(shown)),
             means_final=_means(snap, sid, snap.final_qids()) if released else None))
@@ -398,7 +425,8 @@ def instructor_view(snap: Snapshot, access: TaskAccess) -> InstructorView:
         subs.append(InstructorSubmission(
             id=sid, label=str(row.label), file_name=str(row.file_name), received=iso(float(row.received)),
             bytes=int(row.size), sha256=str(row.digest), final=bool(row.final), lint=_findings(row.lint),
-            team=None if pd.isna(row.team) else int(row.team), team_name=_team_name(names, row.team),
+            method=_method(row.method), team=None if pd.isna(row.team) else int(row.team),
+            team_name=_team_name(names, row.team),
             removed=iso(float(row.removed)) if removed else None,
             removed_reason=str(row.removed_reason) if removed else None,
             means_all=None if removed else _means(snap, sid, judged),

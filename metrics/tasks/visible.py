@@ -69,6 +69,7 @@ class BoardRow:
     p_next: float | None          # against the row below, corrected over the pairs
     group: str | None             # rows not separated by a significant neighbour difference share it
     you: bool = False             # a row of the team whose link sees the board
+    method: str | None = None     # the team's method line of the run (the final standings only)
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ class Submission:
     sha256: str
     final: bool                   # chosen as a final submission
     lint: tuple[Finding, ...]
+    method: str | None            # the team's method line (what the run is), None if not given
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,37 @@ def local(text: str | None) -> str:
     return moment.astimezone(where).strftime("%Y-%m-%d %H:%M ") + str(where.key)
 
 
+def duration(seconds: float) -> str:
+    """A time left in words, to the minute: ``2 d 3 h 14 min``, ``5 min``, ``under a minute``."""
+    minutes = int(max(seconds, 0) // 60)
+    if minutes == 0:
+        return "under a minute"
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    parts = [f"{days} d" if days else "", f"{hours} h" if days or hours else "", f"{minutes} min"]
+    return " ".join(p for p in parts if p)
+
+
+def countdown(task: Rules, now: float) -> str:
+    """The line a team page counts down with: the time to the opening or the close (``now``:
+    seconds, UTC), else when the task closed or was released."""
+    def seconds(text: str | None) -> float:
+        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+
+    if task.status == "not open yet" and task.opens:
+        return f"Opens in {duration(seconds(task.opens) - now)} ({local(task.opens)})"
+    if task.status == "open" and task.closes:
+        left = seconds(task.closes) - now
+        if left > 0:
+            return f"Closes in {duration(left)} ({local(task.closes)})"
+    if task.status == "released":
+        return f"Released {local(task.released)}: the final standings are below"
+    return f"Closed {local(task.closes)}: no more submissions"
+
+
 def say(kind: str, text: str) -> None:
-    """Queue a message for the next rerun (a form's result survives the rerun that follows)."""
+    """Queue a message (plain text: shown as written, no markdown) for the next rerun (a form's
+    result survives the rerun that follows)."""
     st.session_state.setdefault(MESSAGES, []).append((kind, text))
 
 
@@ -76,11 +105,22 @@ def show_messages() -> None:
         {"error": st.error, "success": st.success, "warning": st.warning}.get(kind, st.info)(md(text))
 
 
+def status_text(task: Rules) -> str:
+    """The task's state in words, with its times: not open yet (opens, closes), open (closes),
+    closed (at), released (at, and when it closed)."""
+    if task.status == "released":
+        return f"released {local(task.released)} (closed {local(task.closes)})"
+    if task.status == "closed":
+        return f"closed {local(task.closes)}"
+    if task.status == "not open yet":
+        return f"not open yet: opens {local(task.opens)}, closes {local(task.closes)}"
+    return f"open until {local(task.closes)}"
+
+
 def rules_caption(task: Rules) -> str:
     caps = [f"{task.per_day} a day" if task.per_day else None, f"{task.total} in all" if task.total else None]
     caps_text = " and ".join(c for c in caps if c) or "no cap"
-    return (f"Status: **{task.status}** · opens {local(task.opens) if task.opens else 'now'} · "
-            f"closes {local(task.closes)} · measures {md(', '.join(task.measures))} "
+    return (f"Status: **{status_text(task)}** · measures {md(', '.join(task.measures))} "
             f"(primary {md(task.primary)}) · {task.n_public} public and {task.n_hidden} hidden topics · "
             f"submissions per team: {caps_text}")
 
@@ -126,8 +166,8 @@ def submissions_frame(submissions: Sequence[TeamSubmission], measures: Sequence[
         means = s.means_public
         rows.append({"#": s.id, "label": s.label, "file": s.file_name, "received": local(s.received),
                      **{m: (f"{means[m]:.4f}" if m in means else "—") for m in measures},
-                     "final": "✓" if s.final else ""})
-    return plain_frame(pd.DataFrame(rows, columns=["#", "label", "file", "received", *measures, "final"])
+                     "final": "✓" if s.final else "", "method": s.method or ""})
+    return plain_frame(pd.DataFrame(rows, columns=["#", "label", "file", "received", *measures, "final", "method"])
                        .set_index("#"))
 
 
@@ -139,7 +179,8 @@ def instructor_frame(submissions: Sequence[InstructorSubmission], primary: str) 
         means = {f"{primary} {part}": (f"{found[primary]:.4f}" if found is not None else "—")
                  for part, found in parts.items()}
         rows.append({"#": s.id, "team": s.team_name, "label": s.label, "received": local(s.received),
-                     **means, "lint findings": len(s.lint), "removed": s.removed_reason or ""})
+                     **means, "lint findings": len(s.lint), "method": s.method or "",
+                     "removed": s.removed_reason or ""})
     return plain_frame(pd.DataFrame(rows).set_index("#"))
 
 

@@ -3,14 +3,19 @@ join link, a team's and the projector's; without a token, the form that creates 
 
 Every part drawn comes from :func:`metrics.tasks.views.view` of the link's access: what that link may see.
 """
+import time
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import streamlit as st
 
 import metrics
+from metrics.report.figures import curves as figures
+from metrics.report.figures.timeline import submissions_over_time
 from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export_board, team_qrels
 from metrics.tasks import views as task_views
+from metrics.tasks.store import NO_KEY, NO_KEY_FIX
+from metrics.tasks.submissions import METHOD_LIMIT
 from ndcg_lab.ui import state
 from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
@@ -34,6 +39,9 @@ def create_page() -> None:
              "of the hidden topics stay secret until you release them.")
     manager = ui.manager()
     key = None
+    if manager.key_unset():
+        st.warning(md(f"{NO_KEY[0].upper() + NO_KEY[1:]}: NDCG_LAB_INSTRUCTOR_KEY is not set. "
+                      f"{NO_KEY_FIX[0].upper() + NO_KEY_FIX[1:]}."), icon=":material/key_off:")
     if manager.settings.tasks == "key":
         key = st.text_input("Instructor key", type="password", help="the key the operator set")
     source = st.radio("Topics and judgments", ["Sample: legal", "Sample: web", "Upload files"], horizontal=True)
@@ -128,12 +136,12 @@ def join_page(access) -> None:
         st.rerun()
 
 
-def _submit(access, upload, label: str) -> None:
+def _submit(access, upload, label: str, method: str) -> None:
     if upload is None:
         ui.say("error", "Choose a run file first.")
         return
     try:
-        sid = access.submit(upload.getvalue(), label or None, upload.name)
+        sid = access.submit(upload.getvalue(), label or None, upload.name, method or None)
     except metrics.MetricsError as exc:
         ui.say("error", str(exc))
         return
@@ -144,39 +152,58 @@ def _submit(access, upload, label: str) -> None:
     ui.say("success", f"Submission {sid} ({mine.label}) scored on the public topics: {scores}")
 
 
+def countdown(access) -> None:
+    """The time to the close (or the opening), redrawn every :data:`REFRESH` seconds."""
+    @st.fragment(run_every=REFRESH)
+    def line():
+        st.caption(ui.countdown(task_views.view(access).task, time.time()))
+
+    line()
+
+
+def submit_form(access, task) -> None:
+    """The submission form. A page that showed it keeps it after the close, so that a run chosen
+    before the close and sent after it gets the refusal that says when the task closed (rather
+    than a form that vanishes). Each press gives the uploader a new key: the same file may be
+    chosen again after a refusal or an acceptance."""
+    shown = f"_task_form_{access.task.id}_{access.team}"
+    presses = f"_task_presses_{access.task.id}_{access.team}"
+    if task.status != "open" and not st.session_state.get(shown):
+        return
+    st.session_state[shown] = True
+    with st.form("submit_run", clear_on_submit=True):
+        upload = st.file_uploader("Run file (TREC format)", key=f"run_file_{st.session_state.get(presses, 0)}")
+        label = st.text_input("Label (optional)")
+        method = st.text_input(f"Method (optional, one line, at most {METHOD_LIMIT} characters; other teams see it "
+                               "on the final standings after the release)", max_chars=METHOD_LIMIT,
+                               placeholder="e.g. BM25, then a cross-encoder reranks the top 100")
+        if st.form_submit_button("Submit", type="primary"):
+            st.session_state[presses] = st.session_state.get(presses, 0) + 1
+            _submit(access, upload, label, method)
+            if task.status != "open":
+                st.session_state.pop(shown, None)
+            st.rerun()
+
+
 def team_page(access) -> None:
     view = task_views.view(access)
     assert isinstance(view, TeamView)
     header(view)
+    countdown(access)
     ui.show_messages()
     task, allowance = view.task, view.allowance
+    left = f", {allowance.left} left" if allowance.left is not None and task.status == "open" else ""
     st.caption(f"Team **{md(view.team.name or '')}**"
                + (f" (shown as {md(view.team.shown_as or '')})" if task.anonymous else "")
-               + f" · submissions: {allowance.used} used"
-               + (f", {allowance.left} left" if allowance.left is not None else ""))
-    if task.status == "open":
-        with st.form("submit_run", clear_on_submit=True):
-            upload = st.file_uploader("Run file (TREC format)")
-            label = st.text_input("Label (optional)")
-            if st.form_submit_button("Submit", type="primary"):
-                _submit(access, upload, label)
-                st.rerun()
+               + f" · submissions: {allowance.used} used{left}")
+    submit_form(access, task)
     mine = view.submissions
     measures = task.measures
     if mine:
         st.subheader("Your submissions (public topics)")
         st.table(ui.submissions_frame(mine, measures))
         if task.status == "open" and task.finals:
-            chosen = [s.id for s in mine if s.final]
-            picked = st.multiselect(f"Final submission(s) (at most {task.finals}; none: your latest)",
-                                    [s.id for s in mine], default=chosen, max_selections=task.finals,
-                                    format_func=lambda i: f"#{i} {next(s.label for s in mine if s.id == i)}")
-            if picked != chosen and st.button("Save the finals"):
-                try:
-                    access.choose_finals(picked)
-                except metrics.MetricsError as exc:
-                    ui.say("error", str(exc))
-                st.rerun()
+            finals_picker(access, mine, task.finals)
         sid = st.selectbox("Per-query scores of", [s.id for s in mine], index=len(mine) - 1,
                            format_func=lambda i: f"#{i} {next(s.label for s in mine if s.id == i)}")
         shown = next(s for s in mine if s.id == sid)
@@ -200,13 +227,35 @@ def team_page(access) -> None:
             try:
                 name = access.copy_to(state.workspace())
                 state.open_collection(name)
-                ui.say("success", f"Added the collection **{md(name)}** to your workspace and opened it: "
+                ui.say("success", f"Added the collection {name} to your workspace and opened it: "
                                   "every page (Leaderboard, Query explorer, ...) works on it now.")
             except metrics.MetricsError as exc:
                 ui.say("error", str(exc))
             st.rerun()
     with st.expander("Topics"):
         st.table(plain_frame(pd.DataFrame(view.topics).set_index("qid")))
+
+
+def finals_picker(access, mine, finals: int) -> None:
+    """The final submission(s): one choice (a single-choice list, "none" meaning the latest), or
+    up to ``finals`` of them."""
+    chosen = [s.id for s in mine if s.final]
+    labels = {s.id: f"#{s.id} {s.label}" for s in mine}
+    if finals == 1:
+        options = [None, *labels]
+        pick = st.selectbox("Final submission (none: your latest)", options,
+                            index=options.index(chosen[0]) if chosen and chosen[0] in options else 0,
+                            format_func=lambda i: "none: your latest" if i is None else labels[i])
+        picked = [] if pick is None else [pick]
+    else:
+        picked = st.multiselect(f"Final submissions (at most {finals}; none: your latest)", list(labels),
+                                default=chosen, max_selections=finals, format_func=labels.get)
+    if picked != chosen and st.button("Save the finals"):
+        try:
+            access.choose_finals(picked)
+        except metrics.MetricsError as exc:
+            ui.say("error", str(exc))
+        st.rerun()
 
 
 def projector_page(access) -> None:
@@ -284,8 +333,10 @@ def instructor_page(access) -> None:
     if view.timeline:
         st.subheader(f"Public {task.primary} over time")
         frame = pd.DataFrame(view.timeline)
-        frame["received"] = pd.to_datetime(frame["received"])
-        st.line_chart(frame, x="received", y="value", color="team")
+        st.plotly_chart(submissions_over_time(frame, task.primary), width="stretch", config=figures.FIGURE_CONFIG,
+                        key="task_timeline")
+        st.caption(f"Each point is a submission: its {md(task.primary)} on the public topics, at the time it was "
+                   "received (UTC); a team's points are joined in time order.")
     if view.spread:
         st.subheader(f"The class per topic ({task.primary}, each team's latest)")
         st.table(plain_frame(pd.DataFrame(view.spread).set_index("qid").round(4)))

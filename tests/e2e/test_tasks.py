@@ -196,15 +196,18 @@ def test_no_hidden_judgment_or_score_reaches_a_team_or_the_projector(server, vis
                          topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
                          baselines=[("bm25", LEGAL / "bm25.run")])
     team = tasks.join(links.join, "Alpha")
-    tasks.open(tasks.join(links.join, "Beta")).submit((LEGAL / "bm25_ce.run").read_bytes(), "ce", "ce.run")
-    tasks.open(team).submit((LEGAL / "dense.run").read_bytes(), "dense", "dense.run")
+    tasks.open(tasks.join(links.join, "Beta")).submit((LEGAL / "bm25_ce.run").read_bytes(), "ce", "ce.run",
+                                                      "Betasecret cross-encoder method")
+    tasks.open(team).submit((LEGAL / "dense.run").read_bytes(), "dense", "dense.run", "Alpha dense method")
+    alpha = tasks.open(team).team
     page = visitor()
     page.context.tmp = str(tmp_path)
     for phase in ("open", "closed"):
         for url in (team, links.projector):
             texts = crawl(page, url, downloads=url == team)
-            secret = secrets_of(tasks.open(links.instructor))  # after the crawl: its own submission included
-            assert secret.docnos and secret.numbers
+            # after the crawl: its own submission included; Beta's method line (and Alpha's, for the projector)
+            secret = secrets_of(tasks.open(links.instructor), alpha if url == team else None)
+            assert secret.docnos and secret.numbers and "Betasecret cross-encoder method" in secret.methods
             found = [f for text in texts for f in secret.find(text)]
             assert found == [], f"{phase}, {url}: {found[:5]}"
             if url == team:  # the crawl did read the downloads: the dev set's public judgments are there

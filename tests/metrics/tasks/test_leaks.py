@@ -43,16 +43,18 @@ def crawl(access) -> list[str]:
 def running(tasks, clock):
     links = make_task(tasks, total=2, dev_qrels=True)
     teams = [tasks.open(tasks.join(links.join, name)) for name in ("Alpha", "Beta")]
-    teams[0].submit(RUNS["dense"], "dense", "dense.run")
-    teams[1].submit(RUNS["bm25_ce"], "ce", "ce.run")
+    teams[0].submit(RUNS["dense"], "dense", "dense.run", "Alphamethod dense retrieval")
+    teams[1].submit(RUNS["bm25_ce"], "ce", "ce.run", "Betamethod cross-encoder rerank")
     return tasks, links, teams
 
 
 def _leaks(tasks, links, teams) -> list[str]:
-    secret = secrets_of(tasks.open(links.instructor))
-    assert secret.docnos and secret.numbers  # there is something to find
+    instructor = tasks.open(links.instructor)
     found = []
     for access in [*teams, tasks.open(links.projector)]:
+        secret = secrets_of(instructor, access.team)
+        # there is something to find: a team sees its own method line, never the other's
+        assert secret.docnos and secret.numbers and len(secret.methods) == (1 if access.team else 2)
         for text in crawl(access):
             found += secret.find(text)
     return found
@@ -97,6 +99,35 @@ def test_the_crawl_catches_a_planted_leak(running, monkeypatch):
 
     monkeypatch.setattr(views, "team_view", leaky)
     assert any("hidden per-query value" in f for f in _leaks(tasks, links, teams))
+
+
+def test_the_crawl_catches_a_planted_method_line(running, monkeypatch):
+    tasks, links, teams = running
+    honest = views.team_view
+
+    def leaky(snap, team, link):  # the public board carries each team's first method line
+        out = honest(snap, team, link)
+        subs = snap.submissions.dropna(subset=["team", "method"])
+        methods = dict(zip(subs["team"].astype(int)[::-1], subs["method"][::-1]))
+        return replace(out, board=replace(out.board, rows=tuple(replace(e, method=methods.get(e.team))
+                                                                 for e in out.board.rows)))
+
+    assert _leaks(tasks, links, teams) == []
+    monkeypatch.setattr(views, "team_view", leaky)
+    assert any("another team's method line" in f for f in _leaks(tasks, links, teams))
+
+
+def test_method_lines_reach_the_other_teams_only_on_the_final_standings_after_the_release(running, clock):
+    tasks, links, teams = running
+    alpha, beta = teams
+    clock.now += 8 * 86400
+    tasks.open(links.instructor).release()
+    for access in (alpha, tasks.open(links.projector)):
+        seen = views.view(access)
+        assert {e.name: e.method for e in seen.final_board.rows} == {
+            "Alpha": "Alphamethod dense retrieval", "Beta": "Betamethod cross-encoder rerank", "baseline: bm25": None}
+        assert {e.method for e in seen.board.rows} == {None}   # the public board carries none
+        assert "Betamethod cross-encoder rerank" in views.export_board(seen, "csv")
 
 
 def test_the_crawl_catches_planted_judgments(running, monkeypatch):
