@@ -29,7 +29,7 @@ __all__ = ["Item", "ItemProgress", "Progress", "KINDS", "PAGE", "PARAM", "ANSWER
 KINDS = ("lesson", "exercises", "task")
 PAGE = "course"           # the page's address: <public url>course?course=TOKEN (an instructor or personal token)
 PARAM = "course"
-ANSWERABLE = ("number", "choice", "higher")   # exercise kinds the course page asks and checks
+ANSWERABLE = ("number", "choice")   # exercise kinds the course page asks and checks
 TITLE_LIMIT = 80
 
 _TABLES = """
