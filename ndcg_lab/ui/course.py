@@ -168,7 +168,11 @@ def grades_section(access: TaskAccess) -> None:
         return
     if not found:
         return
-    st.table(plain_frame(pd.DataFrame(found).drop(columns=["email"]).set_index("student_id")))
+    table = pd.DataFrame(found).drop(columns=["email"])
+    table["score"] = [f"{v:.4f}" if v is not None and v == v else "—" for v in table["score"]]
+    table["rank"] = [str(int(r)) if r == r and r is not None else "—" for r in table["rank"]]
+    table["points"] = [f"{v:g}" for v in table["points"]]
+    st.table(plain_frame(table.set_index("student_id")))
     c1, c2 = st.columns(2)
     c1.download_button("Moodle (CSV)", grades.moodle_csv(found, item), file_name="grades-moodle.csv",
                        mime="text/csv", on_click="ignore")
