@@ -23,6 +23,7 @@ PAGES = [
     ("views/learn.py", "Learn NDCG", ":material/school:"),
     ("views/data.py", "Data", ":material/folder_open:"),
     ("views/task.py", "Class task", ":material/groups:"),
+    ("views/course.py", "Course", ":material/menu_book:"),
 ]
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..errors import MetricsError
 from ..store import Workspace
-from . import instructor, submissions
+from . import instructor, roster, submissions
 from .definition import iso
 from .links import Links, address, links_of
 from .snapshot import Snapshot
@@ -22,11 +22,12 @@ class TaskAccess:
     """A task as one link opens it: ``role`` (instructor, join, projector, team) and, for a team
     link, ``team`` (its id). Every action checks the role first."""
 
-    def __init__(self, task: Task, role: str, team: int | None, token: str) -> None:
+    def __init__(self, task: Task, role: str, team: int | None, token: str, student: int | None = None) -> None:
         self.task = task
         self.role = role
         self.team = team
         self.token = token
+        self.student = student    # a personal link's student (metrics.tasks.roster), else None
 
     def require(self, *roles: str) -> None:
         if self.role not in roles:
@@ -55,7 +56,10 @@ class TaskAccess:
         """Check, score and store one run of this team with its method line (a sentence saying
         what the run is; other teams see it on the final standings after the release); its id.
         SubmissionRefused says why not."""
-        return submissions.submit(self.task, self._team(), data, label, file_name, method)
+        sid = submissions.submit(self.task, self._team(), data, label, file_name, method)
+        if self.student is not None:
+            roster.record(self.task, self.student, "submitted", f"submission {sid}", self.task.clock())
+        return sid
 
     def choose_finals(self, ids: Sequence[int]) -> None:
         team = self._team()

@@ -27,7 +27,7 @@ from ..errors import MetricsError
 from ..io.topics import query_text, read_topics
 from ..settings import Settings
 from ..store import Registry, token_hash
-from . import opened, submissions
+from . import classlist, opened, submissions
 from .access import TaskAccess
 from .definition import TaskDefinition, public_split
 from .links import TOKEN_BYTES, Links, TaskNotFound, address, derived_token, links_of, token_of
@@ -144,13 +144,17 @@ class Tasks:
         if not path.exists():
             raise TaskNotFound("this task's file is gone", fix="ask the instructor")
         self._touch(task_id)
-        return TaskAccess(Task(path, self.settings, self.clock), role, team, token)
+        task = Task(path, self.settings, self.clock)
+        if role == "student":  # a personal link of the class list: its student's team, if any
+            return classlist.student_access(task, int(team), token)
+        return TaskAccess(task, role, team, token)
 
     def join(self, link: str, team: str) -> str:
         """A new team of the task of a join link; returns the team's link."""
         access = self.open(link)
         if access.role != "join":
             raise MetricsError("this is not a join link", fix="use the join link the instructor gave the class")
+        classlist.refuse_join(access.task)
         team_id = access.task.add_team(team, self.clock())
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.registry.write() as db:

@@ -16,7 +16,8 @@ from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export
 from metrics.tasks import views as task_views
 from metrics.tasks.store import NO_KEY, NO_KEY_FIX
 from metrics.tasks.submissions import METHOD_LIMIT
-from ndcg_lab.ui import state
+from ndcg_lab.ui import course as course_ui
+from ndcg_lab.ui import paths, state
 from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
 
@@ -287,6 +288,8 @@ def instructor_page(access) -> None:
                        ("Projector (read-only board)", links.projector)):
         st.caption(role)
         st.code(text, language=None)
+    st.page_link(paths.view("course"), label="Class list, course and grades", query_params={"course": access.token},
+                 icon=":material/menu_book:")
     st.subheader("Controls")
     c1, c2, c3 = st.columns(3)
     if c1.button("Close now", disabled=task.status not in ("open", "not open yet")):
@@ -375,4 +378,5 @@ if not token:
     create_page()
     st.stop()
 link = ui.access(token)
-{"instructor": instructor_page, "join": join_page, "team": team_page, "projector": projector_page}[link.role](link)
+{"instructor": instructor_page, "join": join_page, "team": team_page, "projector": projector_page,
+ "student": course_ui.team_form}[link.role](link)

@@ -1,0 +1,74 @@
+"""AppTest of the Course page: the instructor pastes a class list (a bad one names its line and
+loads nothing), re-issues a link; a student without a team makes one on the task page; a
+student's course shows no other student's name."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from metrics import settings
+from metrics.tasks import TaskDefinition, Tasks, classlist, roster
+
+ROOT = Path(__file__).resolve().parents[2]
+LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
+PAGE = "views/course.py"
+
+
+def ok(at):
+    assert not at.exception, "\n".join(e.value for e in at.exception)
+    return at
+
+
+def texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
+    parts += [str(t.value.to_dict()) for t in at.table] + [e.value for e in at.error] + [s.value for s in at.success]
+    return "\n".join(map(str, parts))
+
+
+@pytest.fixture
+def task(tmp_path):
+    home = tmp_path / "home"
+    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(home)}))
+    links = tasks.create(TaskDefinition(title="Course task", closes=time.time() + 86400, measures=("nDCG@10",),
+                                        total=2),
+                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+    yield home, links, tasks
+    tasks.close()
+
+
+def test_the_instructor_pastes_a_class_list(open_app, task):
+    home, links, tasks = task
+    at = ok(open_app(PAGE, home=home, query_params={"course": links.tokens["instructor"]}))
+    at.text_area(key="class_paste").input("id,name\ns1,Ada\ns1,Alan\n")
+    at.button[0].click().run()
+    ok(at)
+    assert "line 3: student id 's1' is also on line 2" in texts(at)
+    assert roster.students(tasks.open(links.instructor).task) == []
+    at.text_area(key="class_paste").input("id,name,team\ns1,Ada,Red\ns2,Alan,\n")
+    at.button[0].click().run()
+    ok(at)
+    assert "2 students in 1 teams" in texts(at)
+    old = classlist.links(tasks.open(links.instructor))[1]
+    next(b for b in at.button if b.label.startswith("Re-issue")).click().run()
+    ok(at)
+    assert "the old one is dead" in texts(at)
+    assert classlist.links(tasks.open(links.instructor))[1] != old
+
+
+def test_a_student_makes_a_team_then_sees_only_their_own_name(open_app, task):
+    home, links, tasks = task
+    instructor = tasks.open(links.instructor)
+    classlist.load(tasks.registry, instructor, "id,name,team\ns1,Ada Lovelace,Red\ns2,Alan Turing,\n", team_size=2)
+    personal = classlist.links(instructor)
+    alan = personal[2].rsplit("=", 1)[1]
+    at = ok(open_app("views/task.py", home=home, query_params={"task": alan}))
+    assert "Welcome, Alan Turing" in texts(at)
+    at.text_input[0].input("Red")
+    at.button[0].click().run()
+    ok(at)
+    assert tasks.open(personal[2]).team == tasks.open(personal[1]).team
+    at = ok(open_app(PAGE, home=home, query_params={"course": alan}))
+    shown = texts(at)
+    assert "Alan Turing" in shown and "Ada Lovelace" not in shown
