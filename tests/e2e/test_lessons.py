@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import expect
 
 from metrics.analysis import lessons
+from ndcg_lab.ui.exercise import NUMBER_LABEL
 from tests.e2e.helpers import arrive, no_exception, screenshot_dir
 
 PHONE = {"width": 390, "height": 844}
@@ -36,7 +37,7 @@ def _click(page, wait_for_app, *names):
 
 
 def _type_answer(page, wait_for_app, text):
-    box = page.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
+    box = page.get_by_label(NUMBER_LABEL)
     box.fill(text)
     box.press("Enter")
     wait_for_app(page)
@@ -60,18 +61,18 @@ def test_phone_width_every_lesson_and_a_student_completes_one(app_server, visito
     page.set_viewport_size(PHONE)
     # the discount lesson, from its first exercise to its last, keyboard where a phone has one
     open_app(page, f"{app_server}/learn?lesson=discount")
-    _type_answer(page, wait_for_app, "39%")
+    _type_answer(page, wait_for_app, "43%")                       # the share kept at rank 4, 1/log2(5)
     _button(page, "Check my answer").focus()
     page.keyboard.press("Enter")
     wait_for_app(page)
     assert page.get_by_text("Not quite.").count() == 1
-    assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
-    _type_answer(page, wait_for_app, "0.613")
+    assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 4")).count() == 1
+    _type_answer(page, wait_for_app, "0.569")                     # 1 - 1/log2(5) = 0.5693
     _click(page, wait_for_app, "Check my answer")
     assert page.get_by_text("Right.", exact=True).count() == 1
     _click(page, wait_for_app, "Next exercise")
     assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
-    page.get_by_text("0.289", exact=True).click()
+    page.get_by_text("0.25", exact=True).click()                  # 1/log2(16)
     wait_for_app(page)
     _click(page, wait_for_app, "Check my answer")
     assert page.get_by_text("Right.", exact=True).count() == 1
