@@ -3,7 +3,15 @@ the reveal with the worked arithmetic and the usual mistake; the live check's st
 projector views; and the sandbox's form that makes an exercise of its list. Every value comes
 from ``metrics.analysis.lessons`` (the library's engine).
 
-Widget keys start with the caller's ``key`` so several exercises can share a page.
+An exercise tests: nothing on it shows the answer before it is answered (the answer box's label
+and placeholder hold no number); a wrong answer gets the usual mistake and the next step of the
+arithmetic (:func:`metrics.analysis.lessons.leaks.hints`), never the value; the value shows
+after ``tries`` wrong answers or on "Show the answer", and an exercise whose answer was shown is
+never counted as right, whatever is typed afterwards.
+
+Widget keys start with the caller's ``key`` so several exercises can share a page; its state is
+``{key}_wrong`` (wrong answers so far), ``{key}_revealed`` and ``{key}_right`` (right before any
+reveal: what the score counts).
 """
 from __future__ import annotations
 
@@ -12,13 +20,18 @@ import streamlit as st
 
 import metrics
 from metrics.analysis import lessons, sandbox
-from metrics.analysis.lessons import Exercise
+from metrics.analysis.lessons import Exercise, leaks
 from ndcg_lab.ui import address
 from ndcg_lab.ui import query as view
 from ndcg_lab.ui.text import md, plain_frame
 
 ss = st.session_state
 SIDES = ["A", "B", "equal"]
+NUMBER_LABEL = "Your answer (a number: a decimal, or a percentage with %)"
+NUMBER_PLACEHOLDER = "type your number"
+"""The answer box's label and placeholder: no number in them, since any number could be an answer."""
+DEFAULT_TRIES, MAX_TRIES = 2, 10
+"""Wrong answers before the answer shows by itself (an exercise link may set 1 to ``MAX_TRIES``)."""
 
 
 def parse_number(text: str) -> float:
@@ -29,7 +42,8 @@ def parse_number(text: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise metrics.MetricsError(f"{text!r} is not a number", fix="type e.g. 0.61 or 61%") from None
+        raise metrics.MetricsError(f"{text!r} is not a number",
+                                   fix="type a decimal (with a point or a comma) or a percentage (with %)") from None
     return value / 100 if percent else value
 
 
@@ -48,8 +62,10 @@ def show_inputs(ex: Exercise, key: str) -> None:
         b.markdown(f"**List B** (cutoff {ex.other.cutoff})")
         b.table(list_frame(ex.other))
     elif ex.collection is not None and ex.quantity in ("mean_a", "mean_b", "wins_b"):
-        st.caption(f"The collection of the lesson: {len(ex.collection.queries)} queries, measure "
-                   f"`{ex.collection.measure}`.")
+        c = ex.collection
+        st.caption(f"nDCG@{c.cutoff} of systems A and B on each of {len(c.queries)} queries (measure "
+                   f"`{c.measure}`).")
+        st.table(c.per_query()[["A", "B"]].style.format("{:.4f}"))
     elif ex.sandbox is not None and ex.quantity not in ("discount", "loss", "gain"):
         sb = ss.get(f"{key}_order_sb", ex.sandbox) if ex.kind == "reorder" else ex.sandbox
         missed = f", missed relevant documents (grades): {', '.join(map(str, sb.missed))}" if sb.missed else ""
@@ -80,7 +96,7 @@ def _reorder_widgets(ex: Exercise, key: str) -> list[str]:
 def response_widgets(ex: Exercise, key: str):
     """The answer widgets; returns a callable that reads the response (or raises MetricsError)."""
     if ex.kind == "number":
-        st.text_input("Your answer (a number, e.g. 0.61 or 61%)", key=f"{key}_number")
+        st.text_input(NUMBER_LABEL, key=f"{key}_number", placeholder=NUMBER_PLACEHOLDER)
         return lambda: parse_number(ss.get(f"{key}_number", ""))
     if ex.kind == "choice":
         labels = lessons.option_labels(ex)
@@ -157,37 +173,86 @@ def _any_response(ex: Exercise):
     return right
 
 
-def show(ex: Exercise, key: str, *, live: bool = False) -> lessons.Result | None:
-    """Draw the exercise; returns the checked result once the student has answered."""
+def right_so_far(key: str) -> bool:
+    """Whether the exercise of ``key`` was answered right before its answer was shown (what counts)."""
+    return bool(ss.get(f"{key}_right"))
+
+
+def finished(key: str) -> bool:
+    """Whether the exercise of ``key`` is over: answered right, or its answer shown."""
+    return right_so_far(key) or bool(ss.get(f"{key}_revealed"))
+
+
+def _feedback(ex: Exercise, key: str, result: lessons.Result, tries: int) -> None:
+    """What a wrong answer gets before the reveal: the usual mistake and the arithmetic up to the
+    step after the last one shown, never the value; and how many tries are left."""
+    wrong = int(ss.get(f"{key}_wrong", 0))
+    if result.mistake and leaks.leak(ex, result.mistake) is None:
+        st.warning(f"Where it usually goes wrong: {result.mistake}.", icon=":material/search:")
+    steps = leaks.hints(ex)
+    if steps:
+        st.markdown("**The next step:**")
+        st.code("\n".join(steps[:wrong + 1]), language=None, wrap_lines=True)
+    elif ex.hint:
+        st.info(f"Hint: {md(ex.hint)}", icon=":material/lightbulb:")
+    left = tries - wrong
+    st.caption(f"{left} more {'try' if left == 1 else 'tries'} before the answer shows.")
+
+
+def show(ex: Exercise, key: str, *, tries: int = DEFAULT_TRIES) -> bool:
+    """Draw the exercise; True once it counts as answered right (never after its answer was shown).
+    The answer shows after ``tries`` wrong answers or on "Show the answer"."""
     st.markdown(f"**{md(ex.question)}**")
     show_inputs(ex, key)
     read = response_widgets(ex, key)
 
     def submit():
         try:
-            ss[f"{key}_result"] = lessons.check(ex, read())
-            ss.pop(f"{key}_error", None)
+            result = lessons.check(ex, read())
         except metrics.MetricsError as exc:
             ss[f"{key}_error"] = str(exc)
+            return
+        ss.pop(f"{key}_error", None)
+        ss[f"{key}_result"] = result
+        if finished(key):
+            return                                  # a shown answer typed back, or a second right answer
+        if result.correct:
+            ss[f"{key}_right"] = True
+        else:
+            ss[f"{key}_wrong"] = int(ss.get(f"{key}_wrong", 0)) + 1
+            if ss[f"{key}_wrong"] >= tries:
+                ss[f"{key}_revealed"] = True
 
-    b1, b2 = st.columns(2)
+    revealed = bool(ss.get(f"{key}_revealed"))
+    b1, b2, b3 = st.columns(3)
     b1.button("Check my answer", key=f"{key}_check", on_click=submit, type="primary", width="stretch")
     if ex.hint:
         b2.button("Hint", key=f"{key}_hint_button", on_click=lambda: ss.__setitem__(f"{key}_hint", True),
                   width="stretch")
+    b3.button("Show the answer", key=f"{key}_reveal", width="stretch", disabled=finished(key),
+              on_click=lambda: ss.__setitem__(f"{key}_revealed", True))
     if ss.get(f"{key}_hint") and ex.hint:
-        st.info(f"Hint: {md(ex.hint)}", icon="💡")
+        st.info(f"Hint: {md(ex.hint)}", icon=":material/lightbulb:")
     if ss.get(f"{key}_error"):
         st.error(md(ss[f"{key}_error"]))
     result = ss.get(f"{key}_result")
     if result is not None:
-        if result.correct:
+        if result.correct and right_so_far(key):
             st.success("Right." if ex.kind != "reorder" else f"Right: your order reaches {result.value:.4f}.")
+        elif result.correct:
+            st.info("That is the answer shown: an exercise whose answer was shown does not count as right.",
+                    icon=":material/visibility:")
         else:
             st.error("Not quite." if ex.kind != "reorder" else
                      f"Not yet: your order reaches {result.value:.4f}, below {ex.target:g}.")
+            if not revealed:
+                _feedback(ex, key, result, tries)
+    if revealed:
+        st.caption("The answer was shown: this exercise does not count as right.")
+        show_reveal(ex, result if result is not None and not result.correct else None)
+    elif right_so_far(key):
         show_reveal(ex, result)
-    return result
+    return right_so_far(key)
 
 
 # -- live checks -----------------------------------------------------------------------------------
@@ -309,8 +374,10 @@ def maker(sb: sandbox.Sandbox) -> None:
         st.table(plain_frame(pd.DataFrame({"question": [e.question for e in exercise_set],
                                            "answer (computed)": [right_text(e) for e in exercise_set]},
                                           index=pd.RangeIndex(1, len(exercise_set) + 1, name="#"))))
-        set_link = f"{address.page_url()}?ex={lessons.encode(exercise_set)}"
+        allowed = st.number_input("Wrong tries before the answer shows", 1, MAX_TRIES, DEFAULT_TRIES,
+                                  key="learn_make_tries")
+        query = f"?ex={lessons.encode(exercise_set)}" + (f"&tries={allowed}" if allowed != DEFAULT_TRIES else "")
         st.markdown("The link for your students (it opens the set; the answers are not in it):")
-        st.code(set_link, language=None, wrap_lines=True)
-        st.link_button("Open the set", f"?ex={lessons.encode(exercise_set)}")
+        st.code(f"{address.page_url()}{query}", language=None, wrap_lines=True)
+        st.link_button("Open the set", query)
         st.button("Clear the set", key="learn_make_clear", on_click=lambda: ss.pop("learn_set", None))

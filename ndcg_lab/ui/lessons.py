@@ -77,16 +77,32 @@ def example(lesson: lessons.Lesson) -> None:
     page_link("Open this example in the sandbox", {"lesson": "sandbox", **sandbox.to_params(sb)})
 
 
+def tries() -> dict[str, str]:
+    """The address's ``tries`` (wrong answers before the answer shows) as a parameter to keep in the
+    address; empty for the default or a value that is not a whole number 1-MAX_TRIES, which is said."""
+    raw = st.query_params.get("tries")
+    if raw is None:
+        return {}
+    if raw.strip().isdigit() and 1 <= int(raw) <= exview.MAX_TRIES:
+        return {"tries": str(int(raw))}
+    st.warning(f"The link's tries={md(raw)} is not a whole number from 1 to {exview.MAX_TRIES}: the answer "
+               f"shows after {exview.DEFAULT_TRIES} wrong tries.")
+    return {}
+
+
 def exercise_steps(items: list, base: dict, key: str) -> None:
-    """Exercises one at a time (``step`` in the address), Back / Next, a score at the end."""
+    """Exercises one at a time (``step`` in the address), Back / Next, a score at the end: answered
+    counts the exercises answered right or whose answer was shown, right only the former."""
     n = len(items)
     i = step(n)
+    base = {**base, **tries()}
+    allowed = int(base.get("tries", exview.DEFAULT_TRIES))
     address.write({**base, **({"step": str(i)} if i else {})})
-    done = sum(1 for j in range(n) if ss.get(f"{key}{j}_result") is not None)
-    right = sum(1 for j in range(n) if getattr(ss.get(f"{key}{j}_result"), "correct", False))
+    done = sum(1 for j in range(n) if exview.finished(f"{key}{j}"))
+    right = sum(1 for j in range(n) if exview.right_so_far(f"{key}{j}"))
     st.progress(done / n, text=f"Exercise {i + 1} of {n} · answered {done}, right {right}")
     ex = items[i]
-    exview.show(ex, f"{key}{i}")
+    exview.show(ex, f"{key}{i}", tries=allowed)
     b1, b2 = st.columns(2)
     b1.button("Back", key=f"{key}_back", disabled=i == 0, width="stretch",
               on_click=address.write, args=({**base, "step": str(i - 1)},))

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import expect
 
 from metrics.analysis import lessons
+from ndcg_lab.ui.exercise import NUMBER_LABEL
 from tests.e2e.helpers import arrive, no_exception, screenshot_dir
 
 PHONE = {"width": 390, "height": 844}
@@ -36,7 +37,7 @@ def _click(page, wait_for_app, *names):
 
 
 def _type_answer(page, wait_for_app, text):
-    box = page.get_by_label("Your answer (a number, e.g. 0.61 or 61%)")
+    box = page.get_by_label(NUMBER_LABEL)
     box.fill(text)
     box.press("Enter")
     wait_for_app(page)
@@ -60,18 +61,18 @@ def test_phone_width_every_lesson_and_a_student_completes_one(app_server, visito
     page.set_viewport_size(PHONE)
     # the discount lesson, from its first exercise to its last, keyboard where a phone has one
     open_app(page, f"{app_server}/learn?lesson=discount")
-    _type_answer(page, wait_for_app, "39%")
+    _type_answer(page, wait_for_app, "43%")                       # the share kept at rank 4, 1/log2(5)
     _button(page, "Check my answer").focus()
     page.keyboard.press("Enter")
     wait_for_app(page)
     assert page.get_by_text("Not quite.").count() == 1
-    assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 5")).count() == 1
-    _type_answer(page, wait_for_app, "0.613")
+    assert page.get_by_text(re.compile("Where it usually goes wrong: the share kept at rank 4")).count() == 1
+    _type_answer(page, wait_for_app, "0.569")                     # 1 - 1/log2(5) = 0.5693
     _click(page, wait_for_app, "Check my answer")
     assert page.get_by_text("Right.", exact=True).count() == 1
     _click(page, wait_for_app, "Next exercise")
     assert _param(page, "step") == "1" and _param(page, "lesson") == "discount"
-    page.get_by_text("0.289", exact=True).click()
+    page.get_by_text("0.25", exact=True).click()                  # 1/log2(16)
     wait_for_app(page)
     _click(page, wait_for_app, "Check my answer")
     assert page.get_by_text("Right.", exact=True).count() == 1
@@ -129,7 +130,7 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
     code, key = _param(page, "live"), _param(page, "key")
     assert code and key and _param(page, "ws") == token
 
-    answers = ["0.60", "0.60", "0.75", "0.5"]
+    answers = ["0.55", "0.55", "0.75", "0.5"]           # the right one: 0.5465
     tabs = [visitor(viewport=PHONE) for _ in answers]
     for tab in tabs:
         open_app(tab, f"{shared_app_server}/learn?live={code}")
@@ -143,9 +144,9 @@ def test_a_live_check_from_four_phones_and_the_workspace_token_stays(shared_app_
     table = page.locator('[data-testid="stTable"]').last
     rows = {r.locator("th").first.inner_text(): r.locator("td").first.inner_text()
             for r in table.locator("tbody tr").all()}
-    assert rows == {"0.60": "2", "0.75": "1", "0.50": "1"}
+    assert rows == {"0.55": "2", "0.75": "1", "0.50": "1"}
     assert page.get_by_text("4 answers", exact=False).count() == 1
     _click(page, wait_for_app, "Reveal the answer")
-    expect(page.get_by_text("The answer: 0.6048", exact=False)).to_have_count(1)
+    expect(page.get_by_text("The answer: 0.5465", exact=False)).to_have_count(1)
     assert _param(page, "ws") == token
     page.screenshot(path=str(screenshot_dir() / "learn-live.png"), full_page=True)

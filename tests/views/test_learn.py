@@ -132,21 +132,22 @@ def test_a_lesson_answer_hint_reveal_and_next(learn):
     key = "learn_ex_discount_0"
     assert not at.info or all("Hint" not in i.value for i in at.info)
     at.button(key=f"{key}_hint_button").click().run()
-    assert any("Hint: The discount at rank 5 is 1/log2(6)" in i.value for i in at.info)
-    at.text_input(key=f"{key}_number").input("39%").run()
+    assert any("Hint: The discount at rank 4 is 1/log2(5)" in i.value for i in at.info)
+    at.text_input(key=f"{key}_number").input("43%").run()
     at.button(key=f"{key}_check").click().run()
     assert_ok(at)
     assert [e.value for e in at.error] == ["Not quite."]
-    assert any("share kept at rank 5" in w.value for w in at.warning)
-    assert any("**The answer:** 0.6131" in m.value for m in at.markdown)
-    assert at.code[0].value.endswith("share lost = 1 - 0.3869 = 0.6131 (61%)")      # 1 - 1/log2(6)
-    at.text_input(key=f"{key}_number").input("0.613").run()
+    assert any("share kept at rank 4" in w.value for w in at.warning)
+    assert not any("The answer:" in m.value for m in at.markdown)           # one wrong try: no value yet
+    at.text_input(key=f"{key}_number").input("0.569").run()
     at.button(key=f"{key}_check").click().run()
     assert [s.value for s in at.success] == ["Right."]
+    assert any("**The answer:** 0.5693" in m.value for m in at.markdown)
+    assert at.code[-1].value.endswith("share lost = 1 - 0.4307 = 0.5693 (57%)")      # 1 - 1/log2(5)
     at.button(key="learn_ex_discount__next").click().run()
     assert only(at.query_params["step"]) == "1"
     assert any("keep?" in m.value for m in at.markdown)
-    at.radio(key="learn_ex_discount_1_choice").set_value(1).run()                   # 0.289 = 1/log2(11)
+    at.radio(key="learn_ex_discount_1_choice").set_value(1).run()                   # 0.25 = 1/log2(16)
     at.button(key="learn_ex_discount_1_check").click().run()
     assert [s.value for s in at.success] == ["Right."]
     assert "answered 2, right 2" in at.get("progress")[0].proto.text
@@ -159,6 +160,9 @@ def test_the_step_in_the_address_reopens_the_exercise(learn):
     at.radio(key="learn_ex_gain_1_linear").set_value("B").run()
     at.button(key="learn_ex_gain_1_check").click().run()
     assert [e.value for e in at.error] == ["Not quite."]
+    assert not any("exponential gain: A · linear gain: A" in m.value for m in at.markdown)
+    assert any("Under exponential gain a 4 is worth 15" in i.value for i in at.info)    # the hint, not the answer
+    at.button(key="learn_ex_gain_1_check").click().run()                               # the second wrong try
     assert any("exponential gain: A · linear gain: A" in m.value for m in at.markdown)
 
 
@@ -228,7 +232,7 @@ def test_shared_mode_keeps_the_workspace_token_and_runs_a_live_check(open_app, s
     code = only(at.query_params["live"])
     assert len(only(at.query_params["key"])) >= 16
     assert only(at.query_params["ws"]) == token
-    for answer in ("0.6", "0.605", "0.75"):
+    for answer in ("0.55", "0.546", "0.75"):   # the gain lesson's first exercise: 0.5465
         student = open_app("views/learn.py", home=shared, query_params={"live": code})
         assert "key" not in student.query_params and not [b for b in student.button if b.key == "learn_live_reveal"]
         student.text_input(key=f"learn_live_{code}_number").input(answer).run()
@@ -236,8 +240,8 @@ def test_shared_mode_keeps_the_workspace_token_and_runs_a_live_check(open_app, s
         assert [s.value for s in student.success] == ["Answer sent. The result is on your teacher's screen."]
     at.button(key="learn_live_refresh").click().run()
     counts = at.table[-1].value
-    assert dict(zip(counts.index, counts["answers"])) == {"0.60": 2, "0.75": 1}
+    assert dict(zip(counts.index, counts["answers"])) == {"0.55": 2, "0.75": 1}
     at.button(key="learn_live_reveal").click().run()
-    assert any("**The answer:** 0.6048" in m.value for m in at.markdown)
-    assert dict(zip(at.table[-2].value.index, at.table[-2].value["right"])) == {"0.60": "✓", "0.75": ""}
-    assert LiveChecks(shared).counts(code) == {"0.60": 2, "0.75": 1}
+    assert any("**The answer:** 0.5465" in m.value for m in at.markdown)
+    assert dict(zip(at.table[-2].value.index, at.table[-2].value["right"])) == {"0.55": "✓", "0.75": ""}
+    assert LiveChecks(shared).counts(code) == {"0.55": 2, "0.75": 1}

@@ -36,7 +36,7 @@ from typing import NoReturn
 from ...errors import MetricsError
 from .. import sandbox
 from ..sandbox import PRESETS, Sandbox
-from . import kinds, links
+from . import kinds, leaks, links, prose
 from .collection import Collection
 from .kinds import Exercise
 
@@ -135,7 +135,48 @@ def from_data(data: dict, lesson_id: str, *, source: str = "<lesson>") -> Lesson
             render(lesson, text)
         except MetricsError as exc:
             _fail(source, f"the {key}: {exc}")
+    for key, text in (("text", lesson.text), ("try", lesson.try_text)):     # the summary speaks in general
+        for problem in prose.problems(lesson, text):
+            _fail(source, f"the {key} contradicts its example: {problem}", "make the words say what the example holds")
+    for i, ex in enumerate(lesson.exercises):
+        for where, shown in on_the_page(lesson, ex).items():
+            number = leaks.leak(ex, shown)
+            if number is not None:
+                _fail(source, f"exercise {i + 1} is answered on its page before it is answered: the {where} shows "
+                              f"{number!r}", "ask about a changed list (give the exercise its own grades = [...]) "
+                                             f"or take the number out of the {where}")
     return lesson
+
+
+def example_text(lesson: Lesson) -> str:
+    """The numbers the lesson's example shows, as the page writes them: for a list, DCG, IDCG and
+    nDCG at its cutoff and the per-rank table (gain, discount, contribution, DCG, IDCG, nDCG at every
+    rank); for a collection, nDCG per query, the means and B's wins and losses."""
+    if lesson.collection is not None:
+        summary = lesson.collection.summary()
+        table = lesson.collection.per_query()
+        cells = [f"{v:.4f}" for v in table.to_numpy().ravel()]
+        return " ".join([*cells, f"{summary['mean_a']:.4f}", f"{summary['mean_b']:.4f}",
+                         f"{summary['wins_b']:.0f}", f"{summary['losses_b']:.0f}"])
+    sb = lesson.example
+    assert sb is not None
+    word = "exp" if sb.gain == "exp" else "linear"
+    values = sandbox.scores(sb)
+    rows = sandbox.per_rank(sb)
+    cells = [f"{values[f'{m} {word}']:.4f}" for m in ("DCG", "IDCG", "nDCG")]
+    cells += [f"{v:g}" for col in ("gain", "ideal_gain") for v in rows[col]]
+    cells += [f"{v:.4f}" for col in ("discount", "contribution", "dcg", "idcg", "ndcg") for v in rows[col]]
+    return " ".join(cells)
+
+
+def on_the_page(lesson: Lesson, ex: Exercise) -> dict[str, str]:
+    """What the page of ``ex`` shows before it is answered, by where it shows it: the lesson's
+    text, what to try, the example's numbers, and the exercise's question, hint and labels (the
+    options of a choice among numbers are the choice itself, so they are not counted)."""
+    labels = [] if ex.kind != "choice" or kinds.is_numeric(ex) else kinds.option_labels(ex)
+    return {"text": render(lesson, lesson.text), "try": render(lesson, lesson.try_text),
+            "example": example_text(lesson), "question": ex.question, "hint": ex.hint,
+            "option labels": " · ".join(labels)}
 
 
 def load_all(folder: Path | str = DATA) -> dict[str, Lesson]:

@@ -70,10 +70,12 @@ cutoff = 3
 [[exercise]]
 kind = "number"
 question = "nDCG@3?"
+grades = [0, 3, 2]
 [[exercise]]
 kind = "number"
 question = "DCG@3?"
 quantity = "dcg"
+grades = [2, 0, 3]
 '''
 
 
