@@ -11,12 +11,11 @@ import streamlit as st
 import metrics
 from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export_board, team_qrels
 from metrics.tasks import views as task_views
-from ndcg_lab.ui import state
+from ndcg_lab.ui import projector, share, state
 from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
 
 SAMPLES = {"legal": state.SAMPLES / "legal", "web": state.SAMPLES / "web"}
-REFRESH = 10  # seconds between two redraws of a board (projector and team pages)
 
 
 def _when(label: str, default: datetime, key: str) -> float:
@@ -210,20 +209,7 @@ def team_page(access) -> None:
 
 
 def projector_page(access) -> None:
-    @st.fragment(run_every=REFRESH)
-    def live():
-        view = task_views.view(access)
-        header(view)
-        board = task_views.shown_board(view)
-        if board is None:
-            return
-        st.subheader("Final standings" if board.final else f"Public leaderboard ({board.n_topics} topics)")
-        for line in ui.big_board(board):
-            st.markdown(line)
-        with st.expander("Every column"):
-            st.table(ui.board_frame(board))
-
-    live()
+    projector.task_board(access)
 
 
 def instructor_page(access) -> None:
@@ -238,6 +224,8 @@ def instructor_page(access) -> None:
                        ("Projector (read-only board)", links.projector)):
         st.caption(role)
         st.code(text, language=None)
+    for title, role in (("the join link", "join"), ("the projector", "projector")):
+        share.handout(title, "task", {ui.PARAM: links.tokens[role]}, here="task")
     st.subheader("Controls")
     c1, c2, c3 = st.columns(3)
     if c1.button("Close now", disabled=task.status not in ("open", "not open yet")):
