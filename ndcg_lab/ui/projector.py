@@ -115,7 +115,8 @@ def task_board(access) -> None:
             rows = [(e.rank, e.name + (f" · group {e.group}" if e.group else ""),
                      f"{e.means[board.primary]:.4f}" if e.means[board.primary] == e.means[board.primary] else "—",
                      e.marker) for e in board.rows]
-        measure = f" · {board.primary}" if board is not None else ""
+        measure = "" if board is None else f" · {board.primary}" + (f" · baseline: {board.baseline}" if board.baseline
+                                                                    else "")
         closes = f" · closes {tasks.local(task.closes)}" if task.closes else ""
         st.html(page_html(task.title, f"{heading}{measure} · {task.status}{closes}",
                           board_html(rows)).replace('<div class="pj-grid">', '<div>'))

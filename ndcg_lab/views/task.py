@@ -11,6 +11,7 @@ import streamlit as st
 import metrics
 from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export_board, team_qrels
 from metrics.tasks import views as task_views
+from metrics.tasks.links import token_of
 from ndcg_lab.ui import projector, share, state
 from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
@@ -225,7 +226,7 @@ def instructor_page(access) -> None:
         st.caption(role)
         st.code(text, language=None)
     for title, role in (("the join link", "join"), ("the projector", "projector")):
-        share.handout(title, "task", {ui.PARAM: links.tokens[role]}, here="task")
+        share.handout(title, "task", {ui.PARAM: token_of(getattr(links, role))}, here="task")
     st.subheader("Controls")
     c1, c2, c3 = st.columns(3)
     if c1.button("Close now", disabled=task.status not in ("open", "not open yet")):

@@ -97,7 +97,11 @@ def projector_chrome(page) -> None:
 
 
 def decode_qr(page, url: str) -> str:
-    image = Image.open(io.BytesIO(page.locator(f'[data-qr="{url}"]').first.screenshot()))
+    qr = page.locator(f'[data-qr="{url}"]').first
+    qr.scroll_into_view_if_needed()
+    expect(qr).to_be_visible()
+    page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=qr.element_handle())
+    image = Image.open(io.BytesIO(qr.screenshot(animations="disabled")))
     [result] = zxingcpp.read_barcodes(image)
     return result.text
 
