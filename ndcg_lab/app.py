@@ -6,7 +6,7 @@ draws nothing.
 """
 import streamlit as st
 
-from ndcg_lab.ui import admission, state
+from ndcg_lab.ui import admission, projector, share, state
 from ndcg_lab.ui.paths import PACKAGE
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -31,14 +31,18 @@ def main() -> None:
     """Declare the pages (by absolute path, whichever script Streamlit runs) and run the chosen one,
     once this run is admitted (:mod:`ndcg_lab.ui.admission`)."""
     st.set_page_config(page_title="nDCG Lab", page_icon=":material/monitoring:", layout="wide")
+    # A projector view (ndcg_lab.ui.projector) draws nothing of the workbench: no menu, no sidebar.
+    on_projector = projector.requested()
     with admission.admitted():  # a burst of visitors is served in order of arrival
         navigation = st.navigation([
             st.Page(PACKAGE / path, title=title, icon=icon, default=(i == 0))
             for i, (path, title, icon) in enumerate(PAGES)
-        ])
-        state.remember(state.sidebar())
+        ], position="hidden" if on_projector else "sidebar")
+        state.remember(None if on_projector else state.sidebar())
         state.run_page(navigation)
 
 
 if __name__ == "__main__":
     main()
+elif __name__ == "app":  # imported by the ASGI server of `streamlit run` (st.App: the /s/ short links)
+    app = st.App(__file__, routes=share.routes())

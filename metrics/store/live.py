@@ -1,50 +1,50 @@
 """Live checks in class: a question open for a few minutes, answered from phones, counted.
 
-One small DuckDB file (``live.duckdb`` under the app's home) holds, per check, its short code,
-the exercise link token (the question, never its answer), a SHA-256 of the teacher's key,
-when it opened and when it closes; and per (check, answer) a count. Nothing about who
-answered is stored: no session, no address, no time of an answer. Each answer is one
-transaction (an upsert of its count), so concurrent answers are never lost. A check closes by
-itself at ``closes``; answers after that are refused. The file is a
-:class:`~metrics.store.connection.Connection`: the processes of one deployment take turns on it.
+One SQLite file (``live.sqlite3`` under the app's home, through
+:class:`~metrics.store.registry.Registry`, so every server process of a lecture shares it) holds,
+per check, its short code, the exercise link token (the question, never its answer), a SHA-256
+of the teacher's key, when it opened, when it closes and when its answer was revealed; and per
+answer the text typed, whether it was right, and a SHA-256 of (code, device id). The device id
+is a random id the student's browser keeps; its hash per check lets a device answer once and
+cannot link two checks. Nothing else about who answered is stored: no session, no address, no
+time of an answer.
+
+A device's second answer is refused and changes nothing (the primary key (code, device) in one
+transaction). A check takes no answer once it closed or its answer was revealed (revealing closes
+it). Whether an answer is right is decided by the caller on the value typed, never on a rounded
+one.
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MetricsError
-from .connection import Connection
-from .registry import token_hash
+from .registry import Registry, token_hash
 
-__all__ = ["LiveChecks", "Check", "CheckClosed", "CODE_ALPHABET", "DEFAULT_MINUTES", "FILE_NAME"]
+__all__ = ["LiveChecks", "Check", "CheckClosed", "Tally", "CODE_ALPHABET", "DEFAULT_MINUTES", "FILE_NAME"]
 
-FILE_NAME = "live.duckdb"
+FILE_NAME = "live.sqlite3"
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read from a projector
 CODE_LENGTH = 6
 DEFAULT_MINUTES = 10
 MAX_MINUTES = 120
-MAX_ANSWER = 40  # characters of one answer's bucket (a rounded number or an option)
+MAX_ANSWER = 40  # characters of one answer as stored (a number as typed, an option's label)
+MAX_DEVICE = 128
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS live_check (code VARCHAR PRIMARY KEY, token VARCHAR NOT NULL, key_hash VARCHAR NOT NULL,
-                                       opened DOUBLE NOT NULL, closes DOUBLE NOT NULL);
-CREATE TABLE IF NOT EXISTS live_count (code VARCHAR NOT NULL, answer VARCHAR NOT NULL, n BIGINT NOT NULL,
-                                       PRIMARY KEY (code, answer));
+CREATE TABLE IF NOT EXISTS live_check (code TEXT PRIMARY KEY, token TEXT NOT NULL, key_hash TEXT NOT NULL,
+                                       opened REAL NOT NULL, closes REAL NOT NULL, revealed REAL);
+CREATE TABLE IF NOT EXISTS live_answer (code TEXT NOT NULL, device_hash TEXT NOT NULL, answer TEXT NOT NULL,
+                                        correct INTEGER NOT NULL, PRIMARY KEY (code, device_hash));
 """
 
 
-def _create_tables(con) -> None:
-    """Run at each opening of the file (another process may have made it meanwhile)."""
-    con.execute(_SCHEMA)
-
-
 class CheckClosed(MetricsError):
-    """The check is closed (its time ran out) or unknown."""
+    """The check is closed (its time ran out, or its answer was revealed) or unknown."""
 
 
 @dataclass(frozen=True)
@@ -53,34 +53,41 @@ class Check:
     token: str
     opened: float
     closes: float
+    revealed: float | None = None
 
     def is_open(self, now: float | None = None) -> bool:
-        return (time.time() if now is None else now) < self.closes
+        return self.revealed is None and (time.time() if now is None else now) < self.closes
 
     def seconds_left(self, now: float | None = None) -> int:
+        if self.revealed is not None:
+            return 0
         return max(0, int(self.closes - (time.time() if now is None else now)))
 
 
+@dataclass(frozen=True)
+class Tally:
+    """The answers of one kind: the text, how many devices sent it, and whether it is right."""
+
+    answer: str
+    n: int
+    correct: bool
+
+
+def device_hash(code: str, device: str) -> str:
+    """What a check keeps of a device: sha256(code, device id), hex (no link between two checks)."""
+    return hashlib.sha256(f"{code}\0{device}".encode()).hexdigest()
+
+
 class LiveChecks:
-    """The live checks of one server process, in ``home / live.duckdb``."""
+    """The live checks of a server, in ``home / live.sqlite3``."""
 
     def __init__(self, home: Path | str, *, clock=time.time) -> None:
         self.path = Path(home) / FILE_NAME
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
-        self._lock = threading.Lock()
-        self._conn = Connection(self.path, read_only=False, memory_limit=None, on_use=None,
-                                describe=_create_tables)
+        self._registry = Registry(self.path, _SCHEMA)
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close(lambda: MetricsError("the live checks are closed"))
-
-    @contextmanager
-    def _cursor(self):
-        """A cursor of the file, under this object's lock (one operation at a time)."""
-        with self._lock, self._conn.cursor() as cur:
-            yield cur
+        self._registry.close()
 
     def open(self, token: str, minutes: float = DEFAULT_MINUTES) -> tuple[Check, str]:
         """Open a check of the exercise ``token`` for ``minutes``: the check and the teacher's key."""
@@ -88,56 +95,67 @@ class LiveChecks:
             raise MetricsError(f"a live check stays open 1 to {MAX_MINUTES} minutes, not {minutes}")
         key = secrets.token_urlsafe(16)
         now = self.clock()
-        with self._cursor() as cur:
+        with self._registry.write() as db:
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-                if not cur.execute("SELECT 1 FROM live_check WHERE code = ?", [code]).fetchone():
+                if not db.execute("SELECT 1 FROM live_check WHERE code = ?", (code,)).fetchone():
                     break
-            cur.execute("INSERT INTO live_check VALUES (?, ?, ?, ?, ?)",
-                        [code, token, token_hash(key), now, now + minutes * 60])
+            db.execute("INSERT INTO live_check VALUES (?, ?, ?, ?, ?, NULL)",
+                       (code, token, token_hash(key), now, now + minutes * 60))
         return Check(code, token, now, now + minutes * 60), key
 
     def get(self, code: str) -> Check:
         """The check of ``code`` (open or closed); an unknown code raises :class:`CheckClosed`."""
-        code = str(code).strip().upper()
-        with self._cursor() as cur:
-            row = cur.execute("SELECT code, token, opened, closes FROM live_check WHERE code = ?",
-                                             [code]).fetchone()
-        if row is None:
+        code = str(code).strip().upper()[:CODE_LENGTH + 10]
+        rows = self._registry.rows("SELECT code, token, opened, closes, revealed FROM live_check WHERE code = ?",
+                                   (code,))
+        if not rows:
             raise CheckClosed(f"no live check has the code {code!r}", fix="check the code on the projector")
-        return Check(*row)
+        return Check(*rows[0])
 
     def is_teacher(self, code: str, key: str) -> bool:
-        with self._cursor() as cur:
-            row = cur.execute("SELECT key_hash FROM live_check WHERE code = ?",
-                                             [str(code).upper()]).fetchone()
-        return row is not None and secrets.compare_digest(row[0], token_hash(str(key)))
+        rows = self._registry.rows("SELECT key_hash FROM live_check WHERE code = ?", (str(code).upper(),))
+        return bool(rows) and secrets.compare_digest(rows[0][0], token_hash(str(key)))
 
-    def answer(self, code: str, answer: str) -> None:
-        """Count one answer, in one transaction; refused once the check has closed."""
-        answer = str(answer)[:MAX_ANSWER]
+    def answer(self, code: str, device: str, answer: str, correct: bool) -> bool:
+        """Count one device's answer, in one transaction: True if counted, False if this device had
+        answered already (the first answer stays). Refused once the check has closed or revealed."""
+        device = str(device)
+        if not 16 <= len(device) <= MAX_DEVICE:
+            raise MetricsError("this browser has no device id", fix="allow cookies for this site and reload")
         check = self.get(code)
-        if not check.is_open(self.clock()):
-            raise CheckClosed("this live check is closed", fix="ask your teacher for a new code")
-        with self._cursor() as cur:
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                cur.execute("INSERT INTO live_count VALUES (?, ?, 1) "
-                            "ON CONFLICT (code, answer) DO UPDATE SET n = n + 1", [check.code, answer])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._registry.write() as db:
+            row = db.execute("SELECT closes, revealed FROM live_check WHERE code = ?", (check.code,)).fetchone()
+            if row[1] is not None or self.clock() >= row[0]:
+                raise CheckClosed("this live check is closed", fix="ask your teacher for a new code")
+            cursor = db.execute("INSERT OR IGNORE INTO live_answer VALUES (?, ?, ?, ?)",
+                                (check.code, device_hash(check.code, device), str(answer)[:MAX_ANSWER],
+                                 int(bool(correct))))
+            return cursor.rowcount == 1
+
+    def has_answered(self, code: str, device: str) -> bool:
+        code = str(code).upper()
+        return bool(self._registry.rows("SELECT 1 FROM live_answer WHERE code = ? AND device_hash = ?",
+                                        (code, device_hash(code, str(device)))))
+
+    def tally(self, code: str) -> list[Tally]:
+        """The answers grouped by text, most frequent first."""
+        rows = self._registry.rows("SELECT answer, COUNT(*), MAX(correct) FROM live_answer WHERE code = ? "
+                                   "GROUP BY answer ORDER BY COUNT(*) DESC, answer", (str(code).upper(),))
+        return [Tally(a, int(n), bool(c)) for a, n, c in rows]
 
     def counts(self, code: str) -> dict[str, int]:
         """The number of answers of each kind, most frequent first."""
-        with self._cursor() as cur:
-            rows = cur.execute("SELECT answer, n FROM live_count WHERE code = ? ORDER BY n DESC, answer",
-                                              [str(code).upper()]).fetchall()
-        return {a: int(n) for a, n in rows}
+        return {t.answer: t.n for t in self.tally(code)}
+
+    def reveal(self, code: str) -> None:
+        """Reveal the answer (the teacher's button): the check takes no more answers."""
+        with self._registry.write() as db:
+            db.execute("UPDATE live_check SET revealed = COALESCE(revealed, ?), closes = MIN(closes, ?) "
+                       "WHERE code = ?", (self.clock(), self.clock(), str(code).upper()))
 
     def close_now(self, code: str) -> None:
         """Close the check at once (the teacher's button)."""
-        with self._cursor() as cur:
-            cur.execute("UPDATE live_check SET closes = LEAST(closes, ?) WHERE code = ?",
-                                       [self.clock(), str(code).upper()])
+        with self._registry.write() as db:
+            db.execute("UPDATE live_check SET closes = MIN(closes, ?) WHERE code = ?",
+                       (self.clock(), str(code).upper()))

@@ -1,7 +1,6 @@
 """One exercise on the screen: the question, its list, the answer widgets, the hint, the check,
-the reveal with the worked arithmetic and the usual mistake; the live check's student and
-projector views; and the sandbox's form that makes an exercise of its list. Every value comes
-from ``metrics.analysis.lessons`` (the library's engine).
+the reveal with the worked arithmetic and the usual mistake; and the sandbox's form that makes an
+exercise of its list. Every value comes from ``metrics.analysis.lessons`` (the library's engine).
 
 An exercise tests: nothing on it shows the answer before it is answered (the answer box's label
 and placeholder hold no number); a wrong answer gets the usual mistake and the next step of the
@@ -134,20 +133,6 @@ def right_text(ex: Exercise) -> str:
     return f"exponential gain: {right['exp']} · linear gain: {right['linear']}"
 
 
-def bucket(ex: Exercise, response) -> str:
-    """A response as one count of a live check: a number rounded to 2 decimals, an option's label,
-    or the two sides."""
-    if ex.kind == "number":
-        return f"{float(response):.2f}" if ex.quantity != "wins_b" else f"{float(response):.0f}"
-    if ex.kind == "choice":
-        return lessons.option_labels(ex)[int(response)]
-    return f"exp {response['exp']} · linear {response['linear']}"
-
-
-def right_bucket(ex: Exercise) -> str:
-    return bucket(ex, lessons.answer(ex))
-
-
 def show_reveal(ex: Exercise, result: lessons.Result | None = None) -> None:
     """The value and the arithmetic behind it (the per-rank table and the formula with numbers)."""
     st.markdown(f"**The answer:** {md(right_text(ex))}")
@@ -253,77 +238,6 @@ def show(ex: Exercise, key: str, *, tries: int = DEFAULT_TRIES) -> bool:
     elif right_so_far(key):
         show_reveal(ex, result)
     return right_so_far(key)
-
-
-# -- live checks -----------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False)
-def _live_checks(home: str):
-    from metrics.store.live import LiveChecks
-
-    return LiveChecks(home)
-
-
-def live_checks():
-    """The live checks of this server (one DuckDB file under NDCG_LAB_HOME)."""
-    from ndcg_lab.ui import state
-
-    return _live_checks(str(state.settings().home))
-
-
-def student(live, check, ex: Exercise) -> None:
-    """The student's view of a live check: the question, the answer widgets, one answer sent."""
-    st.header(f"Live check {check.code}")
-    if ss.get(f"learn_live_sent_{check.code}"):
-        st.success("Answer sent. The result is on your teacher's screen.")
-        return
-    if not check.is_open():
-        st.warning("This live check is closed.")
-        return
-    key = f"learn_live_{check.code}"
-    st.markdown(f"**{md(ex.question)}**")
-    show_inputs(ex, key)
-    read = response_widgets(ex, key)
-
-    def send():
-        try:
-            live.answer(check.code, bucket(ex, read()))
-            ss[f"learn_live_sent_{check.code}"] = True
-            ss.pop(f"{key}_error", None)
-        except metrics.MetricsError as exc:
-            ss[f"{key}_error"] = str(exc)
-    st.button("Send my answer", key=f"{key}_send", on_click=send, type="primary")
-    if ss.get(f"{key}_error"):
-        st.error(md(ss[f"{key}_error"]))
-
-
-def projector(live, check, ex: Exercise) -> None:
-    """The teacher's view of a live check: the link for the class, the counts, reveal and close."""
-    st.header(f"Live check · code {check.code}")
-    link = f"{address.page_url()}?live={check.code}"
-    st.markdown(f"Students open **{address.page_url() or '/learn'}** with the code, or this link:")
-    st.code(link, language=None)
-    st.markdown(f"**{md(ex.question)}**")
-    show_inputs(ex, "learn_projector")
-    counts = live.counts(check.code)
-    total = sum(counts.values())
-    left = check.seconds_left()
-    st.caption(f"{total} answers · " + (f"closes in {left // 60} min {left % 60} s" if left else "closed"))
-    revealed = ss.get(f"learn_reveal_{check.code}", False)
-    if counts:
-        right = right_bucket(ex) if revealed else None
-        frame = pd.DataFrame({"answer": list(counts), "answers": list(counts.values())})
-        if revealed:
-            frame["right"] = ["✓" if a == right else "" for a in frame["answer"]]
-        st.bar_chart(frame.set_index("answer")["answers"], horizontal=True)
-        st.table(plain_frame(frame.set_index("answer")))
-    b1, b2, b3 = st.columns(3)
-    b1.button("Refresh", key="learn_live_refresh", width="stretch")
-    b2.button("Reveal the answer", key="learn_live_reveal", width="stretch",
-              on_click=lambda: ss.__setitem__(f"learn_reveal_{check.code}", True))
-    b3.button("Close now", key="learn_live_close", width="stretch", disabled=not left,
-              on_click=lambda: live.close_now(check.code))
-    if revealed:
-        show_reveal(ex)
 
 
 # -- making an exercise of the sandbox's list ---------------------------------------------------------

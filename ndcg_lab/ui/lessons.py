@@ -1,6 +1,6 @@
 """The Learn page's lessons, exercise sets and live checks: the index of lessons, a lesson with its
-example and exercises one at a time, a teacher's set of exercises (``?ex=TOKEN``), and a live
-check (``?live=CODE``, the projector with ``&key=KEY``). Every number comes from
+example and exercises one at a time, a teacher's set of exercises (``?ex=TOKEN``), and the way
+to open a live check of an exercise (its pages: :mod:`ndcg_lab.ui.live`). Every number comes from
 ``metrics.analysis.lessons`` and ``metrics.stats``.
 
 Addresses keep the workspace token and the sidebar's selection (:mod:`ndcg_lab.ui.address`); an exercise's
@@ -16,6 +16,7 @@ from metrics.analysis import lessons, sandbox
 from ndcg_lab.ui import address, paths, state
 from ndcg_lab.ui import exercise as exview
 from ndcg_lab.ui import learn as text
+from ndcg_lab.ui import live as live_view
 from ndcg_lab.ui import query as view
 from ndcg_lab.ui.text import md
 
@@ -124,7 +125,7 @@ def offer_live(ex: lessons.Exercise) -> None:
         minutes = st.number_input("Open for (minutes)", 1, 120, 5, key="learn_live_minutes")
 
         def open_check():
-            check, key = exview.live_checks().open(lessons.encode([ex]), minutes=float(minutes))
+            check, key = live_view.live_checks().open(lessons.encode([ex]), minutes=float(minutes))
             address.write({"live": check.code, "key": key})
         st.button("Open a live check of this question", key="learn_live_open", on_click=open_check)
         st.caption("Students open the code on their phones; only the counts of the answers are kept, and the "
@@ -159,22 +160,6 @@ def set_page(token: str) -> None:
     st.caption("A set of exercises your teacher made. Answer each, then check: the page computes the answer "
                "with the same engine as the leaderboard.")
     exercise_steps(items, {"ex": token}, f"learn_set_{abs(hash(token)) % 10**8}_")
-
-
-def live_page(code: str, key: str | None) -> None:
-    """A live check: the projector view for the teacher's key, the student's otherwise."""
-    address.write({"live": code, "key": key})
-    live = exview.live_checks()
-    try:
-        check = live.get(code)
-        [ex] = lessons.decode(check.token)
-    except metrics.MetricsError as exc:
-        st.error(md(str(exc)))
-        return
-    if key and live.is_teacher(code, key):
-        exview.projector(live, check, ex)
-    else:
-        exview.student(live, check, ex)
 
 
 def index(all_lessons: dict) -> None:

@@ -2,7 +2,8 @@
 a ranked list and watch nDCG and its rivals move). Runs without any upload.
 
 Addresses: ``?lesson=ID&step=N`` a lesson at its exercise N; ``?ex=TOKEN&step=N`` a teacher's set
-of exercises; ``?live=CODE`` a live check (``&key=KEY``: the teacher's projector view); anything
+of exercises; ``?live=CODE`` a live check (``&key=KEY``: the teacher's control, ``&view=projector``: the
+projector's tally, see ndcg_lab.ui.live); anything
 else the index of lessons followed by the sandbox (``?g=...`` restores one). Every number comes
 from metrics.analysis (lessons, sandbox), which scores lists with the library's engine; the
 lessons' pages are drawn by ndcg_lab.ui.lessons, the sandbox's state and editor live in ndcg_lab.ui.learn.
@@ -13,10 +14,11 @@ from metrics.analysis import sandbox
 from metrics.analysis.sandbox import PRESETS
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
-from ndcg_lab.ui import address
+from ndcg_lab.ui import address, projector, share
 from ndcg_lab.ui import exercise as exview
 from ndcg_lab.ui import learn as text
 from ndcg_lab.ui import lessons as lessons_view
+from ndcg_lab.ui import live as live_view
 from ndcg_lab.ui import query as view
 from ndcg_lab.ui.text import md, plain_frame
 
@@ -25,14 +27,16 @@ LESSONS = lessons_view.all_lessons()
 
 _params = st.query_params
 if _params.get("live"):
-    lessons_view.live_page(_params["live"], _params.get("key"))
+    live_view.page(_params["live"], _params.get("key"), _params.get(projector.PARAM))
     st.stop()
 if _params.get("ex"):
     lessons_view.set_page(_params["ex"])
+    share.handout("this set of exercises", "learn", {"ex": _params["ex"]}, here="learn")
     st.stop()
 if _params.get("lesson") and _params["lesson"] != "sandbox":
     if _params["lesson"] in LESSONS:
         lessons_view.lesson_page(LESSONS, LESSONS[_params["lesson"]])
+        share.handout("this lesson", "learn", {"lesson": _params["lesson"]}, here="learn")
         st.stop()
     st.warning(f"No lesson is called {md(_params['lesson'])}: here are all of them.")
 if _params.get("lesson") == "sandbox":
@@ -178,3 +182,4 @@ st.subheader("Share")
 st.markdown("The page address holds this sandbox (grades, cutoff, gain, names): copy it to share. "
             "The query string alone:")
 st.code(text.share_query(params), language=None)
+share.handout("this sandbox", "learn", {**params, "lesson": "sandbox"}, here="learn")

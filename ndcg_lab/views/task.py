@@ -14,15 +14,15 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures.timeline import submissions_over_time
 from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export_board, team_qrels
 from metrics.tasks import views as task_views
+from metrics.tasks.links import token_of
 from metrics.tasks.store import NO_KEY, NO_KEY_FIX
 from metrics.tasks.submissions import METHOD_LIMIT
 from ndcg_lab.ui import course as course_ui
-from ndcg_lab.ui import paths, state
+from ndcg_lab.ui import paths, projector, share, state
 from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
 
 SAMPLES = {"legal": state.SAMPLES / "legal", "web": state.SAMPLES / "web"}
-REFRESH = 10  # seconds between two redraws of a board (projector and team pages)
 
 
 def _when(label: str, default: datetime, key: str) -> float:
@@ -260,20 +260,7 @@ def finals_picker(access, mine, finals: int) -> None:
 
 
 def projector_page(access) -> None:
-    @st.fragment(run_every=REFRESH)
-    def live():
-        view = task_views.view(access)
-        header(view)
-        board = task_views.shown_board(view)
-        if board is None:
-            return
-        st.subheader("Final standings" if board.final else f"Public leaderboard ({board.n_topics} topics)")
-        for line in ui.big_board(board):
-            st.markdown(line)
-        with st.expander("Every column"):
-            st.table(ui.board_frame(board))
-
-    live()
+    projector.task_board(access)
 
 
 def instructor_page(access) -> None:
@@ -288,6 +275,8 @@ def instructor_page(access) -> None:
                        ("Projector (read-only board)", links.projector)):
         st.caption(role)
         st.code(text, language=None)
+    for title, role in (("the join link", "join"), ("the projector", "projector")):
+        share.handout(title, "task", {ui.PARAM: token_of(getattr(links, role))}, here="task")
     st.page_link(paths.view("course"), label="Class list, course and grades", query_params={"course": access.token},
                  icon=":material/menu_book:")
     st.subheader("Controls")
