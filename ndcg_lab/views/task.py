@@ -23,6 +23,7 @@ from ndcg_lab.ui import tasks as ui
 from ndcg_lab.ui.text import md, plain_frame
 
 SAMPLES = {"legal": state.SAMPLES / "legal", "web": state.SAMPLES / "web"}
+REFRESH = 10  # seconds between two redraws of the countdown on a team page
 
 
 def _when(label: str, default: datetime, key: str) -> float:
