@@ -6,7 +6,7 @@ draws nothing.
 """
 import streamlit as st
 
-from ndcg_lab.ui import state
+from ndcg_lab.ui import keyboard, state
 from ndcg_lab.ui.paths import PACKAGE
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -34,6 +34,7 @@ def main() -> None:
         for i, (path, title, icon) in enumerate(PAGES)
     ])
     state.remember(state.sidebar())
+    keyboard.reach_scrolling()
     state.run_page(navigation)
 
 

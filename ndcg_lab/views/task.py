@@ -13,6 +13,7 @@ from metrics.tasks import InstructorView, TaskDefinition, TeamView, View, export
 from metrics.tasks import views as task_views
 from ndcg_lab.ui import state
 from ndcg_lab.ui import tasks as ui
+from ndcg_lab.ui.charts import data_table
 from ndcg_lab.ui.text import md, plain_frame
 
 SAMPLES = {"legal": state.SAMPLES / "legal", "web": state.SAMPLES / "web"}
@@ -286,6 +287,7 @@ def instructor_page(access) -> None:
         frame = pd.DataFrame(view.timeline)
         frame["received"] = pd.to_datetime(frame["received"])
         st.line_chart(frame, x="received", y="value", color="team")
+        data_table(frame)
     if view.spread:
         st.subheader(f"The class per topic ({task.primary}, each team's latest)")
         st.table(plain_frame(pd.DataFrame(view.spread).set_index("qid").round(4)))
