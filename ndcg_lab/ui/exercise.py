@@ -136,7 +136,7 @@ def show_reveal(ex: Exercise, result: lessons.Result | None = None) -> None:
     """The value and the arithmetic behind it (the per-rank table and the formula with numbers)."""
     st.markdown(f"**The answer:** {md(right_text(ex))}")
     if result is not None and result.mistake:
-        st.warning(f"Where it usually goes wrong: {result.mistake}.", icon="🔎")
+        st.warning(f"Where it usually goes wrong: {result.mistake}.", icon=":material/search:")
     steps = result.steps if result is not None else lessons.worked(ex)
     st.code("\n".join(steps), language=None, wrap_lines=True)
     table = result.table if result is not None else None
@@ -176,7 +176,7 @@ def show(ex: Exercise, key: str, *, live: bool = False) -> lessons.Result | None
         b2.button("Hint", key=f"{key}_hint_button", on_click=lambda: ss.__setitem__(f"{key}_hint", True),
                   width="stretch")
     if ss.get(f"{key}_hint") and ex.hint:
-        st.info(f"Hint: {md(ex.hint)}", icon="💡")
+        st.info(f"Hint: {md(ex.hint)}", icon=":material/lightbulb:")
     if ss.get(f"{key}_error"):
         st.error(md(ss[f"{key}_error"]))
     result = ss.get(f"{key}_result")

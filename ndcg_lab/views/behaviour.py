@@ -168,7 +168,7 @@ with tab_judges:
         st.info(f"Collection **{md(sel.collection)}** has a single qrels. To compare two judges, open the Data page "
                 "and add a second set of labels (model, crowd or corrected) as **Proxy judgments**: they are "
                 "judge B here, the qrels judge A.")
-        st.page_link(paths.view("data"), label="Open the Data page", icon="🗂️")
+        st.page_link(paths.view("data"), label="Open the Data page", icon=":material/folder_open:")
     else:
         c1, c2, c3 = st.columns([2, 1, 1])
         judge_measure = c1.selectbox("Measure", offered, key=f"beh_judge_measure::{sel.gain}")

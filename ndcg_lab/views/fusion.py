@@ -75,7 +75,7 @@ elif st.button("Store the fused run in the workspace", type="primary", disabled=
     try:
         info = fusion.store(sel, result)
     except metrics.MetricsError as exc:
-        st.error(md(visitor_text(str(exc))), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon=":material/block:")
     else:
         st.success(f"Stored **{md(info.name)}** with its recipe.")
         st.rerun()

@@ -83,7 +83,7 @@ def create_page() -> None:
         links = manager.create(definition, topics=topics, qrels=qrels, baselines=baselines, key=key,
                                qrels_name=qrels_name)
     except metrics.MetricsError as exc:
-        st.error(md(str(exc)), icon="🚫")
+        st.error(md(str(exc)), icon=":material/block:")
         return
     ui.say("success", "The task is created. Keep the instructor link: it is the only way back to this page.")
     st.query_params[ui.PARAM] = links.tokens["instructor"]
@@ -122,7 +122,7 @@ def join_page(access) -> None:
         try:
             link = ui.manager().join(access.link, name)
         except metrics.MetricsError as exc:
-            st.error(md(str(exc)), icon="🚫")
+            st.error(md(str(exc)), icon=":material/block:")
             return
         ui.say("success", "Welcome! Bookmark this page: its address is your team's link, the only way back.")
         st.query_params[ui.PARAM] = link.rsplit("=", 1)[1]
