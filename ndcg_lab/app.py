@@ -6,7 +6,7 @@ draws nothing.
 """
 import streamlit as st
 
-from ndcg_lab.ui import keyboard, state
+from ndcg_lab.ui import contrast, keyboard, state
 from ndcg_lab.ui.paths import PACKAGE
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -35,6 +35,7 @@ def main() -> None:
     ])
     state.remember(state.sidebar())
     keyboard.reach_scrolling()
+    contrast.fix_contrast()
     state.run_page(navigation)
 
 
