@@ -1,6 +1,6 @@
 """Text that meets WCAG 2.1 AA contrast (4.5:1) where Streamlit's own colours fall short.
 
-Streamlit draws captions and help text in a faded grey (#828180 on white: 3.9:1), the labels of
+Streamlit draws captions in its text colour at 60% opacity (#828180 on white: 3.9:1), the labels of
 disabled widgets fainter still (#acabaa: 2.3:1; a read-only link disables every form, and its
 labels are what tells the reader what the form was), and st.json's numbers in #268bd2 (3.7:1).
 The theme has no setting for any of these, so :func:`fix_contrast` adds one style sheet per page
@@ -17,6 +17,7 @@ DISABLED = "#6b6a68"
 JSON_VALUE = "#1d5f8c"
 
 CSS = f"""<style>
+[data-testid="stCaptionContainer"] {{ opacity: 1 !important; }}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {{ color: {CAPTION} !important; }}
 .stElementContainer:has(:disabled, [aria-disabled="true"]) [data-testid="stWidgetLabel"] *,
 .stElementContainer:has(:disabled, [aria-disabled="true"]) label * {{ color: {DISABLED} !important; }}

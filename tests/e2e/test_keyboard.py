@@ -90,10 +90,14 @@ def test_a_student_does_a_lesson_and_submits_a_class_run_with_the_keyboard_alone
     wait_for_app(page)
     expect(main(page)).to_contain_text("Welcome", timeout=TIMEOUT)
 
-    tab_to(page, "e => e.tagName === 'BUTTON' && !!e.closest('[data-testid=\"stFileUploader\"]')",
+    tab_to(page, "e => e.tagName === 'BUTTON' && !!e.closest('[data-testid=\"stFileUploaderDropzone\"]')",
            "the upload button of the submission form")
-    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
-        page.keyboard.press("Enter")
+    focused = page.evaluate(FOCUSED_JS)
+    try:
+        with page.expect_file_chooser(timeout=10_000) as chooser:
+            page.keyboard.press("Enter")
+    except Exception as exc:   # what had the focus, for the reader of a failure
+        raise AssertionError(f"Enter on {focused} opened no file chooser") from exc
     chooser.value.set_files(str(LEGAL / "dense.run"))
     form = main(page).locator('[data-testid="stForm"]')
     expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
