@@ -74,7 +74,7 @@ def figure_frame(fig: go.Figure) -> pd.DataFrame:
 def data_table(frame: pd.DataFrame, *, where: Any = st) -> None:
     """The text alternative of a chart drawn from ``frame``: its rows in a closed expander."""
     with where.expander(DATA_LABEL, icon=":material/table:"):
-        st.dataframe(frame, hide_index=True, width="stretch", placeholder="")   # a missing value: an empty cell
+        st.dataframe(frame, hide_index=True, width="stretch", placeholder="—")   # a value that does not exist
 
 
 def plotly_chart(fig: go.Figure, *, where: Any = st, **kwargs: Any) -> Any:
