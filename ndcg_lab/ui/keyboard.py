@@ -19,8 +19,8 @@ SCRIPT = """<script>
   const names = [['.katex-display', 'Formula, scrolls sideways'], ['[data-testid="stTable"]', 'Table, scrollable']];
   const scrolls = (el) => {
     const style = getComputedStyle(el);
-    const x = /(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
-    const y = /(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    const x = /(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth;
+    const y = /(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight;
     return x || y;
   };
   const mark = () => {
