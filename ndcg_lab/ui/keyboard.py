@@ -4,7 +4,9 @@ Streamlit gives a table's scroll box a tab stop only when the table has a fixed 
 wide display formula (KaTeX) scrolls sideways with none: a reader without a mouse cannot scroll
 either. :func:`reach_scrolling` adds a small script, once per page load, that gives every box
 which actually scrolls ``tabindex="0"``, ``role="region"`` and a name, and watches the page for
-boxes drawn later. A box that fits its content is left alone (no needless tab stop).
+boxes drawn later. A box that fits its content is left alone (no needless tab stop). The same
+script names the unnamed mark groups of Streamlit's own (Vega-Lite) charts, which axe's
+svg-img-alt rule requires.
 """
 from __future__ import annotations
 
@@ -33,8 +35,16 @@ SCRIPT = """<script>
       el.setAttribute('aria-label', found ? found[1] : 'Scrollable region');
     }
   };
+  // Vega-Lite (st.line_chart) draws mark groups with role="img" and no name: name them after the
+  // table that holds their numbers.
+  const nameCharts = () => {
+    for (const el of document.querySelectorAll('[data-testid="stVegaLiteChart"] [role="img"]:not([aria-label])')) {
+      el.setAttribute('aria-label', 'Chart marks; the numbers are in the table "Data of this chart" below');
+    }
+  };
   let queued = false;
-  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; mark(); }); } };
+  const both = () => { queued = false; mark(); nameCharts(); };
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(both); } };
   new MutationObserver(later).observe(document.body, {childList: true, subtree: true});
   window.addEventListener('resize', later);
   later();
