@@ -6,7 +6,7 @@ draws nothing.
 """
 import streamlit as st
 
-from ndcg_lab.ui import admission, projector, share, state
+from ndcg_lab.ui import admission, contrast, keyboard, projector, share, state
 from ndcg_lab.ui.paths import PACKAGE
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -39,6 +39,8 @@ def main() -> None:
             for i, (path, title, icon) in enumerate(PAGES)
         ], position="hidden" if on_projector else "sidebar")
         state.remember(None if on_projector else state.sidebar())
+        keyboard.reach_scrolling()
+        contrast.fix_contrast()
         state.run_page(navigation)
 
 

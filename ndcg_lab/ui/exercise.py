@@ -137,7 +137,7 @@ def show_reveal(ex: Exercise, result: lessons.Result | None = None) -> None:
     """The value and the arithmetic behind it (the per-rank table and the formula with numbers)."""
     st.markdown(f"**The answer:** {md(right_text(ex))}")
     if result is not None and result.mistake:
-        st.warning(f"Where it usually goes wrong: {result.mistake}.", icon="🔎")
+        st.warning(f"Where it usually goes wrong: {result.mistake}.", icon=":material/search:")
     steps = result.steps if result is not None else lessons.worked(ex)
     st.code("\n".join(steps), language=None, wrap_lines=True)
     table = result.table if result is not None else None

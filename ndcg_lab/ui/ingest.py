@@ -55,7 +55,7 @@ def show_reports() -> None:
     st.session_state[_SHOWN] = len(messages)
     for kind, text in messages:
         if kind == "error":
-            st.error(md(visitor_text(text)), icon="🚫")
+            st.error(md(visitor_text(text)), icon=":material/block:")
         else:
             {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
 

@@ -141,7 +141,7 @@ def lesson_page(all_lessons: dict, lesson: lessons.Lesson) -> None:
     st.markdown(lessons.render(lesson, lesson.text))
     st.subheader("The example")
     example(lesson)
-    st.info(f"**What to try:** {lessons.render(lesson, lesson.try_text)}", icon="🧪")
+    st.info(f"**What to try:** {lessons.render(lesson, lesson.try_text)}", icon=":material/science:")
     st.subheader("Exercises")
     exercise_steps(list(lesson.exercises), {"lesson": lesson.id}, f"learn_ex_{lesson.id}_")
     if position < len(ids):

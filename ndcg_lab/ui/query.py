@@ -17,6 +17,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import querytext as fq
 from metrics.report.figures.explain import grade_color, text_color
 from ndcg_lab.ui import state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right:.35em;border-radius:.6em;"
@@ -152,11 +153,11 @@ def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferr
         points = querytext.length_vs_score(scores, topics, measure, field="text")
         trend = querytext.length_trend(points)
         st.markdown(f"**{measure} against query length** (terms; dashed: least-squares trend per system)")
-        st.plotly_chart(fq.length_scatter(points, trend, measure=measure, colors=colors), width="stretch",
+        plotly_chart(fq.length_scatter(points, trend, measure=measure, colors=colors), width="stretch",
                         config=figures.FIGURE_CONFIG, key="qt_length")
         buckets = querytext.by_length_bucket(scores, topics, measure, field="text")
         st.markdown("**Scores by length bucket**")
-        st.plotly_chart(fq.bucket_bars(buckets, measure=measure, colors=colors), width="stretch",
+        plotly_chart(fq.bucket_bars(buckets, measure=measure, colors=colors), width="stretch",
                         config=figures.FIGURE_CONFIG, key="qt_buckets")
         words = st.text_input("Search the topics for words (all of them, whole words)", key="qt_words",
                               placeholder="e.g. contract breach")

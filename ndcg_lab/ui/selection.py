@@ -131,7 +131,7 @@ def _workspace_box(where, opened: store.Access | None, selected: dict) -> None:
         return
     if opened.read_only:
         where.info("Read-only view of a workspace: you can look at everything; changes are refused.",
-                   icon="👁️")
+                   icon=":material/visibility:")
         return
     view = "&" + urlencode(selected, doseq=True) if selected else ""
     # Drawn only while open: st.code loads the frontend's 1.5 MB syntax highlighter, which every new
@@ -197,7 +197,7 @@ def sidebar() -> Selection | None:
     try:
         return _sidebar()
     except metrics.MetricsError as exc:
-        st.error(ingest.md(visitor_text(str(exc))), icon="🚫")
+        st.error(ingest.md(visitor_text(str(exc))), icon=":material/block:")
         st.stop()
 
 def _sidebar() -> Selection | None:
@@ -334,7 +334,7 @@ def run_page(navigation) -> None:
     try:
         navigation.run()
     except metrics.MetricsError as exc:
-        st.error(ingest.md(visitor_text(str(exc))), icon="🚫")
+        st.error(ingest.md(visitor_text(str(exc))), icon=":material/block:")
 
 def remember(selection: Selection | None) -> None:
     """Keep this rerun's selection for the page that app.py runs next."""

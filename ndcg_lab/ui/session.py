@@ -68,7 +68,7 @@ def _session_access() -> store.Access | store.Pristine:
         workspaces = manager()
     except metrics.MetricsError as exc:      # another server holds this home
         st.title("nDCG Lab")
-        st.error(f"{exc.problem}.", icon="🔒")
+        st.error(f"{exc.problem}.", icon=":material/lock:")
         st.write(exc.fix[0].upper() + exc.fix[1:] + ".")
         st.stop()
     ss.pop("_access", None)
@@ -95,7 +95,7 @@ def _created(workspaces: store.WorkspaceRegistry) -> store.Access:
 
 def _no_workspace_page(exc: metrics.MetricsError) -> None:
     st.title("nDCG Lab")
-    st.error(f"{exc.problem}. Nothing of any workspace is shown for this link.", icon="🔒")
+    st.error(f"{exc.problem}. Nothing of any workspace is shown for this link.", icon=":material/lock:")
     if exc.fix:
         st.write(exc.fix[0].upper() + exc.fix[1:] + ".")
     st.link_button("Start a new workspace", base_url())

@@ -39,7 +39,7 @@ def access(token: str) -> tasks_module.TaskAccess:
     try:
         return manager().open(token)
     except metrics.MetricsError as exc:
-        st.error(md(f"{exc.problem}. Nothing of any task is shown for this link."), icon="🔒")
+        st.error(md(f"{exc.problem}. Nothing of any task is shown for this link."), icon=":material/lock:")
         if exc.fix:
             st.write(md(exc.fix[0].upper() + exc.fix[1:] + "."))
         st.stop()

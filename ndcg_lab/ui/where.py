@@ -18,6 +18,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
 from metrics.report.text import format_p
 from ndcg_lab.ui import state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.state import CACHE_TTL
 from ndcg_lab.ui.text import md
 
@@ -137,5 +138,5 @@ def waterfall_pair(frames: dict, colors: dict | None = None) -> None:
     if a == b:
         st.info("Pick two different runs.")
         return
-    st.plotly_chart(fx.contribution_pair(frames[a], frames[b], (a, b), colors=colors), width="stretch",
+    plotly_chart(fx.contribution_pair(frames[a], frames[b], (a, b), colors=colors), width="stretch",
                     config=figures.FIGURE_CONFIG, key="qe_pair_waterfall")

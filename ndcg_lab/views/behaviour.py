@@ -10,6 +10,7 @@ from metrics.stats import behaviour as B
 from ndcg_lab.ui import behaviour as ui
 from ndcg_lab.ui import compare as cmp
 from ndcg_lab.ui import paths, state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Measure behaviour")
@@ -43,9 +44,9 @@ with tab_agree:
         result = ui.agreement(sel, tuple(measures))
         left, right = st.columns(2)
         with left:
-            st.plotly_chart(figs.tau_heatmap(result["tau"]), config=FIGURE_CONFIG, key="beh_tau")
+            plotly_chart(figs.tau_heatmap(result["tau"]), config=FIGURE_CONFIG, key="beh_tau")
         with right:
-            st.plotly_chart(figs.tau_heatmap(result["tau_ap"], title="τ_AP (symmetric)"), config=FIGURE_CONFIG,
+            plotly_chart(figs.tau_heatmap(result["tau_ap"], title="τ_AP (symmetric)"), config=FIGURE_CONFIG,
                             key="beh_tau_ap")
         st.markdown("**Kendall's τ-b between the system orders**")
         st.table(plain_frame(ui.matrix_table(result["tau"])))
@@ -60,7 +61,7 @@ with tab_agree:
         a = c1.selectbox("x measure", measures, index=0, key="beh_scatter_a")
         b = c2.selectbox("y measure", measures, index=1, key="beh_scatter_b")
         swaps = B.swapped_pairs(result["means"], a, b)
-        st.plotly_chart(figs.means_scatter(result["means"], a, b, swaps, colors=colors), config=FIGURE_CONFIG,
+        plotly_chart(figs.means_scatter(result["means"], a, b, swaps, colors=colors), config=FIGURE_CONFIG,
                         key="beh_scatter")
         st.caption(f"Mean per system under {md(a)} and {md(b)}: τ-b = {result['tau'].loc[a, b]:.3f}, "
                    f"τ_AP = {result['tau_ap'].loc[a, b]:.3f}; {len(swaps)} pair(s) of systems swap "
@@ -71,7 +72,7 @@ with tab_agree:
         if len(swaps):
             st.table(plain_frame(swaps.rename(columns={"a_diff": f"Δ {a}", "b_diff": f"Δ {b}"})))
         st.markdown("**Per-query agreement**")
-        st.plotly_chart(figs.query_scatter(ui.frame(sel, (a, b)), a, b, colors=colors), config=FIGURE_CONFIG,
+        plotly_chart(figs.query_scatter(ui.frame(sel, (a, b)), a, b, colors=colors), config=FIGURE_CONFIG,
                         key="beh_query_scatter")
         st.table(plain_frame(ui.per_query(sel, a, b).set_index("system")))
         st.caption(f"Correlation of the per-query scores of {md(a)} and {md(b)}: per system over its queries, and "
@@ -92,7 +93,7 @@ with tab_power:
         test = st.radio("ASL of", ["bootstrap", "tukey"], horizontal=True, key="beh_asl_test",
                         format_func={"bootstrap": "paired bootstrap (Sakai 2006)",
                                      "tukey": "randomised Tukey HSD"}.get)
-        st.plotly_chart(figs.asl_curves({m: B.asl_curve(r["asl"], test) for m, r in results.items()}, alpha=alpha,
+        plotly_chart(figs.asl_curves({m: B.asl_curve(r["asl"], test) for m, r in results.items()}, alpha=alpha,
                                         test=test), config=FIGURE_CONFIG, key="beh_asl")
         share = [{"measure": m, "pairs": len(r["asl"]), "significant (bootstrap)": f"{r['share']['bootstrap']:.0%}",
                   "significant (Tukey HSD)": f"{r['share']['tukey']:.0%}"} for m, r in results.items()]
@@ -122,7 +123,7 @@ with tab_size:
     else:
         sized = {m: ui.topic_set_size(sel, m, ui.RESAMPLES, ui.SEED, size_alpha, delta, target, swap_method)
                  for m in sm}
-        st.plotly_chart(figs.swap_curves({m: r["swap_summary"] for m, r in sized.items()}), config=FIGURE_CONFIG,
+        plotly_chart(figs.swap_curves({m: r["swap_summary"] for m, r in sized.items()}), config=FIGURE_CONFIG,
                         key="beh_swaps")
         n_topics = next(iter(sized.values()))["n_topics"]
         st.caption(f"Swap rate (Voorhees & Buckley 2002), method: {B.SWAP_METHODS[swap_method]}; "
@@ -150,7 +151,7 @@ with tab_reduce:
                       format_func={"tau": "Kendall's τ-b", "tau_ap": "τ_AP"}.get)
     levels = ui.KEEP_LEVELS if kind == "keep" else ui.POOL_DEPTHS
     reduced = ui.reduction(sel, tuple(ui.reduction_measures(sel.gain)), kind, levels, reduce_seed, ui.DRAWS)
-    st.plotly_chart(figs.reduction_curves(reduced["tau"], column=column), config=FIGURE_CONFIG, key="beh_reduce")
+    plotly_chart(figs.reduction_curves(reduced["tau"], column=column), config=FIGURE_CONFIG, key="beh_reduce")
     st.caption(("Each query keeps a seeded random x% of its judgments (at least one; nested across x)"
                 if kind == "keep" else "Only the judgments in the top d of any selected system are kept")
                + (f" ({ui.DRAWS} draws, seeds {reduce_seed} to {reduce_seed + ui.DRAWS - 1}: the line is their mean, "
@@ -167,7 +168,7 @@ with tab_judges:
         st.info(f"Collection **{md(sel.collection)}** has a single qrels. To compare two judges, open the Data page "
                 "and add a second set of labels (model, crowd or corrected) as **Proxy judgments**: they are "
                 "judge B here, the qrels judge A.")
-        st.page_link(paths.view("data"), label="Open the Data page", icon="🗂️")
+        st.page_link(paths.view("data"), label="Open the Data page", icon=":material/folder_open:")
     else:
         c1, c2, c3 = st.columns([2, 1, 1])
         judge_measure = c1.selectbox("Measure", offered, key=f"beh_judge_measure::{sel.gain}")
@@ -186,7 +187,7 @@ with tab_judges:
         m5.metric("Krippendorff α (ordinal)", f"{labels['alpha_ordinal']:.3f}")
         left, right = st.columns([2, 3])
         with left:
-            st.plotly_chart(figs.confusion_heatmap(labels["confusion"], a="qrels (A)", b="proxy (B)"),
+            plotly_chart(figs.confusion_heatmap(labels["confusion"], a="qrels (A)", b="proxy (B)"),
                             config=FIGURE_CONFIG, key="beh_confusion")
             st.caption(f"Quadratic κ = {labels['kappa_quadratic']:.3f}. Binary (grade ≥ {threshold}): agreement "
                        f"{labels['binary_agreement']:.1%}, Cohen's κ = {labels['binary_kappa']:.3f}.")

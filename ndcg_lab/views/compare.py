@@ -12,6 +12,7 @@ from metrics.report.figures import compare as figs
 from metrics.report.figures.curves import FIGURE_CONFIG
 from ndcg_lab.ui import compare as ui
 from ndcg_lab.ui import scores, state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Compare systems")
@@ -134,7 +135,7 @@ charts["Per-query difference"] = figs.delta_bars(rows, measure=measure, baseline
 has_query_page = Path(ui.QUERY_PAGE).exists()
 st.caption("Per-query Δ, most helped first." + (" Click a bar to open the query in the query explorer."
                                                   if has_query_page else ""))
-event = st.plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
+event = plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                         selection_mode="points", key="cmp_delta_chart")
 shown_qid = ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
 
@@ -143,14 +144,14 @@ charts["Paired scatter"] = figs.paired_scatter(rows, measure=measure, baseline=b
                                                tolerance=tolerance)
 with left:
     st.markdown("**Baseline against system, per query** (above the diagonal: improved)")
-    scatter = st.plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
+    scatter = plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                               selection_mode="points", key="cmp_scatter_chart")
     shown_qid = ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system]) or shown_qid
 charts["Distribution of differences"] = figs.delta_histogram(rows, measure=measure, baseline=baseline,
                                                              system=system)
 with right:
     st.markdown("**Distribution of the differences**")
-    st.plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
+    plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
 
 if shown_qid is not None:
     picked_row = rows[rows["qid"] == shown_qid]
@@ -183,7 +184,7 @@ if depth > 1:
 prof = ui.profile(sel, family, baseline, system, max_k, seed, resamples)
 charts[f"Difference over cutoffs ({family}@k)"] = figs.profile_figure(prof, measure_label=f"{family}@k",
                                                                       baseline=baseline, system=system)
-st.plotly_chart(charts[f"Difference over cutoffs ({family}@k)"], width="stretch", config=FIGURE_CONFIG)
+plotly_chart(charts[f"Difference over cutoffs ({family}@k)"], width="stretch", config=FIGURE_CONFIG)
 helps = prof.loc[prof["ci_low"] > 0, "k"].tolist()
 hurts = prof.loc[prof["ci_high"] < 0, "k"].tolist()
 st.caption(f"Mean Δ of {family}@k for k = 1..{max_k} with its {int(stats.DEFAULT_LEVEL * 100)}% percentile "

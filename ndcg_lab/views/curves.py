@@ -6,6 +6,7 @@ import metrics
 from metrics.report import export
 from metrics.report.figures import curves as figures
 from ndcg_lab.ui import curves, state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 FAMILIES = {"nDCG": "nDCG", "P": "P", "R": "R", "AP": "AP", "IPrec": "IPrec (precision-recall)"}
@@ -30,7 +31,7 @@ if family == "IPrec":
     levels = curves.recall_levels(step)
     mean, n_queries = curves.precision_recall(sel, levels, with_band)
     fig = figures.precision_recall_curve(mean, colors=colors)
-    st.plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG, key="iprec_chart")
+    plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG, key="iprec_chart")
     st.caption(f"**IPrec@x** (trec_eval's iprec_at_recall) at {len(levels)} recall levels · {md(sel.collection)} · "
                f"mean over {n_queries} queries · IPrec@x = the best precision at or below the rank of the "
                "round(x R)-th relevant document (trec_eval 10's rounding)" + band_note + ".")
@@ -48,7 +49,7 @@ else:
     changes = figures.order_changes(mean)
     label = f"{measure}@k"
     fig = figures.metric_curve(mean, measure_label=label, log_x=log_x, order_changes=changes, colors=colors)
-    st.plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG)
+    plotly_chart(fig, width="stretch", config=figures.FIGURE_CONFIG)
     depth = int(mean["k"].max()) if len(mean) else 0
     st.caption(f"**{label}** for k = 1..{depth} · {md(sel.collection)} · mean over {n_queries} queries · "
                "dotted lines: cutoffs where the systems' order changes" + band_note + ".")

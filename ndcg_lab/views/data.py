@@ -86,7 +86,7 @@ locked = ws.read_only
 ingest.show_reports()
 if locked:
     st.info("This is a read-only link: you can look at every collection and run; uploads and changes are "
-            "turned off.", icon="👁️")
+            "turned off.", icon=":material/visibility:")
 
 st.subheader("Sample collections")
 collections = [c.name for c in ws.collections()]
@@ -161,7 +161,7 @@ def _change(action, message: str) -> None:
     try:
         action()
     except metrics.MetricsError as exc:
-        st.error(md(visitor_text(str(exc))), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon=":material/block:")
         return
     ingest.report("success", message)
     st.rerun()

@@ -8,6 +8,7 @@ from metrics.analysis import fusion_tuning
 from metrics.report import methods as method_texts
 from metrics.report.figures import fusion as fusion_figures
 from ndcg_lab.ui import fusion, state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.ingest import md
 from ndcg_lab.ui.tables import leaderboard_html
 from ndcg_lab.ui.text import visitor_text
@@ -74,7 +75,7 @@ elif st.button("Store the fused run in the workspace", type="primary", disabled=
     try:
         info = fusion.store(sel, result)
     except metrics.MetricsError as exc:
-        st.error(md(visitor_text(str(exc))), icon="🚫")
+        st.error(md(visitor_text(str(exc))), icon=":material/block:")
     else:
         st.success(f"Stored **{md(info.name)}** with its recipe.")
         st.rerun()
@@ -101,6 +102,6 @@ if st.toggle(f"Sweep {'RRF k' if parameter == 'k' else 'the weights'} ({len(grid
     except metrics.MetricsError as exc:
         st.error(str(exc))
         st.stop()
-    st.plotly_chart(fusion_figures.sweep_curve(curve, measure=measure, parameter=parameter), width="stretch")
+    plotly_chart(fusion_figures.sweep_curve(curve, measure=measure, parameter=parameter), width="stretch")
     st.markdown("**Seeded 2-fold split** (seed 0): the setting chosen on one fold, reported on the other")
     st.dataframe(folds, hide_index=True, width="stretch")

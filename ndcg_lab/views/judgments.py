@@ -8,6 +8,7 @@ from metrics.report.figures import curves as figures
 from metrics.report.figures import judgments as jfig
 from ndcg_lab.ui import judgments as ju
 from ndcg_lab.ui import paths, state
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Judgments")
@@ -29,7 +30,7 @@ tab_unjudged, tab_negatives, tab_pool = st.tabs(["Unjudged documents", "Hard neg
 # ------------------------------------------------------------------ unjudged documents
 with tab_unjudged:
     st.subheader("Judged@k")
-    st.plotly_chart(jfig.judged_curve(state.curves(sel, "Judged"), colors=colors), config=figures.FIGURE_CONFIG,
+    plotly_chart(jfig.judged_curve(state.curves(sel, "Judged"), colors=colors), config=figures.FIGURE_CONFIG,
                     key="judged_curve")
     k_warn = 10
     warnings = judgments.judged_warnings(ju.judged_means(sel, k_warn))
@@ -74,7 +75,7 @@ with tab_unjudged:
                    f"{agreement['exact']:.0%} of the time and is at most one grade off {agreement['within_one']:.0%}.")
     left, right = st.columns([3, 2])
     with left:
-        st.plotly_chart(jfig.strategy_ranks(table, labels=labels, colors=colors, measure=measure),
+        plotly_chart(jfig.strategy_ranks(table, labels=labels, colors=colors, measure=measure),
                         config=figures.FIGURE_CONFIG, key="strategy_ranks")
     with right:
         st.table(plain_frame(ju.agreement_display(judgments.rank_agreement(table), labels)))
@@ -150,12 +151,12 @@ with tab_pool:
     left, right = st.columns(2)
     with left:
         st.markdown("**How deep judgments reach**")
-        st.plotly_chart(jfig.first_unjudged_box(first, colors=colors), config=figures.FIGURE_CONFIG,
+        plotly_chart(jfig.first_unjudged_box(first, colors=colors), config=figures.FIGURE_CONFIG,
                         key="first_unjudged")
         st.caption("Rank of the first unjudged document per query; queries judged throughout are left out.")
     with right:
         st.markdown(f"**Overlap of the top {k} lists**")
-        st.plotly_chart(jfig.overlap_heatmap(matrix, k=k), config=figures.FIGURE_CONFIG, key="overlap")
+        plotly_chart(jfig.overlap_heatmap(matrix, k=k), config=figures.FIGURE_CONFIG, key="overlap")
         st.caption(f"Mean over queries of |A ∩ B| / |A ∪ B| of two systems' top {k}.")
     st.markdown("**Per query**: first unjudged rank per system (empty: judged throughout) and mean pairwise "
                 f"Jaccard@{k}")

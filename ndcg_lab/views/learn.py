@@ -20,6 +20,7 @@ from ndcg_lab.ui import learn as text
 from ndcg_lab.ui import lessons as lessons_view
 from ndcg_lab.ui import live as live_view
 from ndcg_lab.ui import query as view
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 ss = st.session_state
@@ -102,13 +103,13 @@ with g1:
     st.table(view.simple_styler(table, {"linear gain": "{:g}", "exponential gain": "{:g}",
                                         "exponential / linear": "{:.2f}"}))
 with g2:
-    st.plotly_chart(fx.gain_bars(table), width="stretch", config=figures.FIGURE_CONFIG, key="learn_gain_bars")
+    plotly_chart(fx.gain_bars(table), width="stretch", config=figures.FIGURE_CONFIG, key="learn_gain_bars")
 
 # -- the discount -------------------------------------------------------------------------------------
 st.subheader("The discount 1 / log2(rank + 1)")
 d1, d2 = st.columns([3, 2])
-d1.plotly_chart(fx.discount_curve(sandbox.discount_curve()), width="stretch", config=figures.FIGURE_CONFIG,
-                key="learn_discount")
+plotly_chart(fx.discount_curve(sandbox.discount_curve()), where=d1, width="stretch", config=figures.FIGURE_CONFIG,
+             key="learn_discount")
 marks = sandbox.discount_table((1, 5, 10))
 with d2:
     st.table(view.simple_styler(marks, {"log2(rank+1)": "{:.4f}", "discount": "{:.3f}",

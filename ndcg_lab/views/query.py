@@ -9,6 +9,7 @@ from metrics.report.text import shorten
 from ndcg_lab.ui import query as view
 from ndcg_lab.ui import state
 from ndcg_lab.ui import where as where_view
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md
 
 st.header("Query explorer")
@@ -110,7 +111,7 @@ values = {name: float(frame["ndcg"].iloc[-1]) for name, frame in frames.items()}
 st.caption(f"**{measure}** · " + " · ".join(f"{md(name)} {v:.4f}" for name, v in values.items())
            + f" · {frames[shown[0]].attrs['relevant']} documents with gain > 0 in the qrels")
 colors = figures.system_colors(state.all_system_names(sel))
-st.plotly_chart(fx.ranked_lists(frames, colors=colors), width="stretch", config=figures.FIGURE_CONFIG,
+plotly_chart(fx.ranked_lists(frames, colors=colors), width="stretch", config=figures.FIGURE_CONFIG,
                 key="qe_lists_figure")
 st.html(view.legend_html())
 with st.expander("The lists as a table", expanded=False):
@@ -140,11 +141,11 @@ st.caption("gain: the grade under the sidebar's gain function (unjudged document
 w1, w2 = st.columns(2)
 with w1:
     st.markdown(f"**Contributions to DCG@{k}**")
-    st.plotly_chart(fx.contribution_waterfall(frame), width="stretch", config=figures.FIGURE_CONFIG,
+    plotly_chart(fx.contribution_waterfall(frame), width="stretch", config=figures.FIGURE_CONFIG,
                     key="qe_waterfall")
 with w2:
     st.markdown("**Cumulative DCG against cumulative IDCG**")
-    st.plotly_chart(fx.cumulative_gain(frame), width="stretch", config=figures.FIGURE_CONFIG, key="qe_cumulative")
+    plotly_chart(fx.cumulative_gain(frame), width="stretch", config=figures.FIGURE_CONFIG, key="qe_cumulative")
 where_view.waterfall_pair(frames, colors)
 
 qrels = state.qrels(sel)
@@ -179,7 +180,7 @@ tabs = st.tabs([md(name) for name in shown])
 for tab, name in zip(tabs, shown):
     with tab:
         matrix = explain.relevance_matrix(state.ranked(sel, name, digests[name], inferred=inferred), depth=k, qids=rows)
-        st.plotly_chart(fx.relevance_heatmap(matrix), width="stretch", config=figures.FIGURE_CONFIG,
+        plotly_chart(fx.relevance_heatmap(matrix), width="stretch", config=figures.FIGURE_CONFIG,
                         key=f"qe_heatmap_{name}")
 
 # -- query text ----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from metrics.tasks.submissions import METHOD_LIMIT
 from ndcg_lab.ui import course as course_ui
 from ndcg_lab.ui import paths, projector, share, state
 from ndcg_lab.ui import tasks as ui
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 SAMPLES = {"legal": state.SAMPLES / "legal", "web": state.SAMPLES / "web"}
@@ -92,7 +93,7 @@ def create_page() -> None:
         links = manager.create(definition, topics=topics, qrels=qrels, baselines=baselines, key=key,
                                qrels_name=qrels_name)
     except metrics.MetricsError as exc:
-        st.error(md(str(exc)), icon="🚫")
+        st.error(md(str(exc)), icon=":material/block:")
         return
     ui.say("success", "The task is created. Keep the instructor link: it is the only way back to this page.")
     st.query_params[ui.PARAM] = links.tokens["instructor"]
@@ -131,7 +132,7 @@ def join_page(access) -> None:
         try:
             link = ui.manager().join(access.link, name)
         except metrics.MetricsError as exc:
-            st.error(md(str(exc)), icon="🚫")
+            st.error(md(str(exc)), icon=":material/block:")
             return
         ui.say("success", "Welcome! Bookmark this page: its address is your team's link, the only way back.")
         st.query_params[ui.PARAM] = link.rsplit("=", 1)[1]
@@ -326,8 +327,8 @@ def instructor_page(access) -> None:
     if view.timeline:
         st.subheader(f"Public {task.primary} over time")
         frame = pd.DataFrame(view.timeline)
-        st.plotly_chart(submissions_over_time(frame, task.primary), width="stretch", config=figures.FIGURE_CONFIG,
-                        key="task_timeline")
+        plotly_chart(submissions_over_time(frame, task.primary), width="stretch", config=figures.FIGURE_CONFIG,
+                     key="task_timeline")
         st.caption(f"Each point is a submission: its {md(task.primary)} on the public topics, at the time it was "
                    "received (UTC); a team's points are joined in time order.")
     if view.spread:

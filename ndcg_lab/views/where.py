@@ -9,6 +9,7 @@ from metrics.report import methods
 from metrics.report.figures import where as figs
 from metrics.report.figures.curves import FIGURE_CONFIG, system_colors
 from ndcg_lab.ui import state, where
+from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Where it differs")
@@ -74,12 +75,12 @@ if result is not None:
                f"headroom (undefined where the oracle equals the first stage)."
                + (f" On {s['outside']} queries {md(b)}'s top {depth} holds documents from outside {md(a)}'s."
                   if s["outside"] else ""))
-    st.plotly_chart(figs.headroom_bars(result.per_query, measure=measure, first=a, reranked=b), width="stretch",
+    plotly_chart(figs.headroom_bars(result.per_query, measure=measure, first=a, reranked=b), width="stretch",
                     config=FIGURE_CONFIG, key="where_headroom")
 
     st.markdown(f"**Depth sweep**: re-rank only {md(a)}'s top d ({md(b)}'s order for those d documents, "
                 f"{md(a)}'s order below)")
-    st.plotly_chart(figs.sweep_curve(result.sweep, s, measure=measure), width="stretch", config=FIGURE_CONFIG,
+    plotly_chart(figs.sweep_curve(result.sweep, s, measure=measure), width="stretch", config=FIGURE_CONFIG,
                     key="where_sweep")
     sweep = result.sweep.assign(**{c: result.sweep[c].map(where.p_text) for c in ("p_value", "p_adjusted",
                                                                                      "p_previous")},
@@ -122,7 +123,7 @@ st.caption(f"{md(split.measure)} of {md(b)} minus {md(a)}, split by where each g
            "the bands (and the grades) add up to the total. A re-ranker gains at the top with the same documents; "
            "an expansion gains low in the list with new ones.")
 st.markdown(f"**{md(split.measure)}: {md(b)} − {md(a)}**, mean over {n_queries} queries, by rank band and grade")
-st.plotly_chart(figs.band_bars(split.parts, split.labels, n_queries=n_queries, measure=split.measure, a=a, b=b),
+plotly_chart(figs.band_bars(split.parts, split.labels, n_queries=n_queries, measure=split.measure, a=a, b=b),
                 width="stretch", config=FIGURE_CONFIG, key="where_bands")
 t1, t2 = st.columns(2)
 t1.markdown("**By rank band** (mean over queries)")
@@ -141,7 +142,7 @@ if len(split.only_one):
                  hide_index=True, width="stretch", placeholder=where.MISSING, key="where_only_one")
 
 st.markdown(f"**Recall@k** of both runs, k = 1..{k}")
-st.plotly_chart(figs.recall_curves(split.recall, colors=system_colors(names)), width="stretch",
+plotly_chart(figs.recall_curves(split.recall, colors=system_colors(names)), width="stretch",
                 config=FIGURE_CONFIG, key="where_recall")
 
 top = bands_analysis.TOP

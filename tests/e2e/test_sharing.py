@@ -181,7 +181,7 @@ def test_malformed_uploads_each_name_the_file_and_line_and_earlier_data_stays(sh
     for name in HOSTILE:
         case = cases[name]
         expect(alerts.filter(has_text=name)).to_have_count(1, timeout=TIMEOUT)
-        shown = [text for text in (t.replace("🚫", "").strip() for t in alerts.all_inner_texts())
+        shown = [text for text in (t.removeprefix("block").strip() for t in alerts.all_inner_texts())
                  if text.startswith(f"{name} line {case.line}:")]
         assert len(shown) == 1, (name, alerts.all_inner_texts())
         assert case.message.lower() in shown[0].lower()

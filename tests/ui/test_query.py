@@ -10,6 +10,7 @@ import pytest
 
 from metrics.report.figures.explain import grade_color, text_color
 from ndcg_lab.ui import query
+from ndcg_lab.ui.charts import DATA_LABEL
 
 
 def test_grade_labels():
@@ -109,7 +110,8 @@ def test_text_section_draws_the_sample_topics(legal):
     frame = metrics.evaluate(LEGAL / "qrels.txt", {p.stem: p for p in sorted(LEGAL.glob("*.run"))}, ["AP"])
     per_query = frame.pivot(index="qid", columns="system", values="value")
     spread = (per_query.max(axis=1) - per_query.min(axis=1)).sort_values(ascending=False)
-    disagree, overlap, unique = (d.value for d in at.dataframe)
+    chart_data = {id(d) for e in at.expander if e.label == DATA_LABEL for d in e.dataframe}   # the charts' own
+    disagree, overlap, unique = (d.value for d in at.dataframe if id(d) not in chart_data)
     spread_column = next(c for c in disagree.columns if "spread" in c)
     assert disagree[spread_column].iloc[0] == pytest.approx(spread.iloc[0])
     assert len(disagree) == 10

@@ -116,7 +116,7 @@ def test_comparison_figures_carry_the_per_query_numbers():
     profile = pd.DataFrame({"k": [1, 2], "diff": [0.1, -0.05], "ci_low": [0.02, -0.1], "ci_high": [0.2, 0.01]})
     fig = figs.profile_figure(profile, measure_label="nDCG@k", baseline="bm25", system="ce")
     assert list(fig.data[1].y) == [0.1, -0.05]
-    assert list(fig.data[1].marker.color) == [figs.BETTER, "#1f77b4"]  # CI above 0 at k=1 only
+    assert list(fig.data[1].marker.color) == [figs.BETTER, "#0072B2"]  # CI above 0 at k=1 only (Okabe-Ito blue)
 
     page = figs.figures_html({"Δ": bars, "scatter": scatter}, "ce vs bm25")
     assert page.count("<h2>") == 2 and page.count("plotly-") >= 1

@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import palette
 from .curves import PALETTE, band_trace, new_figure
 from .curves import plain as _esc
 
-SWAP = "#d62728"
+SWAP = palette.HIGHLIGHT
 
 
 def tau_heatmap(matrix: pd.DataFrame, *, title: str = "Kendall's τ-b") -> go.Figure:

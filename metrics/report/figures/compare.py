@@ -19,11 +19,12 @@ import plotly.graph_objects as go
 
 from ...errors import MetricsError
 from ..text import shorten
+from . import palette
 from .curves import new_figure, plain, rgba
 
-BETTER = "#2ca02c"
-WORSE = "#d62728"
-TIE = "#9e9e9e"
+BETTER = palette.BETTER
+WORSE = palette.WORSE
+TIE = palette.TIE
 # Beyond this many queries the bar chart drops its qid tick labels (hover still names each query).
 MAX_TICK_LABELS = 60
 
@@ -105,7 +106,7 @@ def delta_histogram(per_query: pd.DataFrame, *, measure: str, baseline: str, sys
     n_bins = bins or int(np.clip(np.ceil(np.sqrt(max(len(delta), 1))) * 2, 10, 80))
     fig = new_figure(xaxis_title=f"Δ {measure} ({system} − {baseline})", yaxis_title="queries", showlegend=False,
                   bargap=0.05)
-    fig.add_trace(go.Histogram(x=delta, nbinsx=n_bins, name="Δ", marker_color=rgba("#1f77b4", 0.75),
+    fig.add_trace(go.Histogram(x=delta, nbinsx=n_bins, name="Δ", marker_color=rgba(palette.ACCENT, 0.75),
                                hovertemplate="Δ in %{x}<br>%{y} queries<extra></extra>"))
     fig.add_vline(x=0, line={"color": "#555", "width": 1})
     if len(delta):
@@ -128,10 +129,10 @@ def profile_figure(profile: pd.DataFrame, *, measure_label: str, baseline: str, 
     fig = new_figure(xaxis_title="k (cutoff)", yaxis_title=f"Δ {measure_label} ({system} − {baseline})",
                   hovermode="x unified")
     fig.add_trace(go.Scatter(x=np.concatenate([k, k[::-1]]), y=np.concatenate([high, low[::-1]]), fill="toself",
-                             fillcolor=rgba("#1f77b4", 0.18), line={"width": 0}, name=label, hoverinfo="skip"))
-    colors = np.where(low > 0, BETTER, np.where(high < 0, WORSE, "#1f77b4")).tolist()
+                             fillcolor=rgba(palette.ACCENT, 0.18), line={"width": 0}, name=label, hoverinfo="skip"))
+    colors = np.where(low > 0, BETTER, np.where(high < 0, WORSE, palette.ACCENT)).tolist()
     fig.add_trace(go.Scatter(x=k, y=diff, mode="lines+markers", name="mean Δ",
-                             line={"color": "#1f77b4", "width": 2}, marker={"color": colors, "size": 6},
+                             line={"color": palette.ACCENT, "width": 2}, marker={"color": colors, "size": 6},
                              customdata=np.column_stack([low, high]),
                              hovertemplate=(f"k = %{{x}}<br>mean Δ = %{{y:+.4f}}<br>{label} "
                                             "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<extra></extra>")))

@@ -27,9 +27,11 @@ import plotly.graph_objects as go
 from ...errors import MetricsError
 from ...evaluation import TIE_DECIMALS
 from ...stats import bootstrap_ci
+from . import palette
 
-PALETTE: tuple[str, ...] = tuple(plotly.colors.qualitative.D3)
-"""Qualitative palette; system i (in the order given) gets ``PALETTE[i % len(PALETTE)]``."""
+PALETTE: tuple[str, ...] = palette.SYSTEMS
+"""Qualitative palette (Okabe-Ito, :mod:`.palette`); system i (in the order given) gets
+``PALETTE[i % len(PALETTE)]``."""
 
 FIGURE_CONFIG: dict = {
     "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "ndcg-lab"},
@@ -43,6 +45,7 @@ TOOLBAR_MARGIN = 48
 over the top right corner of a chart: nothing the reader needs is drawn there."""
 LAYOUT: dict = {
     "template": "plotly_white",
+    "colorway": list(palette.SYSTEMS),
     "height": HEIGHT,
     "margin": {"l": 10, "r": 10, "t": TOOLBAR_MARGIN, "b": 10},
     # the legend below the plot, at the figure's bottom edge (the margin grows to hold it), never

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from ...analysis.explain import STATUS, RelevanceMatrix
 from ...errors import MetricsError
 from .curves import LAYOUT, PALETTE, TOOLBAR_MARGIN, new_figure, plain
+from .palette import BETTER, HIGHLIGHT, WORSE
 
 __all__ = ["GRADE_COLORS", "UNJUDGED_COLOR", "NOT_RETRIEVED_COLOR", "grade_color", "text_color", "ranked_lists",
            "contribution_waterfall", "contribution_pair", "cumulative_gain", "relevance_heatmap", "discount_curve",
@@ -203,7 +204,7 @@ def contribution_pair(frame_a: pd.DataFrame, frame_b: pd.DataFrame, names: tuple
         x=ranks + [f"Δ DCG@{depth}"], y=np.append(diff, total).tolist(), measure=["relative"] * depth + ["total"],
         name=f"{plain(b)} − {plain(a)}", text=[f"{d:+.3f}" if d else "" for d in diff] + [f"{total:+.4f}"],
         textposition="outside", hovertemplate="rank %{x}: %{y:+.4f}<extra></extra>",
-        increasing={"marker": {"color": "#2ca02c"}}, decreasing={"marker": {"color": "#d62728"}},
+        increasing={"marker": {"color": BETTER}}, decreasing={"marker": {"color": WORSE}},
         totals={"marker": {"color": "#555555"}}, connector={"line": {"color": _LINE_COLOR}}, showlegend=False,
     ), row=2, col=1)
     fig.update_xaxes(type="category", title_text="rank", row=2, col=1)
@@ -229,7 +230,7 @@ def cumulative_gain(frame: pd.DataFrame, *, title: str | None = None) -> go.Figu
     fig.add_trace(go.Scatter(x=rank, y=frame["idcg"], name="IDCG", mode="lines+markers",
                              line={"color": "#555555", "width": 2, "dash": "dash"}))
     fig.add_trace(go.Scatter(x=rank, y=frame["ndcg"], name="nDCG", mode="lines", yaxis="y2",
-                             line={"color": "#d62728", "width": 1.5, "dash": "dot"}))
+                             line={"color": HIGHLIGHT, "width": 1.5, "dash": "dot"}))
     return fig
 
 

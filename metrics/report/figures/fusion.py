@@ -7,9 +7,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
+from . import palette
 from .curves import LAYOUT
 
-TUNED = "#d62728"
+TUNED = palette.HIGHLIGHT
 
 
 def sweep_curve(curve: pd.DataFrame, *, measure: str, parameter: str, title: str | None = None) -> go.Figure:

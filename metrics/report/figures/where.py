@@ -14,15 +14,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
+from . import palette
 from .curves import PALETTE, new_figure, plain
 from .explain import GRADE_COLORS
 
 __all__ = ["headroom_bars", "sweep_curve", "band_bars", "recall_curves", "FIRST_COLOR", "ORACLE_COLOR",
            "RERANKED_COLOR"]
 
-FIRST_COLOR = "#7f7f7f"
-ORACLE_COLOR = "#2ca02c"
-RERANKED_COLOR = "#1f77b4"
+FIRST_COLOR = palette.GREY
+ORACLE_COLOR = palette.BLUISH_GREEN
+RERANKED_COLOR = palette.BLUE
 
 
 def _require(frame: pd.DataFrame, columns, what: str) -> None:

@@ -10,7 +10,7 @@ from metrics.errors import MetricsError
 from metrics.report.figures import compare as figs
 from metrics.report.figures.compare import BETTER, TIE, WORSE
 
-BLUE = "#1f77b4"
+BLUE = "#0072B2"   # Okabe-Ito blue: a single series, a CI across 0
 
 
 def per_query(baseline: list[float], system: list[float], **extra) -> pd.DataFrame:

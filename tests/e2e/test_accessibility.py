@@ -1,0 +1,140 @@
+"""axe-core (WCAG 2.1 A and AA) on every page and every state a visitor reaches, in Chromium.
+
+Each of the app's pages on the legal sample, then the states behind them: a lesson, an exercise
+answered wrongly (its hint shown), a class task's teacher, team and projector pages, a read-only
+link and the message of a malformed upload. Every expander is opened before axe runs, so what it
+holds is checked too. A test fails on any violation of impact serious or critical and lists each by
+rule and node (tests/e2e/axe.py).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from ndcg_lab.app import PAGES
+from tests.e2e import axe
+from tests.e2e.helpers import (
+    LEGAL,
+    RUNS_LABEL,
+    TIMEOUT,
+    TOKEN_IN_URL,
+    arrive,
+    go_to,
+    main,
+    open_app,
+    sidebar,
+    upload,
+    wait_for_app,
+)
+
+CLOSED_EXPANDER_JS = """(root) => [...root.querySelectorAll('details > summary')].findIndex(
+    s => !s.parentElement.open && !s.closest('[inert]') && s.offsetParent !== null)"""
+SLUGS = [path.split("/")[-1].removesuffix(".py") for path, _, _ in PAGES]
+
+
+def open_expanders(page) -> None:
+    """Open every closed expander of the main area a visitor can reach, one at a time (an opening
+    may start a rerun that draws more); one inside an inert region (behind a dialog) is out of
+    everyone's reach."""
+    summaries = main(page).locator("details > summary")
+    for _ in range(100):
+        first = main(page).evaluate(CLOSED_EXPANDER_JS)
+        if first < 0:
+            return
+        summaries.nth(first).click()
+        wait_for_app(page)
+
+
+def assert_accessible(page, where: str) -> None:
+    """No serious or critical WCAG 2.1 A/AA violation on ``page`` as it is now, expanders opened."""
+    open_expanders(page)
+    found = axe.serious(page)
+    assert not found, axe.report(where, found)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_page_on_the_sample_has_no_serious_violation(app_server, page, slug):
+    open_app(page, f"{app_server}/{slug}")
+    expect(main(page).locator("h2").first).to_be_visible(timeout=TIMEOUT)
+    assert_accessible(page, f"/{slug}")
+    charts = main(page).locator('[data-testid="stPlotlyChart"]').count()
+    alternatives = main(page).locator("summary").filter(has_text="Data of this chart").count()
+    assert alternatives == charts, f"/{slug}: {charts} charts, {alternatives} data tables"
+
+
+def test_a_lesson_and_an_exercise_with_its_hint(app_server, page):
+    open_app(page, f"{app_server}/learn?lesson=discount")
+    assert_accessible(page, "lesson discount")
+    box = page.get_by_label("Your answer", exact=False).first
+    box.fill("0.1")
+    box.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Check my answer", exact=True).click()
+    wait_for_app(page)
+    expect(page.get_by_text("Not quite.")).to_have_count(1)
+    assert_accessible(page, "lesson discount, a wrong answer")
+
+    open_app(page, f"{app_server}/learn?g=0,0,3,2&k=4&gain=linear")
+    page.get_by_role("button", name="Add to the set", exact=True).click()
+    wait_for_app(page)
+    link = page.locator('[data-testid="stCode"]').filter(has_text="?ex=").inner_text().strip()
+    assert_accessible(page, "sandbox with an exercise set")
+    open_app(page, link)
+    assert_accessible(page, "an exercise link")
+
+
+def test_a_class_task_teacher_team_and_projector(module_app_server, page, visitor):
+    open_app(page, f"{module_app_server}/task")
+    assert_accessible(page, "class task: creation form")
+    main(page).get_by_role("button", name="Create the task").click()
+    wait_for_app(page)
+    expect(main(page)).to_contain_text("The task is created", timeout=TIMEOUT)
+    codes = main(page).locator('[data-testid="stCode"]')
+    # the links are built on the server's public address (NDCG_LAB_PUBLIC_URL), not this test's
+    instructor, join_link, projector = (re.sub(r"^https?://[^/]+", module_app_server, codes.nth(i).inner_text().strip())
+                                        for i in range(3))
+    assert_accessible(page, "class task: created")
+
+    team = visitor()
+    open_app(team, join_link)
+    assert_accessible(team, "class task: join page")
+    main(team).get_by_label("Team name").fill("Alpha")
+    main(team).get_by_role("button", name="Join").click()
+    wait_for_app(team)
+    expect(main(team)).to_contain_text("Welcome", timeout=TIMEOUT)
+    form = main(team).locator('[data-testid="stForm"]')
+    form.locator('input[type="file"]').set_input_files(str(LEGAL / "dense.run"))
+    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
+    form.get_by_role("button", name="Submit").click()
+    wait_for_app(team)
+    expect(main(team)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
+    assert_accessible(team, "class task: team page after a submission")
+
+    for name, link in (("instructor", instructor), ("projector", projector)):
+        open_app(page, link)
+        assert_accessible(page, f"class task: {name} page")
+
+
+def test_a_read_only_link_and_an_upload_error(shared_app_server, visitor, tmp_path):
+    owner = visitor()
+    arrive(owner, shared_app_server)
+    go_to(owner, wait_for_app, "Data")
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 not-a-score tag\n")
+    upload(owner, wait_for_app, RUNS_LABEL, [bad])
+    expect(main(owner).locator('[data-testid="stAlert"]').filter(has_text="bad.run")).to_have_count(1)
+    assert_accessible(owner, "Data with an upload error")
+
+    box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
+    box.locator("summary").click()
+    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)
+    view_link = box.locator("pre").all_inner_texts()[1].strip()
+    token = TOKEN_IN_URL.search(view_link).group(1)
+    reader = visitor()
+    open_app(reader, f"{shared_app_server}/data?ws={token}")
+    expect(main(reader)).to_contain_text("read-only link", timeout=TIMEOUT)
+    assert_accessible(reader, "a read-only link (Data)")
+    go_to(reader, wait_for_app, "Leaderboard")
+    assert_accessible(reader, "a read-only link (Leaderboard)")

@@ -1,0 +1,34 @@
+"""A chart's text alternative holds the numbers the chart draws, point for point."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from metrics.report.figures.curves import leaderboard_bars
+from ndcg_lab.ui.charts import figure_frame
+
+
+def test_lines_become_one_row_per_point_under_the_axis_titles():
+    fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[0.25, 0.5, 0.75], name="bm25"),
+                     go.Scatter(x=[1, 2], y=[0.1, 0.2], name="dense")])
+    fig.update_layout(xaxis_title="k", yaxis_title="nDCG@k")
+    frame = figure_frame(fig)
+    assert list(frame.columns) == ["series", "k", "nDCG@k"]
+    assert frame.values.tolist() == [["bm25", 1, 0.25], ["bm25", 2, 0.5], ["bm25", 3, 0.75],
+                                     ["dense", 1, 0.1], ["dense", 2, 0.2]]
+
+
+def test_a_leaderboard_figure_gives_each_system_its_mean():
+    means = pd.DataFrame({"AP": [0.3125, 0.5]}, index=["bm25", "dense"])
+    frame = figure_frame(leaderboard_bars(means, "AP"))
+    assert frame.values.tolist() == [["bm25", 0.3125], ["dense", 0.5]]   # one series: no series column
+    assert list(frame.columns) == ["system", "AP"]
+
+
+def test_a_heatmap_becomes_its_matrix_and_horizontal_bars_keep_category_first():
+    heat = figure_frame(go.Figure(go.Heatmap(z=[[1.0, 0.5], [0.5, 1.0]], x=["a", "b"], y=["a", "b"])))
+    assert heat.values.tolist() == [["a", 1.0, 0.5], ["b", 0.5, 1.0]]
+    bars = go.Figure(go.Bar(x=[3, 4], y=["0.5", "0.6"], orientation="h"))
+    bars.update_layout(xaxis_title="answers", yaxis_title="answer")
+    assert figure_frame(bars).values.tolist() == [["0.5", 3], ["0.6", 4]]
+    assert list(figure_frame(bars).columns) == ["answer", "answers"]
