@@ -39,8 +39,9 @@ def main() -> None:
             for i, (path, title, icon) in enumerate(PAGES)
         ], position="hidden" if on_projector else "sidebar")
         state.remember(None if on_projector else state.sidebar())
-        keyboard.reach_scrolling()
-        contrast.fix_contrast()
+        if not on_projector:   # both draw into the sidebar, which a projector view must not have
+            keyboard.reach_scrolling()
+            contrast.fix_contrast()
         state.run_page(navigation)
 
 

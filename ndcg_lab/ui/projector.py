@@ -75,8 +75,9 @@ def tally_html(rows: Sequence[tuple[str, int, bool]], *, revealed: bool) -> str:
     for answer, n, correct in rows:
         right = revealed and correct
         label = html.escape(answer) + (" ✓ right" if right else "")
-        out.append(f'<div class="pj-row{" pj-right" if right else ""}"><span>{label}</span>'
-                   f'<div class="pj-bar" style="width:{100 * n / top:.1f}%"></div><span>{n}</span></div>')
+        out.append(f'<div class="pj-row{" pj-right" if right else ""}" role="listitem"><span>{label}</span>'
+                   f'<div class="pj-bar" aria-hidden="true" style="width:{100 * n / top:.1f}%"></div>'
+                   f'<span>{n}</span></div>')
     return f'<div class="pj-tally" role="list" aria-label="answers">{"".join(out)}</div>'
 
 

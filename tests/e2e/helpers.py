@@ -21,6 +21,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -219,6 +220,17 @@ def wait_for_app(page, timeout: float = TIMEOUT, *, settle_polls: int = 3) -> No
     click the page still says "notRunning" until the rerun request reaches the server.
     """
     deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            _wait_until_idle(page, timeout, deadline, settle_polls)
+            return
+        except PlaywrightError as exc:   # the page navigated meanwhile (a reload the app asked for): again
+            if "Execution context was destroyed" not in str(exc) or time.monotonic() > deadline:
+                raise
+            page.wait_for_load_state("domcontentloaded", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+
+
+def _wait_until_idle(page, timeout: float, deadline: float, settle_polls: int) -> None:
     page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout)
     stable = 0
     while stable < settle_polls:

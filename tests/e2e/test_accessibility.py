@@ -13,6 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from metrics.analysis import lessons
+from metrics.store.live import LiveChecks
 from ndcg_lab.app import PAGES
 from tests.e2e import axe
 from tests.e2e.helpers import (
@@ -20,6 +22,7 @@ from tests.e2e.helpers import (
     RUNS_LABEL,
     TIMEOUT,
     TOKEN_IN_URL,
+    AppServer,
     arrive,
     go_to,
     main,
@@ -138,3 +141,37 @@ def test_a_read_only_link_and_an_upload_error(shared_app_server, visitor, tmp_pa
     assert_accessible(reader, "a read-only link (Data)")
     go_to(reader, wait_for_app, "Leaderboard")
     assert_accessible(reader, "a read-only link (Leaderboard)")
+
+
+def test_a_live_check_on_a_phone_the_teachers_page_and_the_projector(tmp_path_factory, visitor):
+    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-axe-live"))
+    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
+    server.start()
+    try:
+        ex = lessons.from_spec({"kind": "number", "question": "What is nDCG@4 of this list?", "grades": [0, 2, 1, 2],
+                                "cutoff": 4, "gain": "linear"})
+        check, key = LiveChecks(server.home).open(lessons.encode([ex]), minutes=30)
+        phone = visitor()
+        open_app(phone, f"{server.url}/learn?live={check.code}")
+        expect(main(phone).get_by_label("Your answer")).to_be_visible(timeout=TIMEOUT)
+        assert_accessible(phone, "live check: a student's phone")
+        main(phone).get_by_label("Your answer").fill("0.5")
+        main(phone).get_by_label("Your answer").press("Enter")
+        wait_for_app(phone)
+        main(phone).get_by_role("button", name="Send my answer").click()
+        wait_for_app(phone)
+        expect(main(phone)).to_contain_text("Answer sent", timeout=TIMEOUT)
+        assert_accessible(phone, "live check: an answer sent")
+        teacher = visitor()
+        open_app(teacher, f"{server.url}/learn?live={check.code}&key={key}")
+        expect(main(teacher)).to_contain_text("1 answer", timeout=TIMEOUT)
+        assert_accessible(teacher, "live check: the teacher's page")
+        main(teacher).get_by_role("button", name="Reveal the answer").click()
+        wait_for_app(teacher)
+        assert_accessible(teacher, "live check: the answer revealed")
+        room = visitor(viewport={"width": 1920, "height": 1080})
+        open_app(room, f"{server.url}/learn?live={check.code}&view=projector")
+        expect(room.locator(".pj-tally, .pj-none").first).to_be_visible(timeout=TIMEOUT)
+        assert_accessible(room, "live check: the projector")
+    finally:
+        server.stop()
