@@ -9,10 +9,11 @@ import re
 from math import log2
 
 import pytest
+from playwright.sync_api import expect
 
 from metrics.analysis import lessons
 from ndcg_lab.ui.exercise import NUMBER_LABEL
-from tests.e2e.helpers import main, no_exception
+from tests.e2e.helpers import TIMEOUT, main, no_exception
 from tests.metrics.analysis.lessons.hand import hand_value
 
 LESSONS = lessons.load_all()
@@ -53,6 +54,8 @@ def test_no_exercise_page_shows_its_answer_before_it_is_answered(app_server, pag
     lesson = LESSONS[lesson_id]
     for i, ex in enumerate(lesson.exercises):
         open_app(page, f"{app_server}/learn?lesson={lesson_id}&step={i}")
+        # the answer widgets are drawn last: read the page once they are there
+        expect(main(page).get_by_role("button", name="Check my answer")).to_be_visible(timeout=TIMEOUT)
         no_exception(page)
         text = screen(page, options=ex.kind != "choice")
         assert ex.question in text and lesson.title in text, (lesson_id, i)

@@ -215,6 +215,7 @@ def test_no_hidden_judgment_or_score_reaches_a_team_or_the_projector(server, vis
         tasks.open(links.instructor).close()
     # the crawl is able to fail: a hidden per-query value planted in the team page is caught
     open_app(page, team)
+    secret = secrets_of(tasks.open(links.instructor), alpha)   # the team's own (its method line is its own)
     planted = next(iter(sorted(secret.numbers)))
     page.evaluate("(text) => { const p = document.createElement('p'); p.textContent = text;"
                   " document.querySelector('[data-testid=\"stMain\"]').appendChild(p); }", f"topic 9: {planted}")

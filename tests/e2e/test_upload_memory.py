@@ -7,6 +7,7 @@ duplicate document at its end (parsed whole, then refused)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gzip
 import sys
 import time
@@ -76,7 +77,9 @@ def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_bac
     data = costly_upload()
     server = AppServer(home=tmp_path / "home").start()
     try:
-        found = asyncio.run(_upload(server.url, server.process.pid, data))
+        # in a thread of its own: a Playwright test of this worker may hold the thread's event loop
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            found = pool.submit(asyncio.run, _upload(server.url, server.process.pid, data)).result()
     finally:
         server.stop()
     assert "appears twice" in found["answer"] and "costly.run.gz" in found["answer"], found["answer"]
