@@ -25,15 +25,6 @@ def course_link(token: str) -> str:
     return f"{task_ui.manager().settings.public_url}{course.PAGE}?{course.PARAM}={token}"
 
 
-def _act(action, done: str) -> None:
-    try:
-        action()
-        task_ui.say("success", done)
-    except metrics.MetricsError as exc:
-        task_ui.say("error", str(exc))
-    st.rerun()
-
-
 # -- a personal link without a team ----------------------------------------------------
 
 
@@ -49,7 +40,7 @@ def team_form(access: TaskAccess) -> None:
         name = st.text_input("Team name")
         go = st.form_submit_button("Make or join the team", type="primary")
     if go:
-        _act(lambda: roster.form_team(access.task, int(access.student or 0), name, access.task.clock()),
+        task_ui.act(lambda: roster.form_team(access.task, int(access.student or 0), name, access.task.clock()),
              "You are in the team. This page is now your team's page.")
 
 
@@ -67,7 +58,7 @@ def class_list_section(access: TaskAccess) -> None:
         if st.button("Load the class list", type="primary"):
             text = upload.getvalue() if upload is not None else pasted
             source = upload.name if upload is not None else "the pasted list"
-            _act(lambda: classlist.load(registry, access, text, source, int(size) or None),
+            task_ui.act(lambda: classlist.load(registry, access, text, source, int(size) or None),
                  "The class list is loaded: each student has a personal link below.")
     if not data.students:
         st.caption("Without a class list, teams join with the join link.")
@@ -86,12 +77,12 @@ def class_list_section(access: TaskAccess) -> None:
     c1, c2 = st.columns(2)
     number = c1.selectbox("Student", list(who), format_func=lambda n: who[n], key="student_pick")
     if c2.button("Re-issue the link (the old one stops working)"):
-        _act(lambda: classlist.reissue(registry, access, number), "A new link is issued; the old one is dead.")
+        task_ui.act(lambda: classlist.reissue(registry, access, number), "A new link is issued; the old one is dead.")
     if c2.button("Remove from the class list"):
-        _act(lambda: classlist.remove(registry, access, number), "The student is removed; the link is dead.")
+        task_ui.act(lambda: classlist.remove(registry, access, number), "The student is removed; the link is dead.")
     shown = st.toggle("Display names: teammates see each other's names", data.options.display_names)
     if shown != data.options.display_names:
-        _act(lambda: roster.set_options(access.task, display_names=shown), "Saved.")
+        task_ui.act(lambda: roster.set_options(access.task, display_names=shown), "Saved.")
     with st.expander("Activity"):
         st.table(plain_frame(pd.DataFrame(list(data.activity), columns=["time (UTC)", "student id", "action",
                                                                          "detail"])))
@@ -115,7 +106,7 @@ def course_section(access: TaskAccess) -> None:
         items += [course.Item("exercises", line.strip(), f"Exercises {n}")
                   for n, line in enumerate(filter(str.strip, sets.splitlines()), start=1)]
         items += [course.Item("task", "", "")] if with_task else []
-        _act(lambda: course.set_items(access, items), "The course is saved.")
+        task_ui.act(lambda: course.set_items(access, items), "The course is saved.")
     if current:
         st.write("Steps: " + " → ".join(md(f"{n}. {i.title}") for n, i in enumerate(current, start=1)))
         progress = course.class_progress(access)
@@ -207,7 +198,7 @@ def _step(access: TaskAccess, token: str, p: course.ItemProgress) -> None:
         st.page_link(paths.view("learn"), label="Open the lesson", query_params={"lesson": item.ref},
                      icon=":material/school:")
         if not p.complete and st.button("I have read it", key=f"read_{p.pos}"):
-            _act(lambda: course.mark_read(access, p.pos), "Marked as read.")
+            task_ui.act(lambda: course.mark_read(access, p.pos), "Marked as read.")
     elif item.kind == "task":
         st.page_link(paths.view("task"), label="Open the class task", query_params={"task": token},
                      icon=":material/groups:")

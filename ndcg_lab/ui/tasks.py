@@ -148,15 +148,14 @@ def board_note(board: Board) -> str:
             "significant difference between neighbours share a letter")
 
 
-def big_board(board: Board) -> list[str]:
-    """The projector's board: one heading line a row (rank, name, primary score, marker, group)."""
-    lines = []
-    for e in board.rows:
-        value = e.means[board.primary]
-        score = f"{value:.4f}" if value == value else "—"
-        group = f" · group {e.group}" if e.group else ""
-        lines.append(f"### {e.rank}. {md(e.name)} · {score} {e.marker}{group}")
-    return lines
+def act(action, done: str) -> None:
+    """Run an instructor's ``action``; say ``done`` or the refusal at the next run, and rerun."""
+    try:
+        action()
+        say("success", done)
+    except metrics.MetricsError as exc:
+        say("error", str(exc))
+    st.rerun()
 
 
 def submissions_frame(submissions: Sequence[TeamSubmission], measures: Sequence[str]) -> pd.DataFrame:

@@ -284,19 +284,19 @@ def instructor_page(access) -> None:
     st.subheader("Controls")
     c1, c2, c3 = st.columns(3)
     if c1.button("Close now", disabled=task.status not in ("open", "not open yet")):
-        _act(access.close, "The task is closed.")
+        ui.act(access.close, "The task is closed.")
     release_qrels = c2.checkbox("Release the qrels too")
     if c2.button("Release the final standings", disabled=task.status not in ("closed", "released")):
-        _act(lambda: access.release(qrels=release_qrels), "Released.")
+        ui.act(lambda: access.release(qrels=release_qrels), "Released.")
     with c3.popover("Extend or reopen"):
         when = _when("Closes", datetime.now(UTC) + timedelta(days=1), "extend")
         if st.button("Set the close"):
-            _act(lambda: access.set_close(when), "The close is moved.")
+            ui.act(lambda: access.set_close(when), "The close is moved.")
     c1, c2 = st.columns(2)
     dev = c1.toggle("Public topics' judgments open to teams (dev set)", task.dev_qrels)
     anonymous = c2.toggle("Anonymous labels on the boards", task.anonymous)
     if dev != task.dev_qrels or anonymous != task.anonymous:
-        _act(lambda: access.set_options(dev_qrels=dev, anonymous=anonymous), "Options saved.")
+        ui.act(lambda: access.set_options(dev_qrels=dev, anonymous=anonymous), "Options saved.")
 
     show_board(view)
     c1, c2, c3 = st.columns(3)
@@ -320,7 +320,7 @@ def instructor_page(access) -> None:
             sid = st.selectbox("Submission to remove", live, key="remove_which")
             reason = st.text_input("Reason (kept in the audit list)", key="remove_reason")
             if st.button("Remove", disabled=not live):
-                _act(lambda: access.remove_submission(sid, reason), f"Submission {sid} removed.")
+                ui.act(lambda: access.remove_submission(sid, reason), f"Submission {sid} removed.")
     if view.duplicates:
         st.warning("Identical runs from different teams:")
         st.table(plain_frame(pd.DataFrame(view.duplicates)))
@@ -343,7 +343,7 @@ def instructor_page(access) -> None:
         upload = st.file_uploader("Corrected qrels (every submission is rescored; old versions are kept)")
         note = st.text_input("What changed")
         if st.form_submit_button("Replace and rescore") and upload is not None:
-            _act(lambda: access.replace_qrels(upload.getvalue(), upload.name, note), "Rescored on the new qrels.")
+            ui.act(lambda: access.replace_qrels(upload.getvalue(), upload.name, note), "Rescored on the new qrels.")
     with st.expander("Teams and audit"):
         if view.teams:
             st.table(plain_frame(pd.DataFrame(view.teams).set_index("id")))
@@ -353,15 +353,6 @@ def instructor_page(access) -> None:
             ui.manager().delete(access)
             st.query_params.clear()
             st.rerun()
-
-
-def _act(action, done: str) -> None:
-    try:
-        action()
-        ui.say("success", done)
-    except metrics.MetricsError as exc:
-        ui.say("error", str(exc))
-    st.rerun()
 
 
 token = st.query_params.get(ui.PARAM)
