@@ -62,9 +62,13 @@ def test_every_page_on_the_sample_has_no_serious_violation(app_server, page, slu
     open_app(page, f"{app_server}/{slug}")
     expect(main(page).locator("h2").first).to_be_visible(timeout=TIMEOUT)
     assert_accessible(page, f"/{slug}")
-    charts = main(page).locator('[data-testid="stPlotlyChart"]').count()
+    # a Plotly chart's element mounts after its code loads, which can be after the script's run;
+    # so wait for as many charts as data tables, then check no chart came without one
     alternatives = main(page).locator("summary").filter(has_text="Data of this chart").count()
-    assert alternatives == charts, f"/{slug}: {charts} charts, {alternatives} data tables"
+    charts = main(page).locator('[data-testid="stPlotlyChart"]')
+    expect(charts).to_have_count(alternatives, timeout=TIMEOUT)
+    wait_for_app(page)
+    assert charts.count() == main(page).locator("summary").filter(has_text="Data of this chart").count()
 
 
 def test_a_lesson_and_an_exercise_with_its_hint(app_server, page):

@@ -137,7 +137,9 @@ def test_the_projector_has_no_key_and_reads_from_the_back(server, visitor):
     code, key = open_check(server)
     teacher = visitor()
     open_app(teacher, f"{server.url}/learn?live={code}&key={key}")
-    short = [c.text_content().strip() for c in main(teacher).locator('[data-testid="stCode"] code').all()]
+    codes = main(teacher).locator('[data-testid="stCode"] code')
+    expect(codes).to_have_count(2, timeout=TIMEOUT)
+    short = [c.text_content().strip() for c in codes.all()]
     assert len(short) == 2 and all(u.startswith(f"{server.url}/s/") and len(u.rsplit("/", 1)[1]) == 8 for u in short)
     student_short, projector_short = short
 
