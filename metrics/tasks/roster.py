@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import MetricsError
+from ..report.export import FORMULA_START
 from .links import derived_token
 from .task import TEAM_NAME_LIMIT, Connection, Task, one
 
@@ -129,13 +130,16 @@ def parse(data: bytes | str, source: str = "class list") -> list[Entry]:
             problems.append((number, "the student id is empty"))
         elif len(sid) > ID_LIMIT:
             problems.append((number, f"the student id is longer than {ID_LIMIT} characters"))
+        elif sid.startswith(FORMULA_START):
+            problems.append((number, f"the student id {sid!r} begins with {sid[0]!r}, which a spreadsheet reads "
+                                     "as a formula, so a gradebook export could not carry it unchanged"))
         elif sid.lower() in seen:
             problems.append((number, f"student id {sid!r} is also on line {seen[sid.lower()]}"))
         if not name:
             problems.append((number, "the name is empty"))
         elif len(name) > NAME_LIMIT:
             problems.append((number, f"the name is longer than {NAME_LIMIT} characters"))
-        if email is not None and (email.count("@") != 1 or " " in email or email.startswith("@")
+        if email is not None and (email.startswith(FORMULA_START) or email.count("@") != 1 or " " in email
                                   or email.endswith("@")):
             problems.append((number, f"{email!r} is not an email address"))
         if team is not None and len(team) > TEAM_NAME_LIMIT:

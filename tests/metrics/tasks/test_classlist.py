@@ -35,6 +35,9 @@ def test_parse_reads_columns_in_any_order_and_separator():
     ("id,name\ns1,\n", "line 2: the name is empty"),
     ("id,name,email\ns1,Ada,not-an-address\n", "line 2: 'not-an-address' is not an email address"),
     ("id,name\ns1,Ada,extra\n", "line 2: 3 fields where the header has 2"),
+    ("id,name\ns1,Ada\n=2+2,Alan\n", "line 3: the student id '=2+2' begins with '='"),
+    ("id,name\n-s1,Ada\n", "line 2: the student id '-s1' begins with '-'"),
+    ("id,name,email\ns1,Ada,=a@b.c\n", "line 2: '=a@b.c' is not an email address"),
     ("id,name\n", "has a header but no student"),
     ("", "the class list is empty"),
 ])
