@@ -27,9 +27,10 @@ from tests.e2e.helpers import (
     go_to,
     main,
     open_app,
-    sidebar,
+    submit,
     upload,
     wait_for_app,
+    workspace_links,
 )
 
 CLOSED_EXPANDER_JS = """(root) => [...root.querySelectorAll('details > summary')].findIndex(
@@ -111,11 +112,7 @@ def test_a_class_task_teacher_team_and_projector(module_app_server, page, visito
     main(team).get_by_role("button", name="Join").click()
     wait_for_app(team)
     expect(main(team)).to_contain_text("Welcome", timeout=TIMEOUT)
-    form = main(team).locator('[data-testid="stForm"]')
-    form.locator('input[type="file"]').set_input_files(str(LEGAL / "dense.run"))
-    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    form.get_by_role("button", name="Submit").click()
-    wait_for_app(team)
+    submit(team, LEGAL / "dense.run")
     expect(main(team)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
     assert_accessible(team, "class task: team page after a submission")
 
@@ -134,10 +131,7 @@ def test_a_read_only_link_and_an_upload_error(shared_app_server, visitor, tmp_pa
     expect(main(owner).locator('[data-testid="stAlert"]').filter(has_text="bad.run")).to_have_count(1)
     assert_accessible(owner, "Data with an upload error")
 
-    box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
-    box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)
-    view_link = box.locator("pre").all_inner_texts()[1].strip()
+    _, view_link = workspace_links(owner)
     token = TOKEN_IN_URL.search(view_link).group(1)
     reader = visitor()
     open_app(reader, f"{shared_app_server}/data?ws={token}")

@@ -3,37 +3,18 @@ loads nothing), re-issues a link; a student without a team makes one on the task
 student's course shows no other student's name."""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
-from metrics import settings
-from metrics.tasks import TaskDefinition, Tasks, classlist, roster
+from metrics.tasks import classlist, roster
+from tests.views.class_tasks import legal_task, ok, texts
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/course.py"
-
-
-def ok(at):
-    assert not at.exception, "\n".join(e.value for e in at.exception)
-    return at
-
-
-def texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
-    parts += [str(t.value.to_dict()) for t in at.table] + [e.value for e in at.error] + [s.value for s in at.success]
-    return "\n".join(map(str, parts))
 
 
 @pytest.fixture
 def task(tmp_path):
     home = tmp_path / "home"
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(home)}))
-    links = tasks.create(TaskDefinition(title="Course task", closes=time.time() + 86400, measures=("nDCG@10",),
-                                        total=2),
-                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+    tasks, links = legal_task(home, "Course task")
     yield home, links, tasks
     tasks.close()
 
