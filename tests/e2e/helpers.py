@@ -44,6 +44,8 @@ TIMEOUT = 30_000
 """Milliseconds of every wait of a page: Playwright's own timeout of each context and of every
 ``expect(...)`` (conftest.py sets both), and the helpers' waits."""
 VIEWPORT = {"width": 1400, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+"""A phone's viewport (an iPhone 12 to 14, in CSS pixels): what a student opens a class's links on."""
 RUNS_LABEL = "Runs (TREC format"
 """The start of the Data page's run uploader's label."""
 TOKEN_IN_URL = re.compile(r"[?&]ws=([A-Za-z0-9_-]{32})")
