@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from metrics.tasks import classlist, roster
+from metrics.analysis import lessons
+from metrics.tasks import classlist, course, roster
 from tests.views.class_tasks import legal_task, ok, texts
 
 PAGE = "views/course.py"
@@ -53,3 +54,25 @@ def test_a_student_makes_a_team_then_sees_only_their_own_name(open_app, task):
     at = ok(open_app(PAGE, home=home, query_params={"course": alan}))
     shown = texts(at)
     assert "Alan Turing" in shown and "Ada Lovelace" not in shown
+
+
+def test_a_student_answers_a_reorder_and_a_higher_exercise_on_the_course_page(open_app, task):
+    home, links, tasks = task
+    instructor = tasks.open(links.instructor)
+    classlist.load(tasks.registry, instructor, "id,name,team\ns1,Ada Lovelace,Red\n")
+    every = [ex for lesson in course.lesson_catalogue().values() for ex in lesson.exercises]
+    reorder = next(ex for ex in every if ex.kind == "reorder")
+    higher = next(ex for ex in every if ex.kind == "higher")
+    course.set_items(instructor, [course.Item("exercises", lessons.encode([reorder, higher]), "Order and gains")])
+    ada = classlist.links(instructor)[1]
+    at = ok(open_app(PAGE, home=home, query_params={"course": ada.rsplit("=", 1)[1]}))
+    assert "0 of 2 right" in texts(at)
+    assert at.selectbox(key="ex_0_0_move_doc") is not None          # the reorder's widgets
+    right = lessons.answer(higher)
+    at.radio(key="ex_0_1_exp").set_value(right["exp"])
+    at.radio(key="ex_0_1_linear").set_value(right["linear"])
+    at.button(key="check_0_1").click().run()
+    ok(at)
+    assert "Right: kept in your progress." in texts(at)
+    assert "1 of 2 right" in texts(at)
+    assert [(p.done, p.parts) for p in course.progress(tasks.open(ada)).items] == [(1, 2)]
