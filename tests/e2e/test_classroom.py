@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import time
 from math import log2
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -24,10 +23,9 @@ from metrics.analysis import lessons
 from metrics.analysis.lessons import from_spec
 from metrics.store.live import LiveChecks
 from metrics.tasks import TaskDefinition
-from tests.e2e.helpers import LEGAL, TIMEOUT, main, no_exception, open_app, wait_for_app
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, no_exception, open_app, screenshot_dir, wait_for_app
 from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PROJECTOR = {"width": 1920, "height": 1080}
 SPEC = {"kind": "number", "question": "What is nDCG@4 of this list (linear gain)?", "grades": [0, 2, 1, 2],
         "cutoff": 4, "gain": "linear"}
@@ -161,8 +159,7 @@ def test_the_projector_has_no_key_and_reads_from_the_back(server, visitor):
     expect(room.locator(".pj-right")).to_contain_text("0.7", timeout=TIMEOUT)
     expect(room.locator(".pj")).to_contain_text(f"Answer: {RIGHT:.4f}")
     projector_chrome(room)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    room.screenshot(path=str(SCREENSHOTS / "projector-live-check.png"))
+    room.screenshot(path=str(screenshot_dir() / "projector-live-check.png"))
 
 
 def test_a_short_link_resolves_and_an_unknown_one_says_so(server, page):
@@ -203,4 +200,4 @@ def test_the_task_projector_is_a_board_for_the_room(server, visitor):
     assert room.url == links.projector
     expect(room.locator(".pj-board")).to_contain_text("Dense team")
     projector_chrome(room)
-    room.screenshot(path=str(SCREENSHOTS / "projector-task-board.png"))
+    room.screenshot(path=str(screenshot_dir() / "projector-task-board.png"))
