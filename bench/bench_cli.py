@@ -11,8 +11,9 @@ and its ratio to the floor:
   reader of text pays (the target: our eval at most 1.5x this);
 - `eval 1 run`, `eval 4 runs`: `python -m metrics eval` on ndcg_lab/sample_data/legal, nDCG@10 and AP;
 - `trec_eval (ours)`: `python -m metrics trec_eval -m ndcg_cut.10 -m map` on one run;
-- `trec_eval 10`: the C binary on the same run, built by ../shared/tools/build-trec-eval into
-  ../cache/trec_eval (left out when the script is absent or the build fails).
+- `trec_eval 10`: the C binary on the same run, found as the tests and bench_trec_eval.py find it:
+  built by ../shared/tools/build-trec-eval into $XDG_CACHE_HOME/ndcg-lab (or ~/.cache/ndcg-lab), and
+  reused from there; left out, with the reason, when the script is absent or the build fails.
 
 Commands run in this checkout (cwd = the repository root), output discarded.
 """
@@ -26,19 +27,26 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BUILD = REPO.parent / "shared" / "tools" / "build-trec-eval"
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_trec_eval import BUILD, CACHE, trec_eval_binary  # noqa: E402
+
 LEGAL = Path("ndcg_lab", "sample_data") / "legal"
 QRELS = str(LEGAL / "qrels.txt")
 RUNS = [str(LEGAL / f"{name}.run") for name in ("bm25", "bm25_ce", "bm25_qe", "dense")]
 FLOOR = "floor"
 
 
-def trec_eval_binary(folder: Path) -> str | None:
-    """trec_eval 10 built into ``folder`` (reused when built before); None when it cannot be built."""
+def trec_eval_10() -> tuple[str | None, str]:
+    """(trec_eval 10's path, "") or (None, why it is left out): the build script beside the
+    repository is absent, or its build failed (no C compiler, say)."""
     if not BUILD.exists():
-        return None
-    done = subprocess.run([str(BUILD), str(folder)], capture_output=True, text=True)
-    return done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else None
+        return None, f"{BUILD} is absent"
+    try:
+        return str(trec_eval_binary()), ""
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = (getattr(exc, "stderr", None) or str(exc)).strip()[:200]
+        return None, f"building it with {BUILD} failed: {detail}"
 
 
 def commands(binary: str | None) -> dict[str, list[str]]:
@@ -56,16 +64,15 @@ def commands(binary: str | None) -> dict[str, list[str]]:
 
 def shown(command: list[str]) -> str:
     text = " ".join(f'"{a}"' if " " in a else a for a in command)
-    return text.replace(sys.executable, "python").replace(str(REPO.parent / "cache"), "../cache")
+    return text.replace(sys.executable, "python").replace(str(CACHE), "~/.cache/ndcg-lab")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=5, help="rounds (default 5); the median is reported")
-    p.add_argument("--trec-eval-dir", type=Path, default=REPO.parent / "cache" / "trec_eval",
-                   help="where trec_eval 10 is built (default ../cache/trec_eval)")
     args = p.parse_args(argv)
-    cmds = commands(trec_eval_binary(args.trec_eval_dir))
+    binary, missing = trec_eval_10()
+    cmds = commands(binary)
     times: dict[str, list[float]] = {name: [] for name in cmds}
     # .pyc files written, as an installed package has them (PYTHONDONTWRITEBYTECODE, set in some
     # environments, would have every timed run compile the modules of this checkout again)
@@ -86,8 +93,8 @@ def main(argv=None) -> int:
         median = statistics.median(values)
         runs = ", ".join(f"{v:.3f}" for v in values)
         print(f"| {name} | {median:.3f} | {median / floor:.2f} | {runs} | `{shown(cmds[name])}` |")
-    if "trec_eval 10" not in cmds:
-        print(f"\ntrec_eval 10 left out: {BUILD} is absent or its build failed.")
+    if binary is None:
+        print(f"\ntrec_eval 10 left out: {missing}.")
     return 0
 
 

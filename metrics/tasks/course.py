@@ -11,6 +11,7 @@ no answer. Tables are created on first use; a task file without them has no cour
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -29,7 +30,7 @@ __all__ = ["Item", "ItemProgress", "Progress", "KINDS", "PAGE", "PARAM", "ANSWER
 KINDS = ("lesson", "exercises", "task")
 PAGE = "course"           # the page's address: <public url>course?course=TOKEN (an instructor or personal token)
 PARAM = "course"
-ANSWERABLE = ("number", "choice")   # exercise kinds the course page asks and checks
+ANSWERABLE = lessons.KINDS  # exercise kinds the course page asks and checks: every kind a set may hold
 TITLE_LIMIT = 80
 
 _TABLES = """
@@ -108,7 +109,7 @@ def set_items(access: TaskAccess, chosen: list[Item]) -> None:
             token = item.ref.rsplit("=", 1)[-1].strip()
             if not exercises_of(Item("exercises", token, "")):
                 raise MetricsError(f"item {i}: the exercise set has no exercise the course page can ask",
-                                   fix="make a set with number or choice exercises on the Learn page")
+                                   fix="make a set with exercises on the Learn page")
             item = Item("exercises", token, title)
             title = title or "Exercises"
         else:
@@ -176,13 +177,34 @@ def answer(access: TaskAccess, pos: int, index: int, response: object) -> lesson
     exercises = exercises_of(_item(access.task, pos, "exercises"))
     if not 0 <= index < len(exercises):
         raise MetricsError(f"the set has no exercise {index + 1}", fix="reload the course page")
-    try:
-        result = lessons.check(exercises[index], response)
-    except (TypeError, ValueError):
-        raise MetricsError("that answer is not a number", fix="type a number such as 0.75") from None
+    result = lessons.check(exercises[index], _response(exercises[index], response))
     if result.correct:
         _done(access, pos, index)
     return result
+
+
+def _response(ex: lessons.Exercise, response: object) -> object:
+    """A student's ``response`` in the form :func:`metrics.analysis.lessons.check` takes for the
+    exercise's kind: a number, an option's index, the list's documents in the student's order
+    (reorder), or the side that scores higher under each gain (higher); else an error that says
+    what is expected."""
+    if ex.kind == "reorder":
+        if isinstance(response, str) or not isinstance(response, Sequence):
+            raise MetricsError("a reorder answer is the list's documents in your order",
+                               fix="move the documents, then check")
+        return [str(name) for name in response]
+    if ex.kind == "higher":
+        if not isinstance(response, Mapping) or any(response.get(g) is None for g in ("exp", "linear")):
+            raise MetricsError("say which list scores higher under both gains",
+                               fix="pick A, B or equal for exponential and for linear gain")
+        return {g: response[g] for g in ("exp", "linear")}
+    typed = response if isinstance(response, (int, float, str)) else ""
+    try:
+        return int(typed) if ex.kind == "choice" else float(typed)
+    except (TypeError, ValueError):
+        if ex.kind == "choice":
+            raise MetricsError("that answer is not one of the options", fix="choose an option") from None
+        raise MetricsError("that answer is not a number", fix="type a number such as 0.75") from None
 
 
 def _team_submitted(task: Task) -> set[int]:

@@ -2,7 +2,8 @@
 
 Streamlit draws captions in its text colour at 60% opacity (#828180 on white: 3.9:1), the labels of
 disabled widgets fainter still (#acabaa: 2.3:1; a read-only link disables every form, and its
-labels are what tells the reader what the form was), and st.json's numbers in #268bd2 (3.7:1).
+labels are what tells the reader what the form was), st.json's numbers in #268bd2 (3.7:1) and
+the "empty" of an empty st.table in #808495 (3.7:1).
 The theme has no setting for any of these, so :func:`fix_contrast` adds one style sheet per page
 with darker colours that keep the hierarchy: captions 6.6:1 on white (5.8:1 on the sidebar's
 grey), disabled labels 5.4:1 (4.7:1), json values 6.9:1. Checked by
@@ -22,6 +23,7 @@ CSS = f"""<style>
 .stElementContainer:has(:disabled, [aria-disabled="true"]) [data-testid="stWidgetLabel"] *,
 .stElementContainer:has(:disabled, [aria-disabled="true"]) label * {{ color: {DISABLED} !important; }}
 [data-testid="stJson"] .variable-value, [data-testid="stJson"] .variable-value * {{ color: {JSON_VALUE} !important; }}
+[data-testid="stTableStyledEmptyTableCell"] {{ color: {CAPTION} !important; }}
 </style>"""
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 import metrics
 from metrics.analysis import lessons
 from metrics.tasks import TaskAccess, classlist, course, grades, roster
-from ndcg_lab.ui import paths
+from ndcg_lab.ui import exercise, paths
 from ndcg_lab.ui import tasks as task_ui
 from ndcg_lab.ui.text import md, plain_frame
 
@@ -207,17 +207,27 @@ def _step(access: TaskAccess, token: str, p: course.ItemProgress) -> None:
         st.caption(f"{p.done} of {p.parts} right")
         for i, ex in enumerate(course.exercises_of(item)):
             st.markdown(md(f"**{i + 1}.** {ex.question}"))
+            key = f"ex_{p.pos}_{i}"
             if ex.kind == "choice":
                 labels = [md(text) for text in lessons.option_labels(ex)]
-                picked = st.radio("Your answer", labels, index=None, key=f"ex_{p.pos}_{i}")
+                picked = st.radio("Your answer", labels, index=None, key=key)
                 response: object = None if picked is None else labels.index(picked)
-            else:
-                response = st.text_input("Your answer (a number)", key=f"ex_{p.pos}_{i}")
+            elif ex.kind == "number":
+                response = st.text_input("Your answer (a number)", key=key)
+            else:                               # reorder, higher: the lists and widgets of the Learn page
+                exercise.show_inputs(ex, key)
+                response = exercise.response_widgets(ex, key)
             if st.button("Check", key=f"check_{p.pos}_{i}"):
                 _answer(access, p.pos, i, response)
 
 
 def _answer(access: TaskAccess, pos: int, index: int, response: object) -> None:
+    """Check a response (a value, or the reader :func:`ndcg_lab.ui.exercise.response_widgets` gives)."""
+    try:
+        response = response() if callable(response) else response
+    except metrics.MetricsError as exc:
+        task_ui.say("error", str(exc))
+        st.rerun()
     if response is None or response == "":
         task_ui.say("error", "Give an answer first.")
         st.rerun()

@@ -44,6 +44,8 @@ TIMEOUT = 30_000
 """Milliseconds of every wait of a page: Playwright's own timeout of each context and of every
 ``expect(...)`` (conftest.py sets both), and the helpers' waits."""
 VIEWPORT = {"width": 1400, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+"""A phone's viewport (an iPhone 12 to 14, in CSS pixels): what a student opens a class's links on."""
 RUNS_LABEL = "Runs (TREC format"
 """The start of the Data page's run uploader's label."""
 TOKEN_IN_URL = re.compile(r"[?&]ws=([A-Za-z0-9_-]{32})")
@@ -330,6 +332,34 @@ def upload(page, wait_for_app, label: str, paths) -> None:
     wait_for_app(page)
 
 
+def choose_run(page, path: Path, method: str | None = None) -> None:
+    """Choose a run file (and type a method line) in a class-task team page's form, without
+    sending it; wait until the upload has finished."""
+    form = main(page).locator('[data-testid="stForm"]')
+    form.locator('input[type="file"]').set_input_files(str(path))
+    expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
+    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
+    if method is not None:
+        form.get_by_label(re.compile("^Method")).fill(method)
+
+
+def submit(page, path: Path, method: str | None = None) -> None:
+    """Choose a run (:func:`choose_run`) in a team page's form and press Submit."""
+    choose_run(page, path, method)
+    main(page).locator('[data-testid="stForm"]').get_by_role("button", name="Submit").click()
+    wait_for_app(page)
+
+
+def workspace_links(page) -> tuple[str, str]:
+    """(edit link, read-only link) of a shared-mode visitor's workspace, read from the sidebar's
+    "Your workspace link" box (opened here; its links are drawn by the rerun the opening starts)."""
+    box = sidebar(page).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
+    box.locator("summary").click()
+    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)
+    edit_link, view_link = (code.strip() for code in box.locator("pre").all_inner_texts())
+    return edit_link, view_link
+
+
 def runs_table(page):
     """The Data page's table of the collection's runs."""
     return main(page).locator('[data-testid="stTable"]').first
@@ -351,6 +381,15 @@ def arrive(page, url: str) -> str:
     wait_for_app(page)
     go_to(page, wait_for_app, "Leaderboard")
     return TOKEN_IN_URL.search(page.url).group(1)
+
+
+def arrive_with_run(page, url: str, tmp: Path, name: str, sample: str = "bm25.run") -> str:
+    """A new shared-mode visitor (:func:`arrive`) who uploads a variant of the legal sample's run
+    ``sample`` (:func:`variant_run`) as ``name`` on the Data page, and stays there; the token."""
+    token = arrive(page, url)
+    go_to(page, wait_for_app, "Data")
+    upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / sample, tmp, name)])
+    return token
 
 
 def variant_run(path: Path, tmp: Path, name: str) -> Path:

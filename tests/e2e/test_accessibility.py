@@ -1,40 +1,48 @@
 """axe-core (WCAG 2.1 A and AA) on every page and every state a visitor reaches, in Chromium.
 
-Each of the app's pages on the legal sample, then the states behind them: a lesson, an exercise
-answered wrongly (its hint shown), a class task's teacher, team and projector pages, a read-only
-link and the message of a malformed upload. Every expander is opened before axe runs, so what it
-holds is checked too. A test fails on any violation of impact serious or critical and lists each by
-rule and node (tests/e2e/axe.py).
+Each of the app's pages on the legal sample, at a desktop's width and a phone's (390 px), then the
+states behind them: a lesson, an exercise answered wrongly (its hint shown), a class task's
+teacher, team and projector pages, the course page on an instructor's link, a live check, a
+read-only link and the message of a malformed upload; a student's states on a phone too. Every expander
+is opened before axe runs, so what it holds is checked too. A test fails on any violation of impact
+serious or critical and lists each by rule and node (tests/e2e/axe.py).
 """
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
 
 from metrics.analysis import lessons
 from metrics.store.live import LiveChecks
+from metrics.tasks import TaskDefinition
+from metrics.tasks import course as course_module
 from ndcg_lab.app import PAGES
 from tests.e2e import axe
 from tests.e2e.helpers import (
     LEGAL,
+    PHONE,
     RUNS_LABEL,
     TIMEOUT,
     TOKEN_IN_URL,
-    AppServer,
+    VIEWPORT,
     arrive,
     go_to,
     main,
     open_app,
-    sidebar,
+    submit,
     upload,
     wait_for_app,
+    workspace_links,
 )
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
 CLOSED_EXPANDER_JS = """(root) => [...root.querySelectorAll('details > summary')].findIndex(
     s => !s.parentElement.open && !s.closest('[inert]') && s.offsetParent !== null)"""
 SLUGS = [path.split("/")[-1].removesuffix(".py") for path, _, _ in PAGES]
+SIZES = pytest.mark.parametrize("viewport", [VIEWPORT, PHONE], ids=["desktop", "phone"])
 
 
 def open_expanders(page) -> None:
@@ -57,8 +65,10 @@ def assert_accessible(page, where: str) -> None:
     assert not found, axe.report(where, found)
 
 
+@SIZES
 @pytest.mark.parametrize("slug", SLUGS)
-def test_every_page_on_the_sample_has_no_serious_violation(app_server, page, slug):
+def test_every_page_on_the_sample_has_no_serious_violation(app_server, visitor, slug, viewport):
+    page = visitor(viewport=viewport)
     open_app(page, f"{app_server}/{slug}")
     expect(main(page).locator("h2").first).to_be_visible(timeout=TIMEOUT)
     assert_accessible(page, f"/{slug}")
@@ -71,7 +81,9 @@ def test_every_page_on_the_sample_has_no_serious_violation(app_server, page, slu
     assert charts.count() == main(page).locator("summary").filter(has_text="Data of this chart").count()
 
 
-def test_a_lesson_and_an_exercise_with_its_hint(app_server, page):
+@SIZES
+def test_a_lesson_and_an_exercise_with_its_hint(app_server, visitor, viewport):
+    page = visitor(viewport=viewport)
     open_app(page, f"{app_server}/learn?lesson=discount")
     assert_accessible(page, "lesson discount")
     box = page.get_by_label("Your answer", exact=False).first
@@ -111,11 +123,7 @@ def test_a_class_task_teacher_team_and_projector(module_app_server, page, visito
     main(team).get_by_role("button", name="Join").click()
     wait_for_app(team)
     expect(main(team)).to_contain_text("Welcome", timeout=TIMEOUT)
-    form = main(team).locator('[data-testid="stForm"]')
-    form.locator('input[type="file"]').set_input_files(str(LEGAL / "dense.run"))
-    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    form.get_by_role("button", name="Submit").click()
-    wait_for_app(team)
+    submit(team, LEGAL / "dense.run")
     expect(main(team)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
     assert_accessible(team, "class task: team page after a submission")
 
@@ -134,10 +142,7 @@ def test_a_read_only_link_and_an_upload_error(shared_app_server, visitor, tmp_pa
     expect(main(owner).locator('[data-testid="stAlert"]').filter(has_text="bad.run")).to_have_count(1)
     assert_accessible(owner, "Data with an upload error")
 
-    box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
-    box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)
-    view_link = box.locator("pre").all_inner_texts()[1].strip()
+    _, view_link = workspace_links(owner)
     token = TOKEN_IN_URL.search(view_link).group(1)
     reader = visitor()
     open_app(reader, f"{shared_app_server}/data?ws={token}")
@@ -147,35 +152,47 @@ def test_a_read_only_link_and_an_upload_error(shared_app_server, visitor, tmp_pa
     assert_accessible(reader, "a read-only link (Leaderboard)")
 
 
-def test_a_live_check_on_a_phone_the_teachers_page_and_the_projector(tmp_path_factory, visitor):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-axe-live"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    try:
-        ex = lessons.from_spec({"kind": "number", "question": "What is nDCG@4 of this list?", "grades": [0, 2, 1, 2],
-                                "cutoff": 4, "gain": "linear"})
-        check, key = LiveChecks(server.home).open(lessons.encode([ex]), minutes=30)
-        phone = visitor()
-        open_app(phone, f"{server.url}/learn?live={check.code}")
-        expect(main(phone).get_by_label("Your answer")).to_be_visible(timeout=TIMEOUT)
-        assert_accessible(phone, "live check: a student's phone")
-        main(phone).get_by_label("Your answer").fill("0.5")
-        main(phone).get_by_label("Your answer").press("Enter")
-        wait_for_app(phone)
-        main(phone).get_by_role("button", name="Send my answer").click()
-        wait_for_app(phone)
-        expect(main(phone)).to_contain_text("Answer sent", timeout=TIMEOUT)
-        assert_accessible(phone, "live check: an answer sent")
-        teacher = visitor()
-        open_app(teacher, f"{server.url}/learn?live={check.code}&key={key}")
-        expect(main(teacher)).to_contain_text("1 answer", timeout=TIMEOUT)
-        assert_accessible(teacher, "live check: the teacher's page")
-        main(teacher).get_by_role("button", name="Reveal the answer").click()
-        wait_for_app(teacher)
-        assert_accessible(teacher, "live check: the answer revealed")
-        room = visitor(viewport={"width": 1920, "height": 1080})
-        open_app(room, f"{server.url}/learn?live={check.code}&view=projector")
-        expect(room.locator(".pj-tally, .pj-none").first).to_be_visible(timeout=TIMEOUT)
-        assert_accessible(room, "live check: the projector")
-    finally:
-        server.stop()
+def test_a_live_check_on_a_phone_the_teachers_page_and_the_projector(server, visitor):
+    ex = lessons.from_spec({"kind": "number", "question": "What is nDCG@4 of this list?", "grades": [0, 2, 1, 2],
+                            "cutoff": 4, "gain": "linear"})
+    check, key = LiveChecks(server.home).open(lessons.encode([ex]), minutes=30)
+    phone = visitor(viewport=PHONE)
+    open_app(phone, f"{server.url}/learn?live={check.code}")
+    expect(main(phone).get_by_label("Your answer")).to_be_visible(timeout=TIMEOUT)
+    assert_accessible(phone, "live check: a student's phone")
+    main(phone).get_by_label("Your answer").fill("0.5")
+    main(phone).get_by_label("Your answer").press("Enter")
+    wait_for_app(phone)
+    main(phone).get_by_role("button", name="Send my answer").click()
+    wait_for_app(phone)
+    expect(main(phone)).to_contain_text("Answer sent", timeout=TIMEOUT)
+    assert_accessible(phone, "live check: an answer sent")
+    teacher = visitor()
+    open_app(teacher, f"{server.url}/learn?live={check.code}&key={key}")
+    expect(main(teacher)).to_contain_text("1 answer", timeout=TIMEOUT)
+    assert_accessible(teacher, "live check: the teacher's page")
+    main(teacher).get_by_role("button", name="Reveal the answer").click()
+    wait_for_app(teacher)
+    assert_accessible(teacher, "live check: the answer revealed")
+    room = visitor(viewport={"width": 1920, "height": 1080})
+    open_app(room, f"{server.url}/learn?live={check.code}&view=projector")
+    expect(room.locator(".pj-tally, .pj-none").first).to_be_visible(timeout=TIMEOUT)
+    assert_accessible(room, "live check: the projector")
+
+
+@SIZES
+def test_the_course_page_on_an_instructors_link(server, visitor, viewport):
+    tasks = tasks_of(server)
+    links = tasks.create(TaskDefinition(title="IR course", closes=time.time() + 3600, measures=("nDCG@10",), total=2),
+                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+    course_module.set_items(tasks.open(links.instructor), [course_module.Item("lesson", "discount", ""),
+                                                           course_module.Item("task", "", "")])
+    teacher = visitor(viewport=viewport)
+    open_app(teacher, f"{server.url}/course?course={links.tokens['instructor']}")
+    expect(main(teacher).get_by_label("Or paste it")).to_be_visible(timeout=TIMEOUT)
+    assert_accessible(teacher, "course: the instructor's page")
+    main(teacher).get_by_label("Or paste it").fill("student id,name,team\ns1,Ada Lovelace,Red\ns2,Alan Turing,Blue\n")
+    main(teacher).get_by_role("button", name="Load the class list").click()
+    wait_for_app(teacher)
+    expect(main(teacher)).to_contain_text("2 students in 2 teams", timeout=TIMEOUT)
+    assert_accessible(teacher, "course: the instructor's page with a class list and its progress")

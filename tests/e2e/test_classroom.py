@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import time
 from math import log2
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -20,27 +19,17 @@ import zxingcpp
 from PIL import Image
 from playwright.sync_api import expect
 
-from metrics import settings
 from metrics.analysis import lessons
 from metrics.analysis.lessons import from_spec
 from metrics.store.live import LiveChecks
-from metrics.tasks import TaskDefinition, Tasks
-from tests.e2e.helpers import LEGAL, TIMEOUT, AppServer, main, no_exception, open_app, wait_for_app
+from metrics.tasks import TaskDefinition
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, no_exception, open_app, screenshot_dir, wait_for_app
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PROJECTOR = {"width": 1920, "height": 1080}
 SPEC = {"kind": "number", "question": "What is nDCG@4 of this list (linear gain)?", "grades": [0, 2, 1, 2],
         "cutoff": 4, "gain": "linear"}
 RIGHT = (2 / log2(3) + 1 / log2(4) + 2 / log2(5)) / (2 / log2(2) + 2 / log2(3) + 1 / log2(4))   # 0.6973
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-classroom"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    yield server
-    server.stop()
 
 
 def open_check(server) -> tuple[str, str]:
@@ -170,8 +159,7 @@ def test_the_projector_has_no_key_and_reads_from_the_back(server, visitor):
     expect(room.locator(".pj-right")).to_contain_text("0.7", timeout=TIMEOUT)
     expect(room.locator(".pj")).to_contain_text(f"Answer: {RIGHT:.4f}")
     projector_chrome(room)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    room.screenshot(path=str(SCREENSHOTS / "projector-live-check.png"))
+    room.screenshot(path=str(screenshot_dir() / "projector-live-check.png"))
 
 
 def test_a_short_link_resolves_and_an_unknown_one_says_so(server, page):
@@ -194,7 +182,7 @@ def test_a_short_link_resolves_and_an_unknown_one_says_so(server, page):
 
 
 def test_the_task_projector_is_a_board_for_the_room(server, visitor):
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(server.home), "NDCG_LAB_PUBLIC_URL": f"{server.url}/"}))
+    tasks = tasks_of(server)
     links = tasks.create(TaskDefinition(title="Legal retrieval, week 3", closes=time.time() + 3600, total=3,
                                         measures=("nDCG@10", "AP")),
                          topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
@@ -212,4 +200,4 @@ def test_the_task_projector_is_a_board_for_the_room(server, visitor):
     assert room.url == links.projector
     expect(room.locator(".pj-board")).to_contain_text("Dense team")
     projector_chrome(room)
-    room.screenshot(path=str(SCREENSHOTS / "projector-task-board.png"))
+    room.screenshot(path=str(screenshot_dir() / "projector-task-board.png"))

@@ -15,10 +15,10 @@ import pytest
 from playwright.sync_api import expect
 
 import metrics
-from metrics import settings
-from metrics.tasks import TaskDefinition, Tasks, roster, views
+from metrics.tasks import TaskDefinition, roster, views
 from metrics.tasks import course as course_module
-from tests.e2e.helpers import LEGAL, TIMEOUT, AppServer, main, open_app, screenshot_dir, variant_run, wait_for_app
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, open_app, screenshot_dir, submit, variant_run, wait_for_app
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")
 
@@ -37,32 +37,14 @@ def class_list() -> tuple[str, dict[str, tuple[str, str]]]:
     return "\n".join(lines) + "\n", people
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-course"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    yield server
-    server.stop()
-
-
 def download(page, button: str) -> str:
     with page.expect_download(timeout=TIMEOUT) as event:
         main(page).get_by_role("button", name=button).click()
     return Path(event.value.path()).read_text()
 
 
-def submit(page, path: Path) -> None:
-    form = main(page).locator('[data-testid="stForm"]')
-    form.locator('input[type="file"]').set_input_files(str(path))
-    expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
-    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    form.get_by_role("button", name="Submit").click()
-    wait_for_app(page)
-
-
 def test_a_course_with_a_class_list_from_paste_to_gradebook(server, visitor, tmp_path):
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(server.home), "NDCG_LAB_PUBLIC_URL": f"{server.url}/"}))
+    tasks = tasks_of(server)
     links = tasks.create(TaskDefinition(title="IR course task", closes=time.time() + 3600, measures=("nDCG@10",),
                                         total=3, seed=4),
                          topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",

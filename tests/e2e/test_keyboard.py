@@ -13,25 +13,16 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from metrics import settings
 from metrics.analysis import lessons
-from metrics.tasks import TaskDefinition, Tasks
-from tests.e2e.helpers import LEGAL, TIMEOUT, AppServer, main, open_app, wait_for_app
+from metrics.tasks import TaskDefinition
+from tests.e2e.helpers import LEGAL, TIMEOUT, main, open_app, wait_for_app
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
 TABS = 250
 """The most Tab presses a step may take: the sidebar's links and widgets come before the page's."""
 FOCUSED_JS = """() => { const e = document.activeElement;
     return e ? [e.tagName, e.getAttribute('aria-label') || '', (e.innerText || e.value || '').trim().slice(0, 80),
                 e.getAttribute('href') || ''] : null; }"""
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-keyboard"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    yield server
-    server.stop()
 
 
 def tab_to(page, matches: str, what: str) -> None:
@@ -78,7 +69,7 @@ def test_a_student_does_a_lesson_and_submits_a_class_run_with_the_keyboard_alone
     wait_for_app(page)
     expect(page.get_by_text("Right.", exact=True)).to_have_count(1, timeout=TIMEOUT)
 
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(server.home), "NDCG_LAB_PUBLIC_URL": f"{server.url}/"}))
+    tasks = tasks_of(server)
     links = tasks.create(TaskDefinition(title="Keyboard class", closes=time.time() + 3600, measures=("nDCG@10",),
                                         seed=3),
                          topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")

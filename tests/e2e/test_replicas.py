@@ -26,14 +26,15 @@ from tests.e2e.helpers import (
     TIMEOUT,
     TOKEN_IN_URL,
     arrive,
+    arrive_with_run,
     go_to,
     main,
     open_app,
     runs_table,
-    sidebar,
     upload,
     variant_run,
     wait_for_app,
+    workspace_links,
 )
 from tests.e2e.replicas import deployment_fixture  # noqa: F401  (the fixture `deployment`)
 from tests.e2e.test_tasks import rush_task, submit
@@ -41,22 +42,13 @@ from tests.e2e.test_tasks import rush_task, submit
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")
 
 
-def view_link(page) -> str:
-    box = sidebar(page).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
-    box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)
-    return box.locator("pre").all_inner_texts()[1].strip()
-
-
 def test_the_owner_and_the_read_only_link_on_two_processes_see_each_others_writes(deployment, visitor, tmp_path):
     first, second = deployment.ports
     owner, teacher = visitor(), visitor()
     deployment.pin(owner, first)
     deployment.pin(teacher, second)
-    arrive(owner, deployment.url)
-    go_to(owner, wait_for_app, "Data")
-    upload(owner, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "lecture.run")])
-    view_token = TOKEN_IN_URL.search(view_link(owner)).group(1)
+    arrive_with_run(owner, deployment.url, tmp_path, "lecture.run")
+    view_token = TOKEN_IN_URL.search(workspace_links(owner)[1]).group(1)
 
     open_app(teacher, f"{deployment.url}/data?ws={view_token}")
     expect(main(teacher)).to_contain_text("read-only link", timeout=TIMEOUT)

@@ -15,11 +15,11 @@ from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     LEADERBOARD,
-    LEGAL,
     RUNS_LABEL,
     TIMEOUT,
     TOKEN_IN_URL,
     arrive,
+    arrive_with_run,
     go_to,
     main,
     open_app,
@@ -27,8 +27,8 @@ from tests.e2e.helpers import (
     sidebar,
     text_of,
     upload,
-    variant_run,
     wait_for_app,
+    workspace_links,
 )
 from tests.hostile_corpus import CASES
 
@@ -44,9 +44,7 @@ HOSTILE = ["five_columns.run", "score_word.run", "duplicate_doc.run", "nul_byte.
 
 def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_app_server, visitor, tmp_path):
     a, b = visitor(), visitor()
-    token_a = arrive(a, shared_app_server)
-    go_to(a, wait_for_app, "Data")
-    upload(a, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "secret_alpha.run")])
+    token_a = arrive_with_run(a, shared_app_server, tmp_path, "secret_alpha.run", "dense.run")
     expect(main(a)).to_contain_text("Added run secret_alpha", timeout=TIMEOUT)
 
     token_b = arrive(b, shared_app_server)
@@ -75,15 +73,8 @@ def test_b_never_sees_as_uploads_by_listing_or_by_a_guessed_token(shared_app_ser
 
 def test_the_read_only_link_shows_everything_and_refuses_writes(shared_app_server, visitor, tmp_path):
     owner, teacher = visitor(), visitor()
-    arrive(owner, shared_app_server)
-    go_to(owner, wait_for_app, "Data")
-    upload(owner, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "lecture.run")])
-    box = sidebar(owner).locator('[data-testid="stExpander"]').filter(has_text="Your workspace link")
-    box.locator("summary").click()
-    expect(box.locator("pre")).to_have_count(2, timeout=TIMEOUT)   # drawn by the rerun the opening starts
-    codes = box.locator("pre").all_inner_texts()
-    assert len(codes) == 2
-    edit_link, view_link = (c.strip() for c in codes)
+    arrive_with_run(owner, shared_app_server, tmp_path, "lecture.run")
+    edit_link, view_link = workspace_links(owner)
     assert TOKEN_IN_URL.search(edit_link).group(1) == TOKEN_IN_URL.search(owner.url).group(1)
     view_token = TOKEN_IN_URL.search(view_link).group(1)
     assert view_token not in edit_link
@@ -106,9 +97,7 @@ def test_a_script_run_name_fires_no_dialog_on_any_page(shared_app_server, visito
     page = visitor()
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    arrive(page, shared_app_server)
-    go_to(page, wait_for_app, "Data")
-    upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, f"{XSS}.run")])
+    arrive_with_run(page, shared_app_server, tmp_path, f"{XSS}.run", "dense.run")
     expect(main(page)).to_contain_text(f"Added run {XSS}", timeout=TIMEOUT)
     expect(runs_table(page)).to_contain_text(XSS)      # shown as text, letter for letter
     for title in ("Leaderboard", "Curves", "Compare"):
@@ -170,9 +159,7 @@ def test_a_formula_run_name_is_neutralised_in_the_csv_export(shared_app_server, 
 def test_malformed_uploads_each_name_the_file_and_line_and_earlier_data_stays(shared_app_server, visitor, tmp_path):
     cases = {c.name: c for c in CASES}
     page = visitor()
-    arrive(page, shared_app_server)
-    go_to(page, wait_for_app, "Data")
-    upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "kept.run")])
+    arrive_with_run(page, shared_app_server, tmp_path, "kept.run", "dense.run")
     expect(main(page)).to_contain_text("Runs in legal (5)", timeout=TIMEOUT)
     payloads = [{"name": name, "mimeType": "application/octet-stream", "buffer": cases[name].data}
                 for name in HOSTILE]   # payloads: a name may hold "/", which no file on disk can

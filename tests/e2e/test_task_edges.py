@@ -16,27 +16,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks, views
-from tests.e2e.helpers import LEGAL, TIMEOUT, AppServer, main, open_app, read_table, wait_for_app
+from tests.e2e.helpers import LEGAL, TIMEOUT, choose_run, main, open_app, read_table, submit, wait_for_app
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")
 
 ALERTS = '[data-testid="stAlert"]'
 HOSTILE = "**Bold** <b>tag</b> [link](https://evil.example.org)"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-task-edges"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    yield server
-    server.stop()
-
-
-def library(server) -> Tasks:
-    return Tasks(settings.load({"NDCG_LAB_HOME": str(server.home), "NDCG_LAB_PUBLIC_URL": f"{server.url}/"}))
 
 
 def legal_task(tasks: Tasks, **options):
@@ -46,21 +33,9 @@ def legal_task(tasks: Tasks, **options):
                         baselines=[("bm25", LEGAL / "bm25.run")])
 
 
-def choose(page, path: Path, method: str | None = None) -> None:
-    """Choose a run file (and type a method line) in the team page's form, without sending it."""
-    form = main(page).locator('[data-testid="stForm"]')
-    form.locator('input[type="file"]').set_input_files(str(path))
-    expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
-    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    if method is not None:
-        form.get_by_label(re.compile("^Method")).fill(method)
-
-
 def send(page, path: Path, method: str | None = None) -> str:
     """Choose and submit a run; the text of the page's messages after the answer."""
-    choose(page, path, method)
-    main(page).locator('[data-testid="stForm"]').get_by_role("button", name="Submit").click()
-    wait_for_app(page)
+    submit(page, path, method)
     return " | ".join(main(page).locator(ALERTS).all_inner_texts())
 
 
@@ -80,7 +55,7 @@ def minutes_left(text: str) -> int:
 
 
 def test_a_team_page_opened_before_the_close_and_used_after_it_says_when_the_task_closed(server, visitor, tmp_path):
-    tasks = library(server)
+    tasks = tasks_of(server)
     links = legal_task(tasks, total=3)
     team = tasks.join(links.join, "Alpha")
     page = visitor()
@@ -94,7 +69,7 @@ def test_a_team_page_opened_before_the_close_and_used_after_it_says_when_the_tas
     closes = time.time() + 10
     tasks.open(links.instructor).set_close(closes)
     open_app(page, team)                      # opened before the close ...
-    choose(page, LEGAL / "dense.run", "dense, e5")
+    choose_run(page, LEGAL / "dense.run", "dense, e5")
     time.sleep(max(0.0, closes - time.time()) + 1)
     main(page).get_by_role("button", name="Submit").click()   # ... used after it
     wait_for_app(page)
@@ -116,7 +91,7 @@ def test_a_team_page_opened_before_the_close_and_used_after_it_says_when_the_tas
 
 
 def test_the_same_file_is_taken_again_after_a_refusal_and_after_an_acceptance(server, visitor, tmp_path):
-    tasks = library(server)
+    tasks = tasks_of(server)
     links = legal_task(tasks, finals=1)
     page = visitor()
     open_app(page, tasks.join(links.join, "Alpha"))
@@ -148,7 +123,7 @@ def test_the_same_file_is_taken_again_after_a_refusal_and_after_an_acceptance(se
 
 
 def test_method_lines_messages_standings_and_timeline_after_a_release(server, visitor):
-    tasks = library(server)
+    tasks = tasks_of(server)
     links = legal_task(tasks, title=HOSTILE)
     alpha_link, beta_link = tasks.join(links.join, "Alpha"), tasks.join(links.join, "Beta")
     tasks.open(alpha_link).submit((LEGAL / "bm25_qe.run").read_bytes(), "qe", "qe.run")

@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 import metrics
-from metrics import settings
 from metrics.tasks import TaskDefinition, Tasks
 from metrics.tasks import views as task_views
 from tests.e2e.helpers import (
@@ -27,7 +26,6 @@ from tests.e2e.helpers import (
     LEADERBOARD,
     LEGAL,
     TIMEOUT,
-    AppServer,
     errors_on,
     go_to,
     idle,
@@ -35,34 +33,13 @@ from tests.e2e.helpers import (
     new_visitor,
     open_app,
     run_async,
+    submit,
     wait_for_app,
 )
+from tests.e2e.servers import public_server, tasks_of  # noqa: F401  (the fixture `server`)
 from tests.metrics.tasks.leaks import secrets_of
 
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")   # visitor(): one person each, in Paris time
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = AppServer(home=tmp_path_factory.mktemp("ndcg-lab-tasks"))
-    server.env["NDCG_LAB_PUBLIC_URL"] = f"{server.url}/"
-    server.start()
-    yield server
-    server.stop()
-
-
-def library(server) -> Tasks:
-    return Tasks(settings.load({"NDCG_LAB_HOME": str(server.home), "NDCG_LAB_PUBLIC_URL": f"{server.url}/"}))
-
-
-def submit(page, path: Path) -> None:
-    """Upload a run in the team page's form and press Submit."""
-    form = main(page).locator('[data-testid="stForm"]')
-    form.locator('input[type="file"]').set_input_files(str(path))
-    expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
-    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-    form.get_by_role("button", name="Submit").click()
-    wait_for_app(page)
 
 
 def join(page, link: str, name: str) -> str:
@@ -119,7 +96,7 @@ def test_a_class_task_from_creation_to_the_copy_into_a_workspace(server, visitor
     expect(board).to_contain_text("Europe/Paris", timeout=TIMEOUT)
 
     # the close passes (moved a few seconds ahead)
-    tasks = library(server)
+    tasks = tasks_of(server)
     tasks.open(instructor).set_close(time.time() + 3)
     time.sleep(4)
     alpha.reload()
@@ -190,7 +167,7 @@ def crawl(page, url: str, *, downloads: bool = False) -> list[str]:
 
 
 def test_no_hidden_judgment_or_score_reaches_a_team_or_the_projector(server, visitor, tmp_path):
-    tasks = library(server)
+    tasks = tasks_of(server)
     links = tasks.create(TaskDefinition(title="Leak hunt", closes=time.time() + 3600, measures=("nDCG@10", "AP"),
                                         total=2, dev_qrels=True, seed=5),
                          topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
@@ -299,7 +276,7 @@ def rush_task(tasks: Tasks, teams: int, folder: Path, *, baseline: bool = False)
 
 
 def test_five_teams_submit_at_once(server, tmp_path):
-    tasks = library(server)
+    tasks = tasks_of(server)
     links, teams, runs = rush_task(tasks, TEAMS, tmp_path)
     sessions = run_async(rush(teams, runs, bound=TEAMS))
     assert sorted(r for s in sessions for r in s["results"]) == ["refused"] * TEAMS + ["stored"] * TEAMS

@@ -3,37 +3,19 @@ loads nothing), re-issues a link; a student without a team makes one on the task
 student's course shows no other student's name."""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
-from metrics import settings
-from metrics.tasks import TaskDefinition, Tasks, classlist, roster
+from metrics.analysis import lessons
+from metrics.tasks import classlist, course, roster
+from tests.views.class_tasks import legal_task, ok, texts
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/course.py"
-
-
-def ok(at):
-    assert not at.exception, "\n".join(e.value for e in at.exception)
-    return at
-
-
-def texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
-    parts += [str(t.value.to_dict()) for t in at.table] + [e.value for e in at.error] + [s.value for s in at.success]
-    return "\n".join(map(str, parts))
 
 
 @pytest.fixture
 def task(tmp_path):
     home = tmp_path / "home"
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(home)}))
-    links = tasks.create(TaskDefinition(title="Course task", closes=time.time() + 86400, measures=("nDCG@10",),
-                                        total=2),
-                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt")
+    tasks, links = legal_task(home, "Course task")
     yield home, links, tasks
     tasks.close()
 
@@ -72,3 +54,25 @@ def test_a_student_makes_a_team_then_sees_only_their_own_name(open_app, task):
     at = ok(open_app(PAGE, home=home, query_params={"course": alan}))
     shown = texts(at)
     assert "Alan Turing" in shown and "Ada Lovelace" not in shown
+
+
+def test_a_student_answers_a_reorder_and_a_higher_exercise_on_the_course_page(open_app, task):
+    home, links, tasks = task
+    instructor = tasks.open(links.instructor)
+    classlist.load(tasks.registry, instructor, "id,name,team\ns1,Ada Lovelace,Red\n")
+    every = [ex for lesson in course.lesson_catalogue().values() for ex in lesson.exercises]
+    reorder = next(ex for ex in every if ex.kind == "reorder")
+    higher = next(ex for ex in every if ex.kind == "higher")
+    course.set_items(instructor, [course.Item("exercises", lessons.encode([reorder, higher]), "Order and gains")])
+    ada = classlist.links(instructor)[1]
+    at = ok(open_app(PAGE, home=home, query_params={"course": ada.rsplit("=", 1)[1]}))
+    assert "0 of 2 right" in texts(at)
+    assert at.selectbox(key="ex_0_0_move_doc") is not None          # the reorder's widgets
+    right = lessons.answer(higher)
+    at.radio(key="ex_0_1_exp").set_value(right["exp"])
+    at.radio(key="ex_0_1_linear").set_value(right["linear"])
+    at.button(key="check_0_1").click().run()
+    ok(at)
+    assert "Right: kept in your progress." in texts(at)
+    assert "1 of 2 right" in texts(at)
+    assert [(p.done, p.parts) for p in course.progress(tasks.open(ada)).items] == [(1, 2)]

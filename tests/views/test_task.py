@@ -3,38 +3,18 @@ links), join with the join link, a team's page (its submission, the public board
 per-query value), the projector, and a link no task has."""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
 from metrics import settings
-from metrics.tasks import TaskDefinition, Tasks
+from tests.views.class_tasks import LEGAL, legal_task, ok, texts
 
-ROOT = Path(__file__).resolve().parents[2]
-LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/task.py"
-
-
-def ok(at):
-    assert not at.exception, "\n".join(e.value for e in at.exception)
-    return at
-
-
-def texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.subheader]
-    parts += [str(t.value.to_dict()) for t in at.table] + [e.value for e in at.error] + [s.value for s in at.success]
-    return "\n".join(map(str, parts))
 
 
 @pytest.fixture
 def task(tmp_path):
     home = tmp_path / "home"
-    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(home)}))
-    links = tasks.create(TaskDefinition(title="Legal **IR**", closes=time.time() + 86400, measures=("nDCG@10",),
-                                        public_fraction=0.3, total=2),
-                         topics=LEGAL / "topics.tsv", qrels=LEGAL / "qrels.txt",
-                         baselines=[("bm25", LEGAL / "bm25.run")])
+    tasks, links = legal_task(home, "Legal **IR**", public_fraction=0.3, baselines=["bm25"])
     team = tasks.join(links.join, "[Alpha](http://x.org)")
     tasks.open(team).submit((LEGAL / "dense.run").read_bytes(), "dense", "dense.run")
     yield home, links, team, tasks

@@ -106,7 +106,7 @@ def band_bars(parts: pd.DataFrame, labels, *, n_queries: int, measure: str, a: s
     fig.add_trace(go.Scatter(x=labels, y=[float(totals.get(label, 0.0)) for label in labels], mode="markers",
                              name="band total", marker={"symbol": "diamond", "size": 11, "color": "#222222"},
                              hovertemplate="band %{x}: %{y:+.4f}<extra></extra>"))
-    fig.add_hline(y=0, line={"color": "#999999", "width": 1})
+    fig.add_hline(y=0, line={"color": palette.GREY, "width": 1})
     return fig
 
 
