@@ -9,7 +9,7 @@ Inputs (``--mib`` MiB of text each, written once to ``--cache``, default /tmp/nd
     zeros     NUL bytes                          newlines  only line ends
     lines     one valid run line, repeated       dup       a valid run line twice, then the first again
     tabs      the run line with tabs             qrels     one qrels line, repeated
-    topics    one TREC topic, repeated
+    topics    one TREC topic, repeated             comments  one comment line (after a blank), repeated
 
 each in gzip, bz2, xz and zstd (pyarrow's codec), as one stream (``stream``) and as concatenated
 members of 8 MiB each (``members``), and plain (``--codecs plain``: the text as it is, one form). Entries:
@@ -57,6 +57,7 @@ TEXT = {
     "tabs": b"q1\tQ0\tdoc1\t1\t1.0\tbomb\n",
     "qrels": b"q1 0 doc1 1\n",
     "topics": b"<top><num>1</num><title>bomb</title></top>\n",
+    "comments": b" # a comment line, which every reader skips\n",
 }
 CODECS = ("gz", "bz2", "xz", "zst", "plain")
 FORMS = ("stream", "members")

@@ -32,6 +32,7 @@ TEXT = {
     "tabs": b"q1\tQ0\tdoc1\t1\t1.0\tbomb\n",
     "qrels": b"q1 0 doc1 1\n",
     "topics": b"<top><num>1</num><title>bomb</title></top>\n",
+    "comments": b" # a comment line, which every reader skips\n",
 }
 CODECS = {
     "gz": lambda data: gzip.compress(data, 1),
@@ -146,7 +147,7 @@ def _cli_baseline(engine: str) -> int:
 
 
 CLI_CASES = ["lines-members.gz", "lines-stream.xz", "tabs-stream.zst", "newlines-stream.gz", "zeros-members.bz2",
-             "lines-members.bz2"]
+             "lines-members.bz2", "comments-stream.gz"]
 
 
 @pytest.mark.parametrize("engine", ["local", "streaming"])
