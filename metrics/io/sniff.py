@@ -45,15 +45,20 @@ def without_bom(data: bytes) -> bytes:
 
 
 def first_data_line(head: bytes) -> bytes | None:
-    """The first line of ``head`` that is neither blank nor a comment, from its first non-blank,
-    as :data:`FIRST_DATA_LINE` finds it. Found by :func:`_first_data_start` (numpy, slice by
-    slice): the regular expression tries every byte of a block of comment lines, two seconds over
-    16 MiB of them, where the slices take a few tens of milliseconds."""
-    at = _first_data_start(head, _first_ink_line(head))
+    """The first line of ``head`` that is neither blank nor a comment, from its first non-blank."""
+    m = first_data_match(head)
+    return None if m is None else m.group(1).rstrip()
+
+
+def first_data_match(text: bytes) -> re.Match[bytes] | None:
+    """:data:`FIRST_DATA_LINE`'s match in ``text``, the expression tried at one line only: that
+    line is found by :func:`_first_data_start` (numpy, slice by slice), since the expression tries
+    every byte of a block of comment lines (two seconds over 16 MiB of them, where the slices take
+    a few tens of milliseconds)."""
+    at = _first_data_start(text, _first_ink_line(text))
     if at is None:
         return None
-    ends = [end for end in (head.find(b"\n", at), head.find(b"\r", at)) if end >= 0]
-    return head[at:min(ends) if ends else len(head)].rstrip()
+    return FIRST_DATA_LINE.search(text, max(text.rfind(b"\n", 0, at), text.rfind(b"\r", 0, at)) + 1)
 
 
 def _first_ink_line(text: bytes) -> int:
