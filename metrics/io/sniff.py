@@ -86,26 +86,33 @@ def _first_data_start(text: bytes, at: int) -> int | None:
 
 
 def _data_in_lines(a: np.ndarray) -> int | None:
-    """The first data line's first non-blank byte in ``a`` (whole lines), or None. Each line's
-    first byte is looked at; only where a line starts with a blank (space, tab, \v, \f) is every
-    byte: the first that is neither blank nor a line end, after a line end, and not ``#``."""
+    """The first data line's first non-blank byte in ``a`` (whole lines), or None."""
+    starts = data_starts(a)
+    return int(starts[0]) if len(starts) else None
+
+
+def data_starts(a: np.ndarray) -> np.ndarray:
+    """The first non-blank byte of every data line (neither blank nor a comment) of ``a``, text
+    that starts at a line start. Each line's first byte is looked at; only where a line starts
+    with a blank (space, tab, \v, \f) is every byte: the first that is neither blank nor a line
+    end, after a line end, and not ``#``."""
+    if not len(a):
+        return np.empty(0, dtype=np.int64)
     ends = (a == 10) | (a == 13)
     starts = np.flatnonzero(ends) + 1
     starts = np.concatenate(([0], starts[starts < len(a)]))
     first = a[starts]
     if not ((first == 32) | (first == 9) | (first == 11) | (first == 12)).any():
-        data = starts[(first != 35) & (first != 10) & (first != 13)]
-        return int(data[0]) if len(data) else None
+        return starts[(first != 35) & (first != 10) & (first != 13)]
     marks = np.flatnonzero((a != 32) & (a != 9) & (a != 11) & (a != 12))
     if not len(marks):
-        return None
+        return marks
     marked_ends = ends[marks]
     after = np.empty(len(marks), dtype=bool)
     after[0] = True
     after[1:] = marked_ends[:-1]
     firsts = marks[after & ~marked_ends]
-    data = firsts[a[firsts] != 35]
-    return int(data[0]) if len(data) else None
+    return firsts[a[firsts] != 35]
 
 
 def line_checks_apply(head: bytes) -> bool:
