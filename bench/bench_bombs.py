@@ -9,18 +9,24 @@ Inputs (``--mib`` MiB of text each, written once to ``--cache``, default /tmp/nd
     zeros     NUL bytes                          newlines  only line ends
     lines     one valid run line, repeated       dup       a valid run line twice, then the first again
     tabs      the run line with tabs             qrels     one qrels line, repeated
-    topics    one TREC topic, repeated
+    topics    one TREC topic, repeated             comments  one comment line (after a blank), repeated
 
 each in gzip, bz2, xz and zstd (pyarrow's codec), as one stream (``stream``) and as concatenated
 members of 8 MiB each (``members``), and plain (``--codecs plain``: the text as it is, one form). Entries:
 
     cli      python -m metrics eval QRELS RUN (the default engine; a qrels bomb is the QRELS)
     stream   the same with --engine streaming
+    dask     the same with --engine dask (a LocalCluster of 2 worker processes started here)
     library  metrics.read_run / read_qrels / read_topics of the path
     upload   the Data page's upload path (ui.ingest.store_uploads) with the file's bytes
+    task     a team's submission to a class task of the legal sample (metrics.tasks: the file's
+             bytes as the run, whatever the text)
+    server   the Data page's "Large runs" form: the path typed on the server, under
+             NDCG_LAB_DATA_ROOTS (ui.scale.evaluate_server_source, the streaming engine)
 
 Each (entry, input) runs in a process of its own inside a wrapper that reports the kernel's peak
-resident memory of it (``ru_maxrss`` of RUSAGE_CHILDREN); "above" subtracts the peak of the same entry
+resident memory of it (``ru_maxrss`` of RUSAGE_CHILDREN: the largest process of the case's tree, so
+for Dask the client or one worker, whichever held more); "above" subtracts the peak of the same entry
 on the sample's bm25.run. A case still running after ``--timeout`` s is killed and reported so.
 Prints a Markdown table for bench/RESULTS.md.
 """
@@ -51,10 +57,11 @@ TEXT = {
     "tabs": b"q1\tQ0\tdoc1\t1\t1.0\tbomb\n",
     "qrels": b"q1 0 doc1 1\n",
     "topics": b"<top><num>1</num><title>bomb</title></top>\n",
+    "comments": b" # a comment line, which every reader skips\n",
 }
 CODECS = ("gz", "bz2", "xz", "zst", "plain")
 FORMS = ("stream", "members")
-ENTRIES = ("cli", "stream", "library", "upload")
+ENTRIES = ("cli", "stream", "dask", "library", "upload", "task", "server")
 
 LIBRARY = """
 import sys, metrics
@@ -85,6 +92,47 @@ ingest.store_uploads([Upload(path.rsplit("/", 1)[-1], data)], readers.get(kind, 
                      lambda file, parsed: said.append("read"), metrics.settings.Settings())
 print(said[-1] if said else "read", file=sys.stderr)
 """
+
+TASK = """
+import shutil, sys, tempfile, time
+from pathlib import Path
+import metrics
+from metrics import settings
+from metrics.tasks import TaskDefinition, Tasks
+kind, path = sys.argv[1], Path(sys.argv[2])
+legal = Path("ndcg_lab/sample_data/legal")
+home = tempfile.mkdtemp(prefix="ndcg-lab-bomb-task-")
+tasks = Tasks(settings.load({**__import__("os").environ, "NDCG_LAB_HOME": home}))
+try:
+    task = tasks.create(TaskDefinition(title="bombs", closes=time.time() + 86400, measures=("nDCG@10",)),
+                        topics=legal / "topics.tsv", qrels=legal / "qrels.txt", baselines=[])
+    team = tasks.open(tasks.join(task.join, "A"))
+    team.submit(path.read_bytes(), "bomb", path.name)
+    print("read", file=sys.stderr)
+except metrics.MetricsError as exc:
+    print(str(exc), file=sys.stderr)
+finally:
+    tasks.close()
+    shutil.rmtree(home)
+"""
+
+SERVER = """
+import os, sys
+kind, path = sys.argv[1], sys.argv[2]
+os.environ["NDCG_LAB_DATA_ROOTS"] = os.path.dirname(path)
+import metrics
+from ndcg_lab.ui import ingest, scale
+said = []
+ingest.report = lambda level, text: said.append(text)
+class Selection:
+    collection, gain = "bombs", "exp"
+class Workspace:
+    def load_qrels(self, collection):
+        return metrics.read_qrels("ndcg_lab/sample_data/legal/qrels.txt")
+scale.evaluate_server_source(path, Selection(), Workspace())
+print(said[-1] if said else "read", file=sys.stderr)
+"""
+SCRIPTS = {"library": LIBRARY, "upload": UPLOAD, "task": TASK, "server": SERVER}
 
 
 def _writer(codec: str, path: Path):
@@ -132,13 +180,13 @@ def bomb(cache: Path, kind: str, codec: str, form: str, mib: int) -> Path:
 
 
 def command(entry: str, kind: str, path: Path, qrels: Path, run: Path) -> list[str] | None:
-    if entry in ("cli", "stream"):
+    if entry in ("cli", "stream", "dask"):
         if kind == "topics":
             return None                   # the command line reads no topics
         pair = [str(path), str(run)] if kind == "qrels" else [str(qrels), str(path)]
-        return [sys.executable, "-m", "metrics", "eval", *pair, "--no-progress"] + \
-            (["--engine", "streaming"] if entry == "stream" else [])
-    return [sys.executable, "-c", LIBRARY if entry == "library" else UPLOAD, kind, str(path)]
+        engine = {"stream": ["--engine", "streaming"], "dask": ["--engine", "dask", "--workers", "2"]}
+        return [sys.executable, "-m", "metrics", "eval", *pair, "--no-progress", *engine.get(entry, [])]
+    return [sys.executable, "-c", SCRIPTS[entry], kind, str(path)]
 
 
 def measure(argv: list[str], code: Path, timeout: float) -> dict:

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,7 +44,7 @@ from ..io.keys import as_array
 from ..io.lines import check_degenerate, check_line_lengths, line_ends, line_of_offset, line_too_long
 from ..io.paths import display_name, filesystem, is_url, join_path, peek
 from ..io.read import layout_of
-from ..io.sniff import check_text, compression_of, first_data_line, without_bom
+from ..io.sniff import check_text, compression_of, data_starts, first_data_line, without_bom
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
 from ..io.validate import (
@@ -257,11 +258,15 @@ def _last_line(piece: bytes) -> bytes:
 
 def _last_data_line(piece: bytes) -> bytes | None:
     """The last line of ``piece`` that holds data (not blank, not a comment), without its line end.
-    Trailing blank lines are skipped at once (``bytes.rstrip``), not line by line."""
+    Trailing blank lines are skipped at once (``bytes.rstrip``), and a piece whose last lines are
+    not data is searched by numpy (:func:`metrics.io.sniff.data_starts`), not line by line: a part
+    of a file of comment lines looks back through all of them."""
     ink = len(piece.rstrip())
     ends = [at for at in (piece.find(b"\n", ink), piece.find(b"\r", ink)) if at >= 0]
     end = min(ends) + 1 if ends else len(piece)
-    while end > 0:
+    for _ in range(_LINES_LOOKED_AT):
+        if end <= 0:
+            return None
         newline = piece.rfind(b"\n", 0, end - 1)
         start = max(newline, piece.rfind(b"\r", max(newline, 0), end - 1)) + 1    # \r only after that \n
         line = piece[start:end].rstrip(b"\r\n")
@@ -269,7 +274,17 @@ def _last_data_line(piece: bytes) -> bytes | None:
         if stripped and not stripped.startswith(b"#"):
             return line
         end = start
-    return None
+    starts = data_starts(np.frombuffer(piece, dtype=np.uint8, count=end))
+    if not len(starts):
+        return None
+    at = int(starts[-1])
+    start = max(piece.rfind(b"\n", 0, at), piece.rfind(b"\r", 0, at)) + 1
+    stops = [stop for stop in (piece.find(b"\n", at), piece.find(b"\r", at)) if stop >= 0]
+    return piece[start:min(stops) if stops else len(piece)]
+
+
+_LINES_LOOKED_AT = 64
+"""Lines :func:`_last_data_line` tries one by one from the end before it searches with numpy."""
 
 
 def _shifted(exc: MetricsError, lines: int) -> MetricsError:
@@ -441,7 +456,9 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
                 if not block:
                     return
                 start += len(block)
-            prefix = _previous_data_line(raw, start)
+            # only a bad first piece asks for it: before a part of a file of comment lines lie
+            # all the lines before it, which the blocks' checks may refuse first
+            prefix: bytes | Callable[[], bytes | None] | None = partial(_previous_data_line, raw, start)
             raw.seek(start)
             if part.end is not None and start >= part.end:
                 return
@@ -510,12 +527,13 @@ def _no_data(source: str, n_lines: int) -> None:
                        line=n_lines, fix=f"a run file has one line per document: {' '.join(RUN.fields)}")
 
 
-def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
+def _parse_piece(piece: bytes, prefix: bytes | Callable[[], bytes | None] | None, source: str, before: int):
     """Parse one piece of whole lines with metrics.io; rows and their original line numbers.
 
-    ``prefix`` is the previous data line of the file. A bad piece is parsed again behind it, so
-    that the message judges the piece's first line as a line inside the file (metrics.io words
-    a bad first line of a file differently), exactly as reading the whole file would.
+    ``prefix`` is the previous data line of the file (or what finds it, called only when asked). A
+    bad piece is parsed again behind it, so that the message judges the piece's first line as a line
+    inside the file (metrics.io words a bad first line of a file differently), exactly as reading
+    the whole file would.
     """
     nul = piece.find(b"\x00")
     if nul >= 0:
@@ -533,6 +551,8 @@ def _parse_piece(piece: bytes, prefix: bytes | None, source: str, before: int):
     try:
         table, lines = _parse_lines(piece, source)
     except MetricsError as exc:
+        if callable(prefix):
+            prefix = prefix()
         if prefix is None:
             raise _shifted(exc, before) from None
         try:

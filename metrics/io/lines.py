@@ -109,8 +109,26 @@ DEGENERATE_LINES = 1024
 
 DEGENERATE_SHARE = 16
 """A window is degenerate when fewer than one line in this many is new: neither blank nor a repeat
-of a line before it in the window. Real runs and qrels repeat no line; TREC topics, the most
-repetitive real text (``<top>``, ``</top>``, ``<desc> Description:``), repeat fewer than half."""
+of a line before it in the window, nor of its key (its first and third fields: a run's or qrels'
+query and document) in the window. Real runs and qrels repeat no line and no key; TREC topics, the
+most repetitive real text (``<top>``, ``</top>``, ``<desc> Description:``), repeat fewer than half."""
+
+_KEY = r"^\s*(?P<qid>\S+)\s+\S+\s+(?P<docno>\S+)"
+"""A line's key: its first and third whitespace-separated fields (query and document of a run or
+qrels line); a line of fewer fields is its own key."""
+
+
+DEGENERATE_KEYS = 4096
+"""Lines of a window whose keys are judged (its first): a key costs a regular expression and a
+join, three times a line's hash, so fewer lines are enough."""
+
+
+def _new(codes: np.ndarray) -> np.ndarray:
+    """Which rows of dictionary ``codes`` (numbered in order of first appearance) appear first there."""
+    seen = np.maximum.accumulate(codes)
+    new = np.ones(len(codes), dtype=bool)
+    new[1:] = codes[1:] > seen[:-1]
+    return new
 
 
 def check_degenerate(chunk: bytes, lines_before: int, source: str, *, open_line: int = 0, start: int = 0) -> None:
@@ -118,9 +136,11 @@ def check_degenerate(chunk: bytes, lines_before: int, source: str, *, open_line:
     of ``chunk`` (a block of text after ``lines_before`` ended lines; ``open_line``: bytes of a
     line left open before it, so that the window starts after that line's end; ``start``: where the
     block starts in ``chunk``, which is not copied) are degenerate:
-    only blank lines, or one line or a few repeated. A plain file of such text is refused at its
-    first block whatever its size, before anything of it is parsed (a compressed one at its second,
-    by the inflate ratio); the window costs one pass of pyarrow's hash over half a megabyte."""
+    only blank lines, one line or a few repeated, or lines that differ but repeat a few keys (one
+    query and document with ranks, scores or grades that change). A plain file of such text is
+    refused at its first block whatever its size, before anything of it is parsed (a compressed
+    one at its second, by the inflate ratio); the window costs one pass of pyarrow's hash over half a megabyte
+    and a regular expression over its first :data:`DEGENERATE_KEYS` lines."""
     if len(chunk) - start < DEGENERATE_WINDOW // 2:
         return
     begin = start
@@ -146,23 +166,38 @@ def check_degenerate(chunk: bytes, lines_before: int, source: str, *, open_line:
         blank |= (lengths == 2) & (a[starts[:-1]] == 13)
     lines = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(starts), pa.py_buffer(chunk).slice(begin)])
     codes = pc.dictionary_encode(lines).indices.to_numpy()
-    seen = np.maximum.accumulate(codes)
-    new = np.ones(n, dtype=bool)
-    new[1:] = codes[1:] > seen[:-1]
+    new = _new(codes)
     useful = int((new & ~blank).sum())
+    degenerate = "which no run, qrels or topics file has: a degenerate input"
+    if useful * DEGENERATE_SHARE < n:
+        repeat = np.flatnonzero(~new & ~blank)
+        if len(repeat) == 0:
+            row = int(np.flatnonzero(blank)[0])
+            held = "all blank" if useful == 0 else f"blank but for {useful:,}"
+            raise MetricsError(f"lines {lines_before + 1:,} to {lines_before + n:,} are {held}, {degenerate}",
+                               source=source, line=lines_before + row + 1, fix="give the file with one record per line")
+        row = int(repeat[0])
+        first = int(np.flatnonzero(codes == codes[row])[0])
+        raise MetricsError(f"line {lines_before + row + 1:,} repeats line {lines_before + first + 1:,} "
+                           f"({line_text(chunk[begin:cut], row + 1)}), and only {useful:,} of the {n:,} lines from "
+                           f"line {lines_before + 1:,} {'is' if useful == 1 else 'are'} new (neither blank nor a "
+                           f"repeat), {degenerate}", source=source, line=lines_before + row + 1,
+                           fix="give the file with each record once")
+    n = min(n, DEGENERATE_KEYS)
+    lines, blank = lines.slice(0, n), blank[:n]
+    fields = pc.extract_regex(lines, _KEY)
+    keys = pc.coalesce(pc.binary_join_element_wise(pc.struct_field(fields, "qid"), pc.struct_field(fields, "docno"),
+                                                   b"\0"), lines)
+    key_codes = pc.dictionary_encode(keys).indices.to_numpy()
+    new_key = _new(key_codes)
+    useful = int((new_key & ~blank).sum())
     if useful * DEGENERATE_SHARE >= n:
         return
-    repeat = np.flatnonzero(~new & ~blank)
-    degenerate = "which no run, qrels or topics file has: a degenerate input"
-    if len(repeat) == 0:
-        row = int(np.flatnonzero(blank)[0])
-        held = "all blank" if useful == 0 else f"blank but for {useful:,}"
-        raise MetricsError(f"lines {lines_before + 1:,} to {lines_before + n:,} are {held}, {degenerate}",
-                           source=source, line=lines_before + row + 1, fix="give the file with one record per line")
-    row = int(repeat[0])
-    first = int(np.flatnonzero(codes == codes[row])[0])
-    raise MetricsError(f"line {lines_before + row + 1:,} repeats line {lines_before + first + 1:,} "
-                       f"({line_text(chunk[begin:cut], row + 1)}), and only {useful:,} of the {n:,} lines from line "
-                       f"{lines_before + 1:,} {'is' if useful == 1 else 'are'} new (neither blank nor a repeat), "
-                       f"{degenerate}", source=source, line=lines_before + row + 1,
-                       fix="give the file with each record once")
+    row = int(np.flatnonzero(~new_key & ~blank)[0])
+    first = int(np.flatnonzero(key_codes == key_codes[row])[0])
+    qid, docno = (fields.field(name)[row].as_py().decode("utf-8", errors="replace") for name in ("qid", "docno"))
+    raise MetricsError(f"line {lines_before + row + 1:,} repeats the query and document of line "
+                       f"{lines_before + first + 1:,} ({qid!r} and {docno!r}), and only {useful:,} of the {n:,} lines "
+                       f"from line {lines_before + 1:,} {'holds' if useful == 1 else 'hold'} a query and document not "
+                       f"seen before it, {degenerate}", source=source,
+                       line=lines_before + row + 1, fix="give each document of a query once")

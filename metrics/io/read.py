@@ -31,6 +31,7 @@ from .sniff import (
     check_text,
     compression_of,
     first_data_line,
+    first_data_match,
     is_parquet,
     refuse_other_formats,
     without_bom,
@@ -100,16 +101,15 @@ def _read(src, kind: Kind, *, name, source, on_duplicate):
     if isinstance(src, (str, Path)):
         path = Path(src).expanduser()
         counted: bool | bytes = False
-        if kind is RUN:
-            try:
-                run, counted = _from_blocks(RawInput(path=path), kind, name or stem(path.name),
-                                            source or path.name, on_duplicate)
-            except OSError:
-                run = None   # the whole-file path below names the problem
-            if run is not None:
-                return run
         if kind is QRELS:
             _check_head(path, kind, source or path.name)
+        try:
+            run, counted = _from_blocks(RawInput(path=path), kind, name or stem(path.name),
+                                        source or path.name, on_duplicate)
+        except OSError:
+            run = None   # the whole-file path below names the problem
+        if run is not None:
+            return run
         try:
             raw = read_path(path, source or path.name)
         except FileNotFoundError:
@@ -209,8 +209,9 @@ for one at its first block, before anything of it is parsed."""
 
 def _from_blocks(src: RawInput, kind: Kind, name: str, source: str,
                  on_duplicate: str) -> tuple[Run | None, bool | bytes]:
-    """A large TREC run read in blocks (:func:`metrics.io.trec.read_trec_blocks`), plain or
-    inflated as a stream: (the run or None, ``counted``). ``counted``: True when the input was
+    """A large TREC run or qrels read in blocks (:func:`metrics.io.trec.read_trec_blocks`), plain
+    or inflated as a stream: (the run or qrels or None, ``counted``). The text is never whole in
+    memory: a 59 MiB qrels read whole held 4.7 times its text, in blocks 3.3 times. ``counted``: True when the input was
     inflated whole within the limit, or its whole inflated text when that is one block (small).
 
     A compressed input is inflated once, straight into the block parser, the next block inflated
@@ -307,9 +308,9 @@ def _finished(found, digest: str | None, kind: Kind, name: str, on_duplicate: st
 
 
 def _from_memory(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: str):
-    """A run or qrels from bytes in memory (an upload): a large TREC run in blocks, else whole."""
+    """A run or qrels from bytes in memory (an upload): a large TREC text in blocks, else whole."""
     counted: bool | bytes = False
-    if kind is RUN and (len(raw) >= trec.FILE_BLOCK or compression_of(raw[:6]) is not None):
+    if len(raw) >= trec.FILE_BLOCK or compression_of(raw[:6]) is not None:
         run, counted = _from_blocks(RawInput(raw=raw), kind, name, source, on_duplicate)
         if run is not None:
             return run
@@ -324,7 +325,7 @@ def _from_bytes(raw: bytes, kind: Kind, name: str, source: str, on_duplicate: st
         return from_table(table, kind, name, Origin(source), lambda t, k: digest_of(), on_duplicate)
     data = without_bom(data)
     check_text(data, kind, source)
-    first = FIRST_DATA_LINE.search(data)
+    first = first_data_match(data)
     if first is None:
         n_lines = len(re.findall(rb"\r\n|\r|\n", data)) + (not data.endswith((b"\n", b"\r")))
         raise MetricsError(f"no data lines: all {n_lines} lines are blank or comments (#)",

@@ -32,6 +32,7 @@ TEXT = {
     "tabs": b"q1\tQ0\tdoc1\t1\t1.0\tbomb\n",
     "qrels": b"q1 0 doc1 1\n",
     "topics": b"<top><num>1</num><title>bomb</title></top>\n",
+    "comments": b" # a comment line, which every reader skips\n",
 }
 CODECS = {
     "gz": lambda data: gzip.compress(data, 1),
@@ -103,6 +104,17 @@ print(json.dumps({"baseline": baseline, "peak": status("VmHWM"), "outcomes": out
 """
 
 
+def _in_a_child(entry: str, paths: list[Path]) -> dict:
+    """The outcome of each path read through ``entry`` in one child process, with its baseline
+    and peak resident bytes."""
+    done = subprocess.run([sys.executable, "-c", CHILD, entry, *map(str, paths)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(found["outcomes"]) == len(paths)
+    return found
+
+
 def refusal_expected(path: Path, outcome: str) -> None:
     assert "inflates to more than" in outcome or "binary data" in outcome, (path.name, outcome[:200])
     assert path.name in outcome, outcome[:200]
@@ -110,10 +122,7 @@ def refusal_expected(path: Path, outcome: str) -> None:
 
 @pytest.mark.parametrize("entry", ["library", "upload"])
 def test_every_bomb_is_refused_within_300_mb_through_the_readers_and_the_upload_path(bombs, entry):
-    done = subprocess.run([sys.executable, "-c", CHILD, entry, *map(str, bombs)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = _in_a_child(entry, bombs)
     for path, outcome in zip(bombs, found["outcomes"], strict=True):
         refusal_expected(path, outcome)
     assert found["peak"] - found["baseline"] <= BOUND, (found["peak"] - found["baseline"]) >> 20
@@ -131,14 +140,19 @@ def _peak_of(command: list[str]) -> tuple[int, subprocess.CompletedProcess]:
     return peak * 1024, subprocess.CompletedProcess(command, code, "", err)
 
 
+def _cli_baseline(engine: str) -> int:
+    """Peak resident bytes of the command line scoring the legal sample's bm25 run with ``engine``."""
+    return _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(QRELS.parent / "bm25.run"),
+                     "--engine", engine, "--no-progress"])[0]
+
+
 CLI_CASES = ["lines-members.gz", "lines-stream.xz", "tabs-stream.zst", "newlines-stream.gz", "zeros-members.bz2",
-             "lines-members.bz2"]
+             "lines-members.bz2", "comments-stream.gz"]
 
 
 @pytest.mark.parametrize("engine", ["local", "streaming"])
 def test_every_bomb_is_refused_within_300_mb_on_the_command_line(bombs, engine):
-    baseline, _ = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(QRELS.parent / "bm25.run"),
-                            "--engine", engine, "--no-progress"])
+    baseline = _cli_baseline(engine)
     by_name = {p.name: p for p in bombs}
     for name in CLI_CASES:
         peak, done = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(by_name[name]),
@@ -161,7 +175,8 @@ PLAIN_MIB = 96    # inflated bytes of a plain bomb: read whole, the old readers 
 @pytest.fixture(scope="module")
 def plain_bombs(tmp_path_factory) -> list[Path]:
     """Degenerate plain text: only newlines, one valid run line repeated, two run lines repeated
-    (a duplicate document), the run line with tabs, one qrels line repeated."""
+    (a duplicate document), the run line with tabs, one qrels line repeated; and lines that all
+    differ but share one query and document (a run's rank and score, a qrels' grade, counting up)."""
     folder = tmp_path_factory.mktemp("plain")
     texts = {"newlines": TEXT["newlines"], "lines": TEXT["lines"], "tabs": TEXT["tabs"], "qrels": TEXT["qrels"],
              "dup": b"q1 Q0 doc1 1 1.0 bomb\nq1 Q0 doc2 2 0.5 bomb\n"}
@@ -169,6 +184,15 @@ def plain_bombs(tmp_path_factory) -> list[Path]:
     for kind, text in texts.items():
         made.append(folder / f"{kind}-plain.txt")
         made[-1].write_bytes(text * ((PLAIN_MIB << 20) // len(text)))
+    counting = {"samekey": lambda i: b"q1 Q0 doc1 %d -%d.5 bomb\n" % (i, i),
+                "qrels-samekey": lambda i: b"q1 0 doc1 %d\n" % i}
+    for kind, line in counting.items():
+        made.append(folder / f"{kind}-plain.txt")
+        with open(made[-1], "wb") as out:
+            at = 0
+            while out.tell() < PLAIN_MIB << 20:
+                out.write(b"".join(map(line, range(at, at + (1 << 16)))))
+                at += 1 << 16
     return made
 
 
@@ -182,10 +206,7 @@ def degenerate_expected(path: Path, outcome: str) -> None:
 
 @pytest.mark.parametrize("entry", ["library", "upload"])
 def test_a_degenerate_plain_file_is_refused_at_its_first_block_within_300_mb(plain_bombs, entry):
-    done = subprocess.run([sys.executable, "-c", CHILD, entry, *map(str, plain_bombs)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = _in_a_child(entry, plain_bombs)
     for path, outcome in zip(plain_bombs, found["outcomes"], strict=True):
         degenerate_expected(path, outcome)
     assert found["peak"] - found["baseline"] <= BOUND, (found["peak"] - found["baseline"]) >> 20
@@ -193,8 +214,7 @@ def test_a_degenerate_plain_file_is_refused_at_its_first_block_within_300_mb(pla
 
 @pytest.mark.parametrize("engine", ["local", "streaming"])
 def test_a_degenerate_plain_run_is_refused_within_300_mb_on_the_command_line(plain_bombs, engine):
-    baseline, _ = _peak_of([sys.executable, "-m", "metrics", "eval", str(QRELS), str(QRELS.parent / "bm25.run"),
-                            "--engine", engine, "--no-progress"])
+    baseline = _cli_baseline(engine)
     for path in plain_bombs:
         pair = [str(path), str(QRELS.parent / "bm25.run")] if path.name.startswith("qrels") else [str(QRELS), str(path)]
         peak, done = _peak_of([sys.executable, "-m", "metrics", "eval", *pair, "--engine", engine, "--no-progress"])
