@@ -116,13 +116,18 @@ def _runs(sel: state.Selection) -> dict:
     return {name: state.run(sel, name, digest) for name, digest in sel.systems}
 
 
+def _rankings(sel: state.Selection) -> dict:
+    """{name: the run's memory-mapped ranking against the collection's qrels}: no parsed run, no sort."""
+    return {name: state.ranked(sel, name, digest) for name, digest in sel.systems}
+
+
 @st.cache_data(show_spinner="Reducing the qrels…", max_entries=32, hash_funcs=state.HASH_FUNCS)
 def reduction(sel: state.Selection, measures: tuple[str, ...], kind: str, levels: tuple, seed: int,
               draws: int = DRAWS) -> dict:
     """:func:`metrics.stats.behaviour.reduction_curves` for the selected systems (``kind``: keep or pool),
     a random reduction drawn ``draws`` times."""
     levels = list(levels)
-    return B.reduction_curves(state.qrels(sel), _runs(sel), list(measures), seed=seed, draws=draws,
+    return B.reduction_curves(state.qrels(sel), _rankings(sel), list(measures), seed=seed, draws=draws,
                               keep=levels if kind == "keep" else None, depths=levels if kind == "pool" else None)
 
 
