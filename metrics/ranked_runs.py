@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 from . import io
 from .engines import scores as engine_scores
 from .errors import MetricsError
-from .evaluation import Scores, as_runs, evaluate_ranked, frame_of, unique_names
+from .evaluation import Options, Scores, as_runs, evaluate_ranked, frame_of, unique_names
+from .measures import parse
 from .ranking import Ranked, Rejudge, rank
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["evaluate_rankings", "rankings"]
+__all__ = ["ENGINE_OPTIONS", "evaluate_rankings", "evaluator", "judged", "rankings"]
 
 
 def rankings(qrels, runs, *, ties: str = "score", max_depth: int | None = None,
@@ -63,3 +64,30 @@ def evaluate_rankings(qrels, runs: Mapping, measures, *, missing: str = "zero", 
             scores += engine_scores(qrels, {name: run}, measures, missing=missing,
                                     judged_only=judged_only, inferred=proxy, rel_level=rel_level)
     return frame_of(scores)
+
+
+ENGINE_OPTIONS = ("engine", "buckets", "scheduler", "workers", "workdir", "allowed", "progress")
+"""Options of :func:`metrics.evaluate` that choose how, not what: every engine gives the same values,
+and :func:`evaluator` ranks the runs in memory once."""
+
+
+def evaluator(qrels, runs, **options):
+    """(``frame(judgments, measures)``, the rankings): ``frame`` is the tidy frame of
+    ``metrics.evaluate(judgments, runs, measures, **options)`` for any judgments of the queries of
+    ``qrels`` (a parsed Qrels; the full qrels, a reduction of them, another judge's labels of the same
+    queries), each run ordered once here (:func:`rankings`) and joined again per judgments
+    (:class:`metrics.ranking.Rejudge`)."""
+    o = Options(**{k: v for k, v in options.items() if k not in ENGINE_OPTIONS})
+    proxy = io.read_qrels(o.inferred) if o.inferred is not None else None
+    ranked = rankings(qrels, runs, ties=o.ties, max_depth=o.max_depth, on_duplicate=o.on_duplicate)
+    judges = [Rejudge(r) for r in ranked.values()]
+
+    def frame(judgments, measures) -> pd.DataFrame:
+        parsed = [parse(m) for m in measures]
+        scores = []
+        for name, judge in zip(ranked, judges):
+            r = judge(judgments, missing=o.missing, inferred=proxy)
+            r = r.condensed() if o.judged_only else r
+            scores.append(Scores(name, r.qids, evaluate_ranked(r, parsed, rel_level=o.rel_level)))
+        return frame_of(scores)
+    return frame, ranked

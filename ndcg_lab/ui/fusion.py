@@ -17,14 +17,15 @@ FOLD_SEED = 0
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _runs: list) -> fusion.Pool:
-    return fusion.prepare(_runs, depth=depth)
+def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _workspace) -> fusion.Pool:
+    # The runs are read here, on a miss only, and not kept: the pool holds what fusion needs of them.
+    return fusion.prepare([_workspace.load_run(collection, n, digest=d) for n, d in inputs], depth=depth)
 
 
 def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
-    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests)."""
-    inputs = tuple(inputs)
-    return _pool(sel.scope, sel.collection, inputs, depth, [state.run(sel, n, d) for n, d in inputs])
+    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests);
+    their parsed runs are not cached beside it."""
+    return _pool(sel.scope, sel.collection, tuple(inputs), depth, state.workspace())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -111,3 +111,21 @@ def test_rankings_keep_given_rankings_and_rank_runs_once():
     ranked = rankings(qrels, {"x": run})
     assert rankings(qrels, ranked)["x"] is ranked["x"]
     assert rankings(qrels, ranked, max_depth=1)["x"].docno.to_pylist() == ["b"]
+
+
+def test_system_shift_of_rankings_equals_system_shift_of_runs():
+    from metrics.stats.behaviour import system_shift
+
+    rng = np.random.default_rng(7)
+    base, qrels, proxy = _generated(rng)
+    runs = {f"s{i}": base.assign(score=base["score"] + rng.integers(0, 3, len(base)) / 4) for i in range(3)}
+    full = metrics.read_qrels(qrels)
+    ranked = rankings(full, runs)
+    expected = system_shift(full, proxy, runs, ["nDCG@5", "AP"], seed=3)
+    got = system_shift(full, proxy, ranked, ["nDCG@5", "AP"], seed=3)
+    for name in ("means", "tau", "significance"):
+        pd.testing.assert_frame_equal(got[name], expected[name], check_exact=True, obj=name)
+    # the means under B are the engine's on B
+    under_b = metrics.means(metrics.evaluate(proxy, runs, ["nDCG@5"]))["nDCG@5"]
+    means = got["means"].query("measure == 'nDCG@5'").set_index("system")["mean_b"]
+    assert means.to_dict() == under_b.round(12).to_dict()   # system_shift rounds means to 12 decimals

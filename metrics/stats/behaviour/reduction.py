@@ -18,9 +18,9 @@ holds no judged document drops out, as it would from a qrels built that way); ea
 compared with the same measure's order under the full qrels (Kendall's tau-b and tau_ap, the
 full qrels as the reference).
 
-Each run is ordered once (:func:`metrics.ranked_runs.rankings`; the canonical order does not depend
-on the judgments) and joined again with every reduced qrels (:class:`metrics.ranking.Rejudge`): the
-values are those of :func:`metrics.evaluate` on the reduced qrels, without a sort per reduction.
+Each run is ordered once and joined again with every reduced qrels (:func:`metrics.ranked_runs.evaluator`;
+the canonical order does not depend on the judgments): the values are those of :func:`metrics.evaluate`
+on the reduced qrels, without a sort per reduction.
 """
 from __future__ import annotations
 
@@ -31,11 +31,10 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MetricsError
-from ...evaluation import TIE_DECIMALS, Options, Scores, evaluate_ranked, frame_of, means
+from ...evaluation import TIE_DECIMALS, means
 from ...io import read_qrels
-from ...measures import parse
-from ...ranked_runs import rankings
-from ...ranking import Rejudge, positions
+from ...ranked_runs import evaluator, rankings
+from ...ranking import positions
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED, check_count
 from .rankings import tau_ap
@@ -91,31 +90,6 @@ def _pool(qrels, ranked_runs, depth: int):
     return read_qrels(frame, name=f"pool depth {depth}")
 
 
-ENGINE_OPTIONS = ("engine", "buckets", "scheduler", "workers", "workdir", "allowed", "progress")
-"""Options of :func:`metrics.evaluate` that choose how, not what: every engine gives the same values,
-and the runs here are ranked in memory once."""
-
-
-def _evaluator(qrels, runs, options: dict):
-    """(``evaluated(judgments)``: means per system and measure of the runs under those judgments, equal to
-    ``means(metrics.evaluate(judgments, runs, measures, **options))``; the runs' rankings) with each run
-    ordered once."""
-    o = Options(**{k: v for k, v in options.items() if k not in ENGINE_OPTIONS})
-    proxy = read_qrels(o.inferred) if o.inferred is not None else None
-    ranked = rankings(qrels, runs, ties=o.ties, max_depth=o.max_depth, on_duplicate=o.on_duplicate)
-    judges = [Rejudge(r) for r in ranked.values()]
-
-    def evaluated(judgments, measures) -> pd.DataFrame:
-        parsed = [parse(m) for m in measures]
-        scores = []
-        for name, judge in zip(ranked, judges):
-            r = judge(judgments, missing=o.missing, inferred=proxy)
-            r = r.condensed() if o.judged_only else r
-            scores.append(Scores(name, r.qids, evaluate_ranked(r, parsed, rel_level=o.rel_level)))
-        return means(frame_of(scores))
-    return evaluated, ranked
-
-
 def _order_agreement(full: pd.DataFrame, reduced: pd.DataFrame) -> tuple[list, list]:
     taus, taps = [], []
     for m in full.columns:
@@ -144,7 +118,11 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
         raise MetricsError("give either shares to keep or pool depths", fix="e.g. keep=(10, 30, 50, 100)")
     draws = check_count("draws", draws)
     qrels = read_qrels(qrels)
-    evaluated, ranked = _evaluator(qrels, runs, options)
+    frame_of_judgments, ranked = evaluator(qrels, runs, **options)
+
+    def evaluated(judgments, measures) -> pd.DataFrame:
+        return means(frame_of_judgments(judgments, measures))
+
     if len(ranked) < 2:
         raise MetricsError(f"a system order needs two or more runs, got {len(ranked)}", fix="give more runs")
     measures = list(measures)
