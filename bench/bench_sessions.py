@@ -6,8 +6,9 @@ their own holding the MS MARCO dev-shaped qrels and two 7M-line runs, every page
     python bench/bench_sessions.py --checkout /tmp/old      # the app of another checkout (git archive)
 
 Each workspace is made before the server starts, through this tree's library
-(``WorkspaceRegistry.create`` in shared mode, the qrels and the two runs stored as the Data page
-stores them): bench/data/dev-qrels.txt, bench/data/dev-run.txt and its re-ranking at depth 100
+(``WorkspaceRegistry.create`` in shared mode; the qrels and the two runs stored in the first as the
+Data page stores them, its file copied to the others; each builds its own ranked cache on its first
+visit, in the server): bench/data/dev-qrels.txt, bench/data/dev-run.txt and its re-ranking at depth 100
 (``reranking()`` of bench/bench_dashboard.py). Then ``streamlit run app.py`` starts in shared
 mode (the harness of tests/e2e) and each visitor opens every page of :data:`PAGES` in turn with
 the websocket client of bench/stclient.py (no browser: what is measured is the server), each
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,7 +89,10 @@ class Peak(threading.Thread):
 
 
 def prepare(home: Path, sessions: int) -> list[str]:
-    """``sessions`` shared-mode workspaces under ``home``, each with the dev collection: their tokens."""
+    """``sessions`` shared-mode workspaces under ``home``, each with the dev collection: their tokens.
+
+    Run in a process of its own (:func:`prepared`): a shared-mode registry holds the home's lock until
+    its process ends, and the server must take it."""
     from bench_dashboard import reranking
 
     import metrics
@@ -99,25 +105,37 @@ def prepare(home: Path, sessions: int) -> list[str]:
     config = settings_module.load({"NDCG_LAB_MODE": "shared", "NDCG_LAB_HOME": str(home),
                                    "NDCG_LAB_QUOTA_BYTES": QUOTA_BYTES})
     registry = WorkspaceRegistry(config, samples=samples())
-    tokens = []
+    tokens, paths = [], []
     try:
+        started = time.perf_counter()
         qrels = metrics.read_qrels(data / "dev-qrels.txt")
         for i in range(sessions):
-            started = time.perf_counter()
             access = registry.create()
-            ws = access.workspace
-            ws.create_collection(COLLECTION, qrels)
-            for path in (data / "dev-run.txt", second):
-                ws.add_run(COLLECTION, metrics.read_run(path, name=path.stem))
             tokens.append(access.token)
-            print(f"workspace {i + 1}: dev qrels and two 7M-line runs stored in {time.perf_counter() - started:.1f} s "
-                  f"(load {load()})", flush=True)
+            paths.append(Path(access.workspace.path))
+            if i == 0:
+                access.workspace.create_collection(COLLECTION, qrels)
+                for path in (data / "dev-run.txt", second):
+                    access.workspace.add_run(COLLECTION, metrics.read_run(path, name=path.stem))
+        print(f"workspace 1: dev qrels and two 7M-line runs stored in {time.perf_counter() - started:.1f} s "
+              f"(load {load()})", flush=True)
     finally:
         registry.close()
+    for path in paths[1:]:   # the same content in every workspace: a copy of the first one's file
+        shutil.copyfile(paths[0], path)
     return tokens
 
 
-async def visit(url: str, token: str) -> list[tuple[str, float, list[str]]]:
+def prepared(home: Path, sessions: int) -> list[str]:
+    """:func:`prepare` in a child process (its output shown); the tokens it printed last."""
+    done = subprocess.run([sys.executable, __file__, "--prepare", str(home), "--sessions", str(sessions)],
+                          stdout=subprocess.PIPE, text=True, check=True)
+    *lines, tokens = done.stdout.strip().splitlines()
+    print("\n".join(lines), flush=True)
+    return json.loads(tokens)
+
+
+async def visit(url: str, token: str, pid: int) -> list[tuple[str, float, list[str]]]:
     """Every page once, as one visitor: (title, seconds to the end of its first script run, errors shown)."""
     from stclient import AppSession
 
@@ -126,12 +144,11 @@ async def visit(url: str, token: str) -> list[tuple[str, float, list[str]]]:
         started = time.perf_counter()
         session = await AppSession(f"{url}/{path}?ws={token}&collection={COLLECTION}", timeout=PAGE_TIMEOUT).open()
         elapsed = time.perf_counter() - started
-        errors = [s.text[:200] for s in session.shown if s.kind == "exception"
-                  or (s.kind == "alert" and "rror" in s.text)]
+        errors = [f"{s.kind}: {s.text[:160]}" for s in session.shown if s.kind in ("exception", "alert")]
         await session.close()
         out.append((title, elapsed, errors))
-        print(f"  {title}: {elapsed:.1f} s{' ERRORS: ' + ' | '.join(errors) if errors else ''} (load {load()})",
-              flush=True)
+        print(f"  {title}: {elapsed:.1f} s, then RSS {memory(pid)['rss']:,.0f} MiB"
+              f"{' shown: ' + ' | '.join(errors) if errors else ''} (load {load()})", flush=True)
     return out
 
 
@@ -139,10 +156,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=4, help="visitors, each on a workspace of their own")
     parser.add_argument("--checkout", type=Path, default=None,
-                        help="the checkout whose app (and library) is measured (default: this one)")
+                        help="the checkout whose app is measured (default: this one)")
+    parser.add_argument("--prepare", type=Path, default=None, help=argparse.SUPPRESS)   # the child of prepared()
     args = parser.parse_args()
     app_root = (args.checkout or ROOT).resolve()
-    sys.path[:0] = [str(app_root), str(ROOT / "bench"), str(ROOT / "tests" / "e2e")]
+    sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests" / "e2e")]
+    if args.prepare is not None:
+        print(json.dumps(prepare(args.prepare, args.sessions)))
+        return
     from helpers import AppServer
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -150,7 +171,7 @@ def main() -> None:
     print(f"command: {' '.join(['python', *sys.argv])}; app: {app_root} (this tree at {commit}); "
           f"load average before: {load()}", flush=True)
     home = Path(tempfile.mkdtemp(prefix="ndcg-lab-sessions-"))
-    tokens = prepare(home, args.sessions)
+    tokens = prepared(home, args.sessions)
     server = AppServer(home=home, app=str(app_root / "app.py"),
                        env={"NDCG_LAB_MODE": "shared", "NDCG_LAB_QUOTA_BYTES": QUOTA_BYTES})
     server.start()
@@ -171,7 +192,7 @@ def main() -> None:
         totals = []
         for i, token in enumerate(tokens):
             print(f"session {i + 1}:", flush=True)
-            rows = asyncio.run(visit(server.url, token))
+            rows = asyncio.run(visit(server.url, token, pid))
             time.sleep(2)
             now = memory(pid)
             totals.append(now)
