@@ -320,12 +320,7 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
         raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
     if ties not in ("score", "rank"):
         raise MetricsError(f"ties={ties!r} is not an option", fix="use ties='score' or ties='rank'")
-    qt = qrels.table
-    q_qid, q_doc = _chunked(qt.column("qid")), _chunked(qt.column("docno"))
-    q_rel = _numpy(qt.column("rel"), np.int64)
-    q_inferred = np.zeros(len(q_rel), dtype=bool)
-    if inferred is not None:
-        q_qid, q_doc, q_rel, q_inferred = _merge_proxy(q_qid, q_doc, q_rel, inferred.table)
+    q_qid, q_doc, q_rel, q_inferred = _judgments(qrels, inferred)
     qids = _sorted_unique_strings(q_qid)
     q_code = _codes(q_qid, qids)
 
@@ -376,33 +371,126 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     candidates = np.flatnonzero(in_qrels if rows is None else in_qrels[rows])
     del in_qrels
     r_dcode = _codes(docnos.take(candidates), judged_docs)
-    n_d = max(len(judged_docs), 1)
-    q_key = q_code * n_d + _codes(q_doc, judged_docs)
-    key_order = np.argsort(q_key, kind="stable")
-    q_key_sorted = q_key[key_order]
-    c_key = r_qcode[candidates].astype(np.int64) * n_d + r_dcode  # int64: codes x docs passes 2**31
-    hit = np.minimum(np.searchsorted(q_key_sorted, c_key), max(len(q_key_sorted) - 1, 0))
-    found = q_key_sorted[hit] == c_key if len(q_key_sorted) else np.zeros(len(c_key), dtype=bool)
-    hits, src = candidates[found], key_order[hit[found]]
-    judged = np.zeros(len(r_qcode), dtype=bool)
-    judged[hits] = True
-    rel = np.full(len(r_qcode), UNJUDGED, dtype=np.int64)
-    rel[hits] = q_rel[src]
-    inferred_flag = np.zeros(len(r_qcode), dtype=bool)
-    inferred_flag[hits] = q_inferred[src]
-
-    ideal_order = np.argsort(q_code, kind="stable")
-    ideal_offsets = offsets_of(np.bincount(q_code, minlength=n_q))
-    ideal_rel = q_rel[ideal_order]
-
-    ranked = Ranked(
-        name=label, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, rel=rel,
-        judged=judged, inferred=inferred_flag, score=score, docno=docnos,
-        ideal_offsets=ideal_offsets, ideal_rel=ideal_rel, missing=counts == 0,
-    )
+    labels = join_labels(len(r_qcode), candidates, r_qcode[candidates], r_dcode, q_code,
+                         _codes(q_doc, judged_docs), q_rel, q_inferred, len(judged_docs))
+    ranked = Ranked(name=label, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets, score=score,
+                    docno=docnos, missing=counts == 0, **labels, **ideal_of(q_code, q_rel, n_q))
     if missing == "skip" and ranked.missing.any():
         ranked = _drop_queries(ranked, ~ranked.missing)
     return ranked
+
+
+def join_labels(n_rows: int, candidates: np.ndarray, c_qcode: np.ndarray, c_dcode: np.ndarray, q_code: np.ndarray,
+                q_dcode: np.ndarray, q_rel: np.ndarray, q_inferred: np.ndarray, n_docs: int) -> dict:
+    """``rel``, ``judged`` and ``inferred`` of ``n_rows`` ranked rows: the rows ``candidates`` (query code
+    ``c_qcode``, docno code ``c_dcode``) matched with the judgments' (query code ``q_code``, docno code
+    ``q_dcode``) pairs, on integer keys; docno codes index one dictionary of ``n_docs`` strings."""
+    n_d = max(n_docs, 1)
+    q_key = q_code * n_d + q_dcode
+    key_order = np.argsort(q_key, kind="stable")
+    q_key_sorted = q_key[key_order]
+    c_key = c_qcode.astype(np.int64) * n_d + c_dcode  # int64: codes x docs passes 2**31
+    hit = np.minimum(np.searchsorted(q_key_sorted, c_key), max(len(q_key_sorted) - 1, 0))
+    found = q_key_sorted[hit] == c_key if len(q_key_sorted) else np.zeros(len(c_key), dtype=bool)
+    hits, src = candidates[found], key_order[hit[found]]
+    judged = np.zeros(n_rows, dtype=bool)
+    judged[hits] = True
+    rel = np.full(n_rows, UNJUDGED, dtype=np.int64)
+    rel[hits] = q_rel[src]
+    inferred = np.zeros(n_rows, dtype=bool)
+    inferred[hits] = q_inferred[src]
+    return {"rel": rel, "judged": judged, "inferred": inferred}
+
+
+def ideal_of(q_code: np.ndarray, q_rel: np.ndarray, n_queries: int) -> dict:
+    """``ideal_offsets`` and ``ideal_rel`` of a :class:`Ranked`: every judged grade, grouped by query code."""
+    return {"ideal_offsets": offsets_of(np.bincount(q_code, minlength=n_queries)),
+            "ideal_rel": q_rel[np.argsort(q_code, kind="stable")]}
+
+
+def _judgments(qrels, inferred) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
+    """(qid, docno, rel, inferred flag) of every label: ``qrels``, and with ``inferred`` (a proxy
+    qrels) its labels of the pairs the qrels leave unjudged."""
+    qt = qrels.table
+    q_qid, q_doc = _chunked(qt.column("qid")), _chunked(qt.column("docno"))
+    q_rel = _numpy(qt.column("rel"), np.int64)
+    if inferred is None:
+        return q_qid, q_doc, q_rel, np.zeros(len(q_rel), dtype=bool)
+    return _merge_proxy(q_qid, q_doc, q_rel, inferred.table)
+
+
+class Rejudge:
+    """One ranked run joined again with other judgments of its queries, without ordering it again.
+
+    The canonical order does not depend on the judgments, so ``Rejudge(ranked)(qrels)`` equals
+    ``rank(run, qrels)`` array for array when ``ranked`` is ``rank(run, full)`` (``missing="zero"``,
+    not condensed) and ``qrels`` judges only queries of ``full``: a reduced or alternative qrels. The
+    docno of every ranked row is looked up once (in the judged docnos of the first judgments given,
+    extended when later ones name others); each join is then integer keys over the judged rows.
+    """
+
+    def __init__(self, ranked: Ranked):
+        if ranked.judged_only:
+            raise MetricsError("a condensed ranking cannot be judged again", fix="give the ranking before condensed()")
+        self.ranked = ranked
+        self._docs = pa.array([], pa.string())
+        self._rows = np.zeros(0, dtype=np.int64)    # ranked rows whose docno is in _docs, ascending
+        self._codes = np.zeros(0, dtype=np.int64)   # their index in _docs
+
+    def _learn(self, docs: pa.Array) -> None:
+        """Add the ranked rows whose docno is one of ``docs`` (docnos not seen before)."""
+        docnos = self.ranked.docnos()
+        source = _as_string(docnos.source)
+        code = _numpy(pc.index_in(source, value_set=docs).fill_null(-1), np.int64)
+        if docnos.rows is not None:
+            code = code[docnos.rows]
+        rows = np.flatnonzero(code >= 0)
+        base = len(self._docs)
+        self._docs = pa.concat_arrays([self._docs, _chunked(docs)])
+        merged = np.concatenate([self._rows, rows])
+        order = np.argsort(merged, kind="stable")
+        self._rows = merged[order]
+        self._codes = np.concatenate([self._codes, code[rows] + base])[order]
+
+    def __call__(self, qrels, *, missing: str = "zero", inferred=None) -> Ranked:
+        """The ranking joined with ``qrels`` (and ``inferred`` proxy labels), as :func:`rank` joins it."""
+        if missing not in ("zero", "skip"):
+            raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
+        q_qid, q_doc, q_rel, q_inferred = _judgments(qrels, inferred)
+        qids = _sorted_unique_strings(q_qid)
+        q_code = _codes(q_qid, qids)
+        ranked = self.ranked
+        where = _codes(qids, pa.array(list(ranked.qids), pa.string()))
+        if (where < 0).any():
+            raise MetricsError(f"the judgments hold query {qids[int(np.flatnonzero(where < 0)[0])]} that the "
+                               "ranking was not ordered for", fix="rank the run against these judgments")
+        q_dcode = _codes(q_doc, self._docs)
+        if (q_dcode < 0).any():
+            self._learn(pc.unique(q_doc.filter(pa.array(q_dcode < 0))))
+            q_dcode = _codes(q_doc, self._docs)
+        lengths = ranked.lengths[where]
+        offsets = offsets_of(lengths)
+        n_rows = int(offsets[-1])
+        old_query = np.searchsorted(ranked.offsets, self._rows, side="right") - 1
+        new_query = np.full(ranked.n_queries, -1, dtype=np.int64)
+        new_query[where] = np.arange(len(where))
+        c_query = new_query[old_query]
+        kept = c_query >= 0
+        c_query = c_query[kept]
+        candidates = self._rows[kept] - ranked.offsets[old_query[kept]] + offsets[c_query]
+        if n_rows == len(ranked.score):
+            score, docnos = ranked.score, ranked.docnos()
+        else:
+            rows = np.flatnonzero(np.repeat(new_query >= 0, ranked.lengths))
+            score, docnos = ranked.score[rows], ranked.docnos().subset(rows)
+        labels = join_labels(n_rows, candidates, c_query, self._codes[kept], q_code, q_dcode, q_rel, q_inferred,
+                             len(self._docs))
+        out = Ranked(name=ranked.name, qids=np.asarray(qids.to_pylist(), dtype=object), offsets=offsets,
+                     score=score, docno=docnos, missing=lengths == 0, **labels,
+                     **ideal_of(q_code, q_rel, len(qids)))
+        if missing == "skip" and out.missing.any():
+            out = _drop_queries(out, ~out.missing)
+        return out
 
 
 def _drop_queries(ranked: Ranked, keep_q: np.ndarray) -> Ranked:

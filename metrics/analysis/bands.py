@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 
 from .. import io
-from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluation import as_runs, curve_ranked
+from ..evaluation import curve_ranked
 from ..measures import Context, parse, with_gain
-from ..ranking import Ranked, positions, rank
+from ..ranked_runs import evaluate_rankings, judged, rankings
+from ..ranking import Ranked, positions
 from .headroom import docno_codes, rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]
@@ -104,7 +104,8 @@ def _contributions(ranked: Ranked, measure, rel_level: int, uppers: list[int]) -
 
 def bands(qrels, run_a, run_b, *, k: int = 100, edges=DEFAULT_BANDS, gain: str = "linear", missing: str = "zero",
           judged_only: bool = False, inferred=None, rel_level: int = 1, top: int = TOP) -> Bands:
-    """Split DCG@k(B) - DCG@k(A) by rank band and grade (see :class:`Bands`).
+    """Split DCG@k(B) - DCG@k(A) by rank band and grade (see :class:`Bands`); the runs as
+    :func:`metrics.evaluate` takes them, or both as :class:`metrics.ranking.Ranked` against ``qrels``.
 
     ``gain`` is "linear" (trec_eval's DCG) or "exp" (2^rel - 1); ``missing``, ``judged_only``,
     ``inferred`` (proxy qrels) and ``rel_level`` are :func:`metrics.evaluate`'s (with
@@ -114,17 +115,15 @@ def bands(qrels, run_a, run_b, *, k: int = 100, edges=DEFAULT_BANDS, gain: str =
     labels = band_labels(k, edges)
     qrels = io.read_qrels(qrels)
     proxy = io.read_qrels(inferred) if inferred is not None else None
-    run_a, run_b = as_runs([run_a, run_b])
+    (name_a, base_a), (name_b, base_b) = rankings(qrels, [run_a, run_b]).items()
     measure = with_gain(f"DCG@{k}", gain)
-    ranked = {}
-    for run in (run_a, run_b):
-        r = rank(run, qrels, inferred=proxy)
-        ranked[run.name] = r.condensed() if judged_only else r
-    ra, rb = ranked[run_a.name], ranked[run_b.name]
+    ra, rb = (judged(r, qrels, inferred=proxy) for r in (base_a, base_b))
+    if judged_only:
+        ra, rb = ra.condensed(), rb.condensed()
 
     counts = [measure, f"NumRelRet@{top}", f"RR@{top}", "NumRel"]
-    frame = evaluate(qrels, {"a": run_a, "b": run_b}, counts, missing=missing, judged_only=judged_only,
-                     inferred=proxy, rel_level=rel_level)
+    frame = evaluate_rankings(qrels, {"a": base_a, "b": base_b}, counts, missing=missing, judged_only=judged_only,
+                              inferred=proxy, rel_level=rel_level)
     table = frame.pivot_table(index="qid", columns=["measure", "system"], values="value", aggfunc="first",
                               observed=True).dropna()
     qids = table.index.astype(str)
@@ -147,9 +146,9 @@ def bands(qrels, run_a, run_b, *, k: int = 100, edges=DEFAULT_BANDS, gain: str =
     grades = sorted(parts["grade"].unique().tolist(), reverse=True)
     by_grade = _spread(parts, "grade", grades, qids, total)
 
-    return Bands(run_a.name, run_b.name, measure, int(k), labels, parts.reset_index(drop=True), by_band, by_grade,
-                 dcg, _only_one(ra, rb, run_a.name, run_b.name, k, rel_level, set(qids)),
-                 _recall(ra, rb, run_a.name, run_b.name, k, rel_level, qids), _rescued(table, top, "a", "b"),
+    return Bands(name_a, name_b, measure, int(k), labels, parts.reset_index(drop=True), by_band, by_grade,
+                 dcg, _only_one(ra, rb, name_a, name_b, k, rel_level, set(qids)),
+                 _recall(ra, rb, name_a, name_b, k, rel_level, qids), _rescued(table, top, "a", "b"),
                  _rescued(table, top, "b", "a"))
 
 

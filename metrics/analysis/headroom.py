@@ -19,8 +19,10 @@ from the first stage's top k (a user may declare k instead). Given k, :func:`hea
   against the first stage (and against the previous depth), so that a user sees where deeper
   re-ranking stops paying.
 
-Every value comes from :func:`metrics.evaluate` on runs built here as tables (qid, docno,
-score), so the numbers are the engine's, with its tie rule and options.
+Every value comes from the engine (:func:`metrics.ranked_runs.evaluate_rankings`): the two runs from
+their rankings, the oracle and sweep runs built here as tables (qid, docno, score), so the numbers
+are the engine's, with its tie rule and options. The runs may be given as rankings against the
+qrels (a workspace's memory-mapped cache): they are then neither parsed nor ordered again.
 """
 from __future__ import annotations
 
@@ -33,11 +35,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import io
-from ..engines import evaluate
 from ..errors import MetricsError
-from ..evaluation import as_runs, means
+from ..evaluation import means
 from ..measures import gain_of, parse
-from ..ranking import Ranked, positions, rank
+from ..ranked_runs import evaluate_rankings, judged, rankings
+from ..ranking import Ranked, positions
 from ..stats import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -321,7 +323,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
              missing: str = "zero", judged_only: bool = False, inferred=None, rel_level: int = 1, test: str = "t",
              correction: str = "holm", seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
              level: float = DEFAULT_LEVEL) -> Headroom:
-    """The two-stage analysis of ``reranked`` over ``first`` (paths, frames or parsed runs).
+    """The two-stage analysis of ``reranked`` over ``first`` (paths, frames, parsed runs, or both as
+    :class:`metrics.ranking.Ranked` against ``qrels``).
 
     ``depth`` declares k; without it k is :func:`detect_depth`'s (a :class:`MetricsError` when the
     re-ranked run's documents are not drawn from the first stage's). ``measure`` is any measure
@@ -341,16 +344,16 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     """
     qrels = io.read_qrels(qrels)
     proxy = io.read_qrels(inferred) if inferred is not None else None
-    first_run, reranked_run = as_runs([first, reranked])
+    (first_name, first_base), (reranked_name, reranked_base) = rankings(qrels, [first, reranked]).items()
     m = str(parse(measure))
-    first_ranked = rank(first_run, qrels, inferred=proxy)
-    reranked_ranked = rank(reranked_run, qrels, inferred=proxy)
+    first_ranked = judged(first_base, qrels, inferred=proxy)
+    reranked_ranked = judged(reranked_base, qrels, inferred=proxy)
     codes = docno_codes(first_ranked, reranked_ranked)   # one hash pass serves both directions
     deepest = reach(first_ranked, reranked_ranked, rank_in(reranked_ranked, first_ranked, codes[::-1]))
     detected = detect_depth(first_ranked, reranked_ranked, deepest)
     if depth is None:
         if detected is None:
-            raise MetricsError(f"{reranked_run.name}'s top documents are not drawn from {first_run.name}'s top "
+            raise MetricsError(f"{reranked_name}'s top documents are not drawn from {first_name}'s top "
                                "documents on every query, so it is no re-ranking of it",
                                fix="declare the re-ranking depth (--depth K) to compare against the first "
                                    "stage's top K anyway")
@@ -360,11 +363,11 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
 
     where = rank_in(first_ranked, reranked_ranked, codes)
     keep = list_depth(m, judged_only)   # the oracle and sweep runs only as deep as the measure looks
-    runs = {"first": first_run, "reranked": reranked_run, "oracle": oracle_run(first_ranked, depth, m, keep)}
+    runs = {"first": first_base, "reranked": reranked_base, "oracle": oracle_run(first_ranked, depth, m, keep)}
     runs.update({f"sweep:{d}": sweep_run(first_ranked, reranked_ranked, d, where, keep) for d in depths})
     recall = f"R@{depth}"
-    frame = evaluate(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, inferred=proxy,
-                     rel_level=rel_level)
+    frame = evaluate_rankings(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, inferred=proxy,
+                              rel_level=rel_level)
     table = frame.pivot_table(index="qid", columns=["measure", "system"], values="value", aggfunc="first",
                               observed=True).dropna()
     values = table[m]
@@ -389,7 +392,7 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     sweep_table = _sweep_table(depths, swept, f, [float(kept.loc[f"sweep:{d}", m]) for d in depths], summary,
                                test=test, correction=correction, seed=seed, resamples=resamples)
     sweep_per_query = pd.DataFrame(swept, index=pd.Index(per_query["qid"], name="qid"), columns=depths)
-    return Headroom(first_run.name, reranked_run.name, m, depth, detected, per_query, summary, sweep_table,
+    return Headroom(first_name, reranked_name, m, depth, detected, per_query, summary, sweep_table,
                     sweep_per_query)
 
 

@@ -57,6 +57,8 @@ class Cached(Host):
             ranked = rank(run, qrels, inferred=judgments, name=name)
             if self._cache is not None and self._cache.writable and self._cache_fits(ranked):
                 self._cache.save(ranked, run_digest, qrels_digest, proxy_digest)
+                # the file just written, memory-mapped: the parsed run's columns are not held by the result
+                ranked = self._cache.load(run_digest, qrels_digest, proxy_digest, name) or ranked
         return ranked.condensed() if judged_only else ranked
 
     def _cache_fits(self, ranked: Ranked) -> bool:

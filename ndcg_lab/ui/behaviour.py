@@ -8,6 +8,7 @@ run once whatever it shows.
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow.compute as pc
 import streamlit as st
 
 import metrics
@@ -116,13 +117,23 @@ def _runs(sel: state.Selection) -> dict:
     return {name: state.run(sel, name, digest) for name, digest in sel.systems}
 
 
+def _within(qrels_b, qrels_a) -> bool:
+    """Whether ``qrels_b`` judges only queries that ``qrels_a`` judges."""
+    return set(pc.unique(qrels_b.table["qid"]).to_pylist()) <= set(pc.unique(qrels_a.table["qid"]).to_pylist())
+
+
+def _rankings(sel: state.Selection) -> dict:
+    """{name: the run's memory-mapped ranking against the collection's qrels}: no parsed run, no sort."""
+    return {name: state.ranked(sel, name, digest) for name, digest in sel.systems}
+
+
 @st.cache_data(show_spinner="Reducing the qrels…", max_entries=32, hash_funcs=state.HASH_FUNCS)
 def reduction(sel: state.Selection, measures: tuple[str, ...], kind: str, levels: tuple, seed: int,
               draws: int = DRAWS) -> dict:
     """:func:`metrics.stats.behaviour.reduction_curves` for the selected systems (``kind``: keep or pool),
     a random reduction drawn ``draws`` times."""
     levels = list(levels)
-    return B.reduction_curves(state.qrels(sel), _runs(sel), list(measures), seed=seed, draws=draws,
+    return B.reduction_curves(state.qrels(sel), _rankings(sel), list(measures), seed=seed, draws=draws,
                               keep=levels if kind == "keep" else None, depths=levels if kind == "pool" else None)
 
 
@@ -131,6 +142,9 @@ def judges(sel: state.Selection, measure: str, threshold: int, baseline: str, te
     """Label agreement of the qrels (A) with the proxy judgments (B) and the system orders under each."""
     qrels_b = state.proxy(sel)
     labels = B.label_agreement(state.qrels(sel), qrels_b, threshold=threshold)
-    shift = B.system_shift(state.qrels(sel), qrels_b, _runs(sel), [measure], baseline=baseline, test=test,
+    qrels_a = state.qrels(sel)
+    # the rankings (against A) serve B when B judges only A's queries; else the runs, evaluated under each
+    runs = _rankings(sel) if _within(qrels_b, qrels_a) else _runs(sel)
+    shift = B.system_shift(qrels_a, qrels_b, runs, [measure], baseline=baseline, test=test,
                            seed=seed) if len(sel.systems) >= 2 else None
     return {"labels": labels, "shift": shift}

@@ -16,28 +16,37 @@ from ndcg_lab.ui import state
 FOLD_SEED = 0
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _runs: list) -> fusion.Pool:
-    return fusion.prepare(_runs, depth=depth)
+POOLS_KEPT = 1
+"""Pools kept by the server (for every session together): a pool of two 7M-line runs holds about 700 MB
+(five arrays of 14M rows and the candidates' docnos), so only the latest is kept; a fused run and its
+evaluation are cached apart and do not need it again."""
+
+
+@st.cache_resource(show_spinner=False, max_entries=POOLS_KEPT, ttl=state.CACHE_TTL)
+def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _workspace) -> fusion.Pool:
+    # The runs are read here, on a miss only, and not kept: the pool holds what fusion needs of them.
+    return fusion.prepare([_workspace.load_run(collection, n, digest=d) for n, d in inputs], depth=depth)
 
 
 def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
-    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests)."""
-    inputs = tuple(inputs)
-    return _pool(sel.scope, sel.collection, inputs, depth, [state.run(sel, n, d) for n, d in inputs])
+    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests);
+    their parsed runs are not cached beside it."""
+    return _pool(sel.scope, sel.collection, tuple(inputs), depth, state.workspace())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _fused(scope: str, collection: str, inputs: tuple, method: str, k: float, norm: str | None,
-           weights: tuple | None, depth: int | None, _prepared: fusion.Pool) -> fusion.Fused:
-    return fusion.fuse(_prepared, method, k=k, norm=norm, weights=None if weights is None else list(weights))
+           weights: tuple | None, depth: int | None, _prepare) -> fusion.Fused:
+    # the pool is asked for on a miss only (``_prepare()``): a cached fused run needs none
+    return fusion.fuse(_prepare(), method, k=k, norm=norm, weights=None if weights is None else list(weights))
 
 
 def fused(sel: state.Selection, inputs: tuple, method: str, *, k: float = 60, norm: str | None = None,
           weights: tuple | None = None, depth: int | None = None) -> fusion.Fused:
     """``Fused(run, recipe)`` of the inputs (cached on their digests and the parameters)."""
     return _fused(sel.scope, sel.collection, tuple(inputs), method, float(k), norm,
-                  None if weights is None else tuple(float(w) for w in weights), depth, pool(sel, inputs, depth))
+                  None if weights is None else tuple(float(w) for w in weights), depth,
+                  lambda: pool(sel, inputs, depth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

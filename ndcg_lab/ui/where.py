@@ -67,13 +67,13 @@ def _headroom(scope: str, collection: str, qrels_digest: str, first: tuple, othe
 
 def headroom(sel: state.Selection, first: str, other: str, *, depth: int | None, measure: str,
              sweep=None) -> headroom_analysis.Headroom:
-    """:func:`metrics.analysis.headroom.headroom` of the two stored runs, with the sidebar's test and
-    correction (cached on the digests and the parameters)."""
+    """:func:`metrics.analysis.headroom.headroom` of the two stored runs' memory-mapped rankings (no
+    parsed run), with the sidebar's test and correction (cached on the digests and the parameters)."""
     known = digests(sel)
     return _headroom(sel.scope, sel.collection, sel.qrels_digest, (first, known[first]), (other, known[other]),
                      depth, str(metrics.parse_measure(measure)), None if sweep is None else tuple(sweep), sel.test,
-                     sel.correction, state.qrels(sel), state.run(sel, first, known[first]),
-                     state.run(sel, other, known[other]))
+                     sel.correction, state.qrels(sel), state.ranked(sel, first, known[first]),
+                     state.ranked(sel, other, known[other]))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=CACHE_TTL)
@@ -83,11 +83,12 @@ def _bands(scope: str, collection: str, qrels_digest: str, a: tuple, b: tuple, k
 
 
 def bands(sel: state.Selection, a: str, b: str, *, k: int, edges) -> bands_analysis.Bands:
-    """:func:`metrics.analysis.bands.bands` of the two stored runs under the sidebar's gain (cached)."""
+    """:func:`metrics.analysis.bands.bands` of the two stored runs' memory-mapped rankings under the
+    sidebar's gain (cached)."""
     known = digests(sel)
     return _bands(sel.scope, sel.collection, sel.qrels_digest, (a, known[a]), (b, known[b]), int(k),
-                  tuple(int(e) for e in edges), sel.gain, state.qrels(sel), state.run(sel, a, known[a]),
-                  state.run(sel, b, known[b]))
+                  tuple(int(e) for e in edges), sel.gain, state.qrels(sel), state.ranked(sel, a, known[a]),
+                  state.ranked(sel, b, known[b]))
 
 
 MISSING = "—"

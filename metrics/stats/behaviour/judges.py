@@ -11,7 +11,7 @@ Holm-corrected over the systems).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,8 @@ from ...engines import evaluate
 from ...errors import MetricsError
 from ...evaluation import TIE_DECIMALS, as_runs, means
 from ...io import read_qrels
+from ...ranked_runs import evaluator
+from ...ranking import Ranked
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED
 from ..comparison import compare
@@ -67,15 +69,26 @@ def system_shift(qrels_a, qrels_b, runs, measures: Sequence[str] = (DEFAULT_MEAS
                  **options) -> dict:
     """The system order under each qrels: ``means`` (``system, measure, mean_a, mean_b, shift, rank_a,
     rank_b``), ``tau`` (``measure, tau, tau_ap``) and ``significance`` (``measure, system,
-    p_a, p_b, significant_a, significant_b, changed``, against ``baseline``, default the first run)."""
-    runs = as_runs(runs)
-    if len(runs) < 2:
-        raise MetricsError(f"a system order needs two or more runs, got {len(runs)}", fix="give more runs")
+    p_a, p_b, significant_a, significant_b, changed``, against ``baseline``, default the first run).
+    ``runs``: what :func:`metrics.evaluate` takes, or {name: :class:`metrics.ranking.Ranked`} against
+    ``qrels_a`` when ``qrels_b`` judges only queries of ``qrels_a``."""
+    qrels_a, qrels_b = read_qrels(qrels_a), read_qrels(qrels_b)
     measures = list(measures)
-    frame_a = evaluate(read_qrels(qrels_a), runs, measures, **options)
-    frame_b = evaluate(read_qrels(qrels_b), runs, measures, **options)
+    # Rankings (a workspace's cache, against A) are judged again by B, so B may judge only A's queries;
+    # runs are evaluated under each qrels over its own queries.
+    if isinstance(runs, Mapping) and runs and all(isinstance(r, Ranked) for r in runs.values()):
+        frame, ranked = evaluator(qrels_a, runs, **options)   # rankings: each ordered once, judged twice
+        names = list(ranked)
+        frame_a, frame_b = frame(qrels_a, measures), frame(qrels_b, measures)
+    else:
+        parsed = as_runs(runs)
+        names = [r.name for r in parsed]
+        frame_a = evaluate(qrels_a, parsed, measures, **options)
+        frame_b = evaluate(qrels_b, parsed, measures, **options)
+    if len(names) < 2:
+        raise MetricsError(f"a system order needs two or more runs, got {len(names)}", fix="give more runs")
     table_a, table_b = means(frame_a), means(frame_b).reindex(index=means(frame_a).index)
-    baseline = baseline or runs[0].name
+    baseline = baseline or names[0]
     rows: list[dict[str, Any]] = []
     taus: list[dict[str, Any]] = []
     for m in table_a.columns:
@@ -87,7 +100,7 @@ def system_shift(qrels_a, qrels_b, runs, measures: Sequence[str] = (DEFAULT_MEAS
                      "shift": float(y[i] - x[i]), "rank_a": int(rank_a.iloc[i]), "rank_b": int(rank_b.iloc[i])}
                     for i, s in enumerate(table_a.index))
         taus.append({"measure": m, "tau": kendall_tau(x, y), "tau_ap": tau_ap(x, y)})
-    others = [r.name for r in runs if r.name != baseline]
+    others = [n for n in names if n != baseline]
     sig_a = compare(frame_a, baseline, others, list(table_a.columns), test=test, alpha=alpha, seed=seed,
                     intervals=False)
     sig_b = compare(frame_b, baseline, others, list(table_a.columns), test=test, alpha=alpha, seed=seed,

@@ -17,6 +17,10 @@ Every reduced qrels is evaluated once for all runs, over its own queries (a quer
 holds no judged document drops out, as it would from a qrels built that way); each measure's system order under it is
 compared with the same measure's order under the full qrels (Kendall's tau-b and tau_ap, the
 full qrels as the reference).
+
+Each run is ordered once and joined again with every reduced qrels (:func:`metrics.ranked_runs.evaluator`;
+the canonical order does not depend on the judgments): the values are those of :func:`metrics.evaluate`
+on the reduced qrels, without a sort per reduction.
 """
 from __future__ import annotations
 
@@ -26,10 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...engines import evaluate
 from ...errors import MetricsError
-from ...evaluation import TIE_DECIMALS, as_runs, means, rank_run
+from ...evaluation import TIE_DECIMALS, means
 from ...io import read_qrels
+from ...ranked_runs import evaluator, rankings
 from ...ranking import positions
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED, check_count
@@ -65,16 +69,21 @@ def keep_share(qrels, percent: float, *, seed: int = DEFAULT_SEED):
 
 
 def pool_depth(qrels, runs, depth: int):
-    """The qrels restricted to the documents in the top ``depth`` of any run (the judged part of that pool)."""
+    """The qrels restricted to the documents in the top ``depth`` of any run (the judged part of that pool).
+
+    ``runs``: what :func:`metrics.evaluate` takes, or {name: :class:`metrics.ranking.Ranked`} against ``qrels``."""
     if depth < 1:
         raise MetricsError(f"pool depth must be at least 1, got {depth!r}", fix="e.g. 10")
     qrels = read_qrels(qrels)
+    return _pool(qrels, rankings(qrels, runs).values(), depth)
+
+
+def _pool(qrels, ranked_runs, depth: int):
     pooled = []
-    for run in as_runs(runs):
-        ranked = rank_run(qrels, run)
-        top = positions(ranked.offsets) < depth
+    for ranked in ranked_runs:
+        top = np.flatnonzero(positions(ranked.offsets) < depth)
         qid = np.repeat(ranked.qids.astype(str), ranked.lengths)[top]
-        docno = ranked.docno.to_numpy(zero_copy_only=False).astype(str)[top]
+        docno = ranked.docnos().take(top).to_numpy(zero_copy_only=False).astype(str)
         pooled.append(pd.DataFrame({"qid": qid, "docno": docno}))
     pool = pd.concat(pooled).drop_duplicates()
     frame = _frame(qrels).merge(pool, on=["qid", "docno"], how="inner")
@@ -101,18 +110,25 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
     ``tau`` (``reduction, level, measure, tau, tau_low, tau_high, tau_ap, tau_ap_low, tau_ap_high,
     draws, defined, judgments``: the mean over the ``defined`` draws that have a tau, and the lowest
     and highest draw) and ``draws`` (one ``tau``/``tau_ap`` row per draw, with its ``seed``);
-    ``options`` go to :func:`metrics.evaluate` (missing, rel_level, ...). Level 100 (keep) is the
-    full qrels itself, one draw.
+    ``options`` are those of :func:`metrics.evaluate` (missing, rel_level, ...). Level 100 (keep) is the
+    full qrels itself, one draw. ``runs``: what :func:`metrics.evaluate` takes, or {name:
+    :class:`metrics.ranking.Ranked`} against ``qrels`` (such as a workspace's ranked cache).
     """
     if (keep is None) == (depths is None):
         raise MetricsError("give either shares to keep or pool depths", fix="e.g. keep=(10, 30, 50, 100)")
     draws = check_count("draws", draws)
     qrels = read_qrels(qrels)
-    runs = as_runs(runs)
-    if len(runs) < 2:
-        raise MetricsError(f"a system order needs two or more runs, got {len(runs)}", fix="give more runs")
+    frame_of_judgments, ranked = evaluator(qrels, runs, **options)
+
+    def evaluated(judgments, measures) -> pd.DataFrame:
+        return means(frame_of_judgments(judgments, measures))
+
+    if len(ranked) < 2:
+        raise MetricsError(f"a system order needs two or more runs, got {len(ranked)}", fix="give more runs")
     measures = list(measures)
-    full = means(evaluate(qrels, runs, measures, **options))
+    full = evaluated(qrels, measures)
+    pool_ranked = rankings(qrels, runs) if depths and (options.get("ties", "score") != "score"
+                                                       or options.get("max_depth") is not None) else ranked
     reduction = "keep" if keep is not None else "pool"
     levels = list(keep if keep is not None else depths or ())
     mean_rows: list[dict[str, Any]] = []
@@ -124,8 +140,8 @@ def reduction_curves(qrels, runs, measures: Sequence[str] = DEFAULT_MEASURES, *,
             if reduction == "keep":
                 reduced = keep_share(qrels, level, seed=draw_seed)
             else:
-                reduced = pool_depth(qrels, runs, int(level))
-            table = full if not random and reduction == "keep" else means(evaluate(reduced, runs, measures, **options))
+                reduced = _pool(qrels, pool_ranked.values(), int(level))
+            table = full if not random and reduction == "keep" else evaluated(reduced, measures)
             table = table.reindex(columns=full.columns)
             for system, row in table.iterrows():
                 mean_rows.extend({"reduction": reduction, "level": level, "system": system, "measure": m,
