@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -44,14 +43,6 @@ def canonical_measures(texts) -> tuple[list[str], list[str]]:
         except metrics.MetricsError as exc:
             errors.append(f"{text}: {exc}")
     return list(dict.fromkeys(good)), errors
-
-
-def _expands(name: str) -> bool:
-    """Whether a trec_eval name stands for measures of graded judgments (the ``prefs`` ones do not)."""
-    try:
-        return bool(expand(name))
-    except metrics.MetricsError:
-        return False
 
 
 @lru_cache(maxsize=1)
@@ -262,8 +253,8 @@ def clicked_qid(event) -> str | None:
     return None
 
 
-def open_query(chart_key: str, qid: str | None, systems: list[str]) -> str | None:
-    """Open ``qid`` in the query explorer when a chart click is new; returns the qid when there is no such page.
+def open_query(chart_key: str, qid: str | None, systems: list[str]) -> None:
+    """Open ``qid`` in the query explorer when a chart click is new.
 
     A chart keeps its selection across reruns, so a click is acted on once: the
     last handled (chart, qid) is remembered until the selection is cleared.
@@ -272,15 +263,13 @@ def open_query(chart_key: str, qid: str | None, systems: list[str]) -> str | Non
     handled = f"_cmp_clicked::{chart_key}"
     if qid is None:
         ss.pop(handled, None)
-        return None
+        return
     if ss.get(handled) == qid:
-        return qid if not Path(QUERY_PAGE).exists() else None
+        return
     ss[handled] = qid
-    if Path(QUERY_PAGE).exists():
-        ss["query_qid"] = qid
-        ss["query_systems"] = list(systems)
-        st.switch_page(QUERY_PAGE)
-    return qid
+    ss["query_qid"] = qid
+    ss["query_systems"] = list(systems)
+    st.switch_page(QUERY_PAGE)
 
 
 def profile_family(measure: str, gain: str) -> str:

@@ -1,6 +1,5 @@
 """Compare: systems against a baseline, query by query, with the statistics to trust the difference."""
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -132,12 +131,10 @@ st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row[
 charts = {}
 charts["Per-query difference"] = figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
                                                  tolerance=tolerance)
-has_query_page = Path(ui.QUERY_PAGE).exists()
-st.caption("Per-query Δ, most helped first." + (" Click a bar to open the query in the query explorer."
-                                                  if has_query_page else ""))
+st.caption("Per-query Δ, most helped first. Click a bar to open the query in the query explorer.")
 event = plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                         selection_mode="points", key="cmp_delta_chart")
-shown_qid = ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
+ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
 
 left, right = st.columns(2)
 charts["Paired scatter"] = figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
@@ -146,20 +143,12 @@ with left:
     st.markdown("**Baseline against system, per query** (above the diagonal: improved)")
     scatter = plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                               selection_mode="points", key="cmp_scatter_chart")
-    shown_qid = ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system]) or shown_qid
+    ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system])
 charts["Distribution of differences"] = figs.delta_histogram(rows, measure=measure, baseline=baseline,
                                                              system=system)
 with right:
     st.markdown("**Distribution of the differences**")
     plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
-
-if shown_qid is not None:
-    picked_row = rows[rows["qid"] == shown_qid]
-    if len(picked_row):
-        r = picked_row.iloc[0]
-        st.info(f"Query **{md(shown_qid)}**{': ' + md(report_text.shorten(r['text'])) if r['text'] else ''} — "
-                f"{md(baseline)} "
-                f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
 for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
                                        ("No query improved.", "No query got worse.")):
