@@ -6,7 +6,7 @@
 Stores a collection "dev" of bench/data/dev-qrels.txt with bench/data/dev-run.txt and dev-rerank.txt
 (``python bench/bench_dashboard.py --big`` writes it) in a personal workspace under ``--home`` (once;
 ``--queries N`` keeps the first N queries' lines of both runs, all when 0), then runs each named page
-in AppTest as the browser does: the leaderboard first, then the page (first visit), another page and
+in AppTest as the browser does: the leaderboard first, then the page (first visit), the leaderboard and
 the page again (cached), printing the seconds of each. AppTest runs the script in a thread of its
 own, which cProfile does not see: run the script under ``py-spy record`` (all threads) and read the
 samples with ``--summary``.
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     print(f"leaderboard: {time.perf_counter() - started:.1f} s", flush=True)
     for name in args.pages:
         first = timed(at, VIEWS[name])
-        timed(at, "views/learn.py")
+        timed(at, "views/leaderboard.py")
         cached = timed(at, VIEWS[name])
         print(f"{name}: first visit {first:.1f} s, cached {cached:.1f} s", flush=True)
     return 0
