@@ -1,5 +1,6 @@
 """Compare: systems against a baseline, query by query, with the statistics to trust the difference."""
 import json
+from functools import partial
 
 import streamlit as st
 
@@ -202,10 +203,13 @@ if len(systems) >= 2:
 
 profile_stamp = {**stamp, "family": family, **({"scores": "raw"} if kind == "z" else {})}
 d1, d2, d3 = st.columns(3)
-d1.download_button("Download charts (HTML)", figs.figures_html(charts, f"{system} vs {baseline} · {sel.collection}"),
+# Made on a click (a callable): the charts' page and the per-query rows of thousands of queries are
+# megabytes that a run would otherwise build and send each time.
+d1.download_button("Download charts (HTML)",
+                   partial(figs.figures_html, dict(charts), f"{system} vs {baseline} · {sel.collection}"),
                    file_name=f"compare-{system}-vs-{baseline}.html", mime="text/html")
 per_query_export = rows.rename(columns={"baseline": baseline, "system": system}).set_index("qid")
-d2.download_button("Per-query Δ (CSV)", export.to_csv(per_query_export, {**stamp, "measure": measure}),
+d2.download_button("Per-query Δ (CSV)", partial(export.to_csv, per_query_export, {**stamp, "measure": measure}),
                    file_name=f"per-query-{system}-vs-{baseline}.csv", mime="text/csv")
-d3.download_button("Cutoff profile (CSV)", export.to_csv(prof.set_index("k"), profile_stamp),
+d3.download_button("Cutoff profile (CSV)", partial(export.to_csv, prof.set_index("k"), profile_stamp),
                    file_name=f"profile-{system}-vs-{baseline}.csv", mime="text/csv")
