@@ -6,11 +6,13 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 import metrics
 from metrics import stats
 from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
+from metrics.report.figures import compare as figs
 from metrics.report.text import TOPIC_LIMIT, format_p, percent, shorten
 from ndcg_lab.ui import scores, state
 from ndcg_lab.ui.paths import view
@@ -204,6 +206,20 @@ def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, top
     else:
         rows["text"] = ""
     return rows
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def query_figures(rows: pd.DataFrame, measure: str, baseline: str, system: str,
+                  tolerance: float) -> dict[str, go.Figure]:
+    """The query-by-query charts of :func:`per_query`'s rows, by their titles on the page, cached on
+    the rows' content: a figure of thousands of bars and points is checked value by value by plotly
+    as it is built, a second or more on every run of the page."""
+    return {"Per-query difference": figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
+                                                    tolerance=tolerance),
+            "Paired scatter": figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
+                                                  tolerance=tolerance),
+            "Distribution of differences": figs.delta_histogram(rows, measure=measure, baseline=baseline,
+                                                                system=system)}
 
 
 def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, system: str,

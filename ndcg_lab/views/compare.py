@@ -130,23 +130,18 @@ st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row[
             f"{row['ties']}, worse on {row['losses']} of {n_queries} queries.")
 
 charts = {}
-charts["Per-query difference"] = figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
-                                                 tolerance=tolerance)
+charts.update(ui.query_figures(rows, measure, baseline, system, tolerance))
 st.caption("Per-query Δ, most helped first. Click a bar to open the query in the query explorer.")
 event = plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                         selection_mode="points", key="cmp_delta_chart")
 ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
 
 left, right = st.columns(2)
-charts["Paired scatter"] = figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
-                                               tolerance=tolerance)
 with left:
     st.markdown("**Baseline against system, per query** (above the diagonal: improved)")
     scatter = plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                               selection_mode="points", key="cmp_scatter_chart")
     ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system])
-charts["Distribution of differences"] = figs.delta_histogram(rows, measure=measure, baseline=baseline,
-                                                             system=system)
 with right:
     st.markdown("**Distribution of the differences**")
     plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
