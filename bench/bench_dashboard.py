@@ -3,6 +3,9 @@
     python bench/bench_dashboard.py          # sample data only
     python bench/bench_dashboard.py --big    # also upload bench/data/dev-run.txt and a re-ranking of it,
                                              # then time every page and a widget change on each
+    python bench/bench_dashboard.py --big --pages Compare,Judgments --home /tmp/ws
+                                             # a subset of the pages; the workspace kept for the next run
+    python bench/bench_dashboard.py --pages all   # every page on the sample collection (the harness's check)
 
 Starts `streamlit run app.py` on a fresh workspace (the harness of tests/e2e), drives Debian's
 headless Chromium, and prints medians with the command and the load average. Nothing here is
@@ -14,12 +17,18 @@ the leaderboard table holding the expected text with the script run finished. Th
 is also given as Playwright sees it (goto, then expect() on the table), whose retries after 100,
 250, 500 and 1000 ms round it up.
 
-With ``--big``, every page (:data:`PAGES`) is opened from the sidebar twice (first visit, then
-cached: after another page) and one widget on it is changed (:data:`WIDGETS`: a cutoff, a
-measure, a system, a query); each is timed in the page from just before the click to the end of
-the script run it started (a MutationObserver on the app's script state, :data:`RUN_END_JS`).
-The second run is bench/data/dev-run.txt with its top 100 of every query re-scored (written once
-beside it as dev-rerank.txt), so that Where it differs finds a re-ranking at depth 100.
+With ``--big`` (or ``--pages`` on the samples), each page of :data:`PAGES` (or of ``--pages``) is
+opened from the sidebar (first visit), then again after a light page (:data:`BETWEEN`: its inputs
+cached), then one widget on it is changed (:data:`WIDGETS`: a cutoff, a measure, a system, a
+query); each is timed in the page from just before the click to the end of the script run it
+started (a MutationObserver on the app's script state, :data:`RUN_END_JS`), and the server's RSS
+is read after each page. A step that does not end within ``--page-timeout`` seconds is recorded as
+"timed out after N s"; the server is then restarted on the same workspace (which stops the
+computation left running) and the next page is timed, so that one slow page does not abort the
+run. The second run is bench/data/dev-run.txt with its top 100 of every query re-scored (written
+once beside it as dev-rerank.txt), so that Where it differs finds a re-ranking at depth 100.
+``--home DIR`` keeps the workspace in DIR: a later run on the same DIR skips the upload (the
+collection "dev" is already there), so that ``--pages`` can split the pages over several runs.
 """
 from __future__ import annotations
 
@@ -37,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 from helpers import LEADERBOARD, TABLE_SHOWN_JS, wait_for_app  # noqa: E402
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 TIMEOUT = 600_000
@@ -46,13 +56,19 @@ PAGES = ("Leaderboard", "Curves", "Compare", "Where it differs", "Fusion", "Quer
 WIDGETS = {   # page -> (kind, label, value): the widget changed on it
     "Leaderboard": ("radio", "Linear", None),                               # a measure (the gain)
     "Curves": ("radio", "AP", None),                                        # a measure
-    "Compare": ("select", "Baseline", "dev-rerank"),                        # a system
+    "Compare": ("select", "Baseline", None),                                # a system (the next one)
     "Where it differs": ("number", "Measure cutoff k (nDCG@k)", "20"),      # a cutoff
     "Fusion": ("number", "RRF k", "30"),                                    # a parameter
     "Query explorer": ("slider", "Cutoff k", None),                         # a cutoff
     "Judgments": ("number", "Top k", "20"),                                 # a cutoff
     "Measure behaviour": ("slider", "α", None),                             # a level
 }
+BETWEEN = "Learn NDCG"   # the page opened between a first and a cached visit: it computes nothing of a run
+COLLECTION = "dev"       # the collection of the two 7M-line runs
+
+
+class StepTimeout(Exception):
+    """A step (a visit or a widget change) whose script run did not end within the page timeout."""
 
 # Installs (once per page load) a record of the script state's changes: [[state, performance.now()], ...].
 WATCH_JS = """() => {
@@ -109,58 +125,106 @@ def gain_switches(page, rounds: int) -> list[float]:
     return times
 
 
-def timed(page, act) -> float:
-    """Seconds from just before ``act()`` (a click or a key) to the end of the script run it caused."""
+def timed(page, act, limit: float) -> float:
+    """Seconds from just before ``act()`` (a click or a key) to the end of the script run it caused;
+    :class:`StepTimeout` when the run has not ended after ``limit`` seconds."""
     page.evaluate(WATCH_JS)
     started = page.evaluate("() => performance.now()")
     act()
     page.wait_for_timeout(300)   # the rerun request reaches the server
-    wait_for_app(page, TIMEOUT)
+    try:
+        wait_for_app(page, limit * 1000)
+    except (TimeoutError, PlaywrightError) as exc:
+        if "Timeout" not in type(exc).__name__ and "imeout" not in str(exc):
+            raise
+        raise StepTimeout(f"timed out after {limit:.0f} s") from exc
     ended = page.evaluate(RUN_END_JS, started)
     return ((ended if ended is not None else page.evaluate("() => performance.now()")) - started) / 1000
 
 
-def open_page(page, name: str) -> float:
+def open_page(page, name: str, limit: float) -> float:
     link = page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=name).first
-    return timed(page, link.click)
+    return timed(page, link.click, limit)
 
 
-def change_widget(page, name: str) -> float:
+def change_widget(page, name: str, limit: float) -> float:
+    """Seconds of the widget change of :data:`WIDGETS` on page ``name`` (the page is shown)."""
     kind, label, value = WIDGETS[name]
     main = page.locator('[data-testid="stMain"]')
     if kind == "radio":
-        where = page if name == "Leaderboard" else main
-        return timed(page, where.get_by_text(label, exact=True).first.click)
+        if name == "Leaderboard":   # the sidebar's gain, whose label goes on ("Linear (rel)")
+            return timed(page, page.locator('[data-testid="stSidebar"]').get_by_text(label).first.click, limit)
+        return timed(page, main.get_by_text(label, exact=True).first.click, limit)
     if kind == "number":
         box = main.get_by_label(label, exact=True).first
         box.fill(value)
-        return timed(page, lambda: box.press("Enter"))
+        return timed(page, lambda: box.press("Enter"), limit)
     if kind == "slider":
-        handle = main.get_by_role("slider", name=label).first
+        handle = main.locator('[data-testid="stSlider"]').filter(has_text=label).locator('input[type="range"]').first
         handle.focus()
-        return timed(page, lambda: handle.press("ArrowRight"))
-    box = main.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+        return timed(page, lambda: handle.press("ArrowRight"), limit)
+    box = main.locator('[data-testid="stSelectbox"]').filter(has_text=label).locator('input[role="combobox"]').first
     box.click()
-    return timed(page, page.get_by_role("option", name=value, exact=True).first.click)
+    if value:
+        return timed(page, page.get_by_role("option", name=value, exact=True).first.click, limit)
+    return timed(page, lambda: (page.keyboard.press("ArrowDown"), page.keyboard.press("Enter")), limit)
 
 
-def every_page(page) -> list[tuple[str, float, float, float]]:
-    """(page, first visit s, cached visit s, widget change s) of every page of :data:`PAGES`."""
-    first = {}
-    for name in PAGES:
-        first[name] = open_page(page, name)
-        print(f"  {name}: first visit {first[name]:.2f} s", flush=True)
+def cell(value: float | str) -> str:
+    return value if isinstance(value, str) else f"{value:.2f}"
+
+
+def every_page(session: Session, names: list[str], limit: float) -> list[tuple]:
+    """(page, first visit, cached visit, widget change, server RSS MB) of each page of ``names``:
+    seconds, or "timed out after N s" / "failed: ..." for a step that did not end."""
     rows = []
-    for name in PAGES:
-        cached = open_page(page, name)
-        try:
-            widget = change_widget(page, name)
-        except Exception as exc:   # a widget not found is reported, the other pages still timed
-            print(f"  {name}: widget change failed ({type(exc).__name__}: {str(exc)[:120]})", flush=True)
-            widget = float("nan")
-        print(f"  {name}: cached {cached:.2f} s, {WIDGETS[name][1]} changed {widget:.2f} s", flush=True)
-        rows.append((name, first[name], cached, widget))
+    for name in names:
+        row: list[float | str] = [name]
+        for step, act in (("first visit", lambda name=name: open_page(session.page, name, limit)),
+                          ("cached visit", lambda name=name: (open_page(session.page, BETWEEN, limit),
+                                                              open_page(session.page, name, limit))[1]),
+                          ("widget change", lambda name=name: change_widget(session.page, name, limit))):
+            if any(isinstance(v, str) and v.startswith(("timed out", "not reached")) for v in row[1:]):
+                row.append("not reached")   # the page never ended: its cache is not filled either
+                continue
+            try:
+                value: float | str = act()
+            except StepTimeout as exc:
+                value = str(exc)
+                session.recover()
+            except Exception as exc:   # a widget not found is reported, the other pages still timed
+                value = f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:100]}"
+                session.recover()
+            row.append(value)
+            print(f"  {name}: {step} {cell(value)}" + (" s" if isinstance(value, float) else ""), flush=True)
+        rss = server_rss_mb(session.server)
+        row.append(rss)
+        print(f"  {name}: server RSS {rss:.0f} MB", flush=True)
+        rows.append(tuple(row))
     return rows
+
+
+class Session:
+    """The browser page of one session on the server, and how to get back to a working one when a
+    step timed out: restart the server on the same workspace (which ends the script run left
+    computing) and open the collection again."""
+
+    def __init__(self, browser, server: AppServer, collection: str | None) -> None:
+        self.browser, self.server, self.collection = browser, server, collection
+        self.page = None
+
+    def open(self) -> None:
+        if self.page is not None:
+            self.page.close()
+        self.page = self.browser.new_page()
+        self.page.goto(self.server.url + (f"/?collection={self.collection}" if self.collection else ""))
+        self.page.locator(LEADERBOARD).first.wait_for(timeout=TIMEOUT)
+        wait_for_app(self.page, TIMEOUT)
+
+    def recover(self) -> None:
+        print("  (restarting the server on the same workspace)", flush=True)
+        self.server.restart()
+        self.open()
 
 
 def reranking(run: Path) -> Path:
@@ -184,6 +248,41 @@ def reranking(run: Path) -> Path:
     return out
 
 
+def upload(page, marker: Path) -> None:
+    """Create the collection "dev" from bench/data/dev-qrels.txt and upload dev-run.txt and its
+    re-ranking on the Data page; ``marker`` is written once both are stored."""
+    data = ROOT / "bench" / "data"
+    qrels, run = data / "dev-qrels.txt", data / "dev-run.txt"
+    second = reranking(run)
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Data").first.click()
+    wait_for_app(page, TIMEOUT)
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="New collection")
+    expander.locator("summary").click()
+    field = expander.get_by_label("Collection name")
+    field.fill(COLLECTION)
+    field.press("Enter")
+    wait_for_app(page, TIMEOUT)
+    box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Qrels (qid iter docno rel)")
+    box.locator('input[type="file"]').set_input_files([str(qrels)])
+    expect(box.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
+    wait_for_app(page, TIMEOUT)
+    expander.get_by_role("button", name="Create collection").click()
+    wait_for_app(page, TIMEOUT)
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text(f"Collection: {COLLECTION}", timeout=TIMEOUT)
+    t = time.perf_counter()
+    box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Runs (TREC format")
+    box.locator('input[type="file"]').set_input_files([str(run), str(second)])
+    expect(page.locator('[data-testid="stTable"]').first).to_contain_text("dev-rerank", timeout=TIMEOUT)
+    stored = time.perf_counter() - t
+    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Leaderboard").first.click()
+    leaderboard_visible(page, "dev-run")
+    wait_for_app(page, TIMEOUT)
+    total = time.perf_counter() - t
+    marker.write_text(f"{COLLECTION}\n")
+    print(f"two 7M-line runs: upload + parse + store {stored:.1f} s; to their leaderboard {total:.1f} s "
+          "end to end", flush=True)
+
+
 def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -203,8 +302,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=5, help="first-screen loads on the warm server")
     parser.add_argument("--big", action="store_true", help="upload bench/data/dev-run.txt (6.98M lines)")
+    parser.add_argument("--pages", default=None,
+                        help=f"comma-separated pages to time, or 'all' (default with --big: all): {', '.join(PAGES)}")
+    parser.add_argument("--page-timeout", type=float, default=180.0,
+                        help="seconds each step of a page (a visit, a widget change) may take before it is "
+                             "recorded as timed out")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="the workspace directory (kept; a later --big run on it skips the upload)")
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="ndcg-lab-bench-"))
+    wanted = [] if args.pages is None and not args.big else list(PAGES) if args.pages in (None, "all") else \
+        [p.strip() for p in args.pages.split(",") if p.strip()]
+    unknown = [p for p in wanted if p not in PAGES]
+    if unknown:
+        parser.error(f"unknown page(s) {', '.join(unknown)}: pick from {', '.join(PAGES)}")
+    home = args.home or Path(tempfile.mkdtemp(prefix="ndcg-lab-bench-"))
+    marker = home / "bench-dev-stored"   # written once the two 7M-line runs are stored in this workspace
     server = AppServer(home=home)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -231,44 +343,28 @@ def main() -> None:
         print(f"gain switch on legal (click to table re-rendered, in the page): {figures(switches)}")
         print(f"server RSS with the samples loaded: {server_rss_mb(server):.0f} MB")
 
+        if args.big and marker.exists():
+            print(f"the workspace {home} already holds the collection {COLLECTION}: no upload", flush=True)
+        elif args.big:
+            upload(page, marker)
         if args.big:
-            data = ROOT / "bench" / "data"
-            qrels, run = data / "dev-qrels.txt", data / "dev-run.txt"
-            second = reranking(run)
-            page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Data").first.click()
-            wait_for_app(page, TIMEOUT)
-            expander = page.locator('[data-testid="stExpander"]').filter(has_text="New collection")
-            expander.locator("summary").click()
-            field = expander.get_by_label("Collection name")
-            field.fill("dev")
-            field.press("Enter")
-            wait_for_app(page, TIMEOUT)
-            box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Qrels (qid iter docno rel)")
-            box.locator('input[type="file"]').set_input_files([str(qrels)])
-            expect(box.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
-            wait_for_app(page, TIMEOUT)
-            expander.get_by_role("button", name="Create collection").click()
-            wait_for_app(page, TIMEOUT)
-            expect(page.locator('[data-testid="stMain"]')).to_contain_text("Collection: dev", timeout=TIMEOUT)
-            t = time.perf_counter()
-            box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Runs (TREC format")
-            box.locator('input[type="file"]').set_input_files([str(run), str(second)])
-            expect(page.locator('[data-testid="stTable"]').first).to_contain_text("dev-rerank", timeout=TIMEOUT)
-            stored = time.perf_counter() - t
-            page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Leaderboard").first.click()
+            page.goto(f"{server.url}/?collection={COLLECTION}")
             leaderboard_visible(page, "dev-run")
             wait_for_app(page, TIMEOUT)
-            total = time.perf_counter() - t
-            print(f"two 7M-line runs: upload + parse + store {stored:.1f} s; to their leaderboard {total:.1f} s "
-                  "end to end")
             switches = gain_switches(page, rounds=3)
             print(f"gain switch with the 7M-line run (click to table re-rendered, in the page): {figures(switches)}")
             print(f"server RSS with the two 7M-line runs loaded: {server_rss_mb(server):.0f} MB", flush=True)
-            rows = every_page(page)
-            print("\n| page | first visit s | cached s | widget | widget change s |\n|---|---:|---:|---|---:|")
-            for name, first, cached, widget in rows:
-                print(f"| {name} | {first:.2f} | {cached:.2f} | {WIDGETS[name][1]} | {widget:.2f} |")
-            print(f"server RSS after every page: {server_rss_mb(server):.0f} MB")
+        page.close()
+        if wanted:
+            session = Session(browser, server, COLLECTION if args.big else None)
+            session.open()
+            print(f"pages on {'the two 7M-line runs' if args.big else 'the samples'}, at most "
+                  f"{args.page_timeout:.0f} s a step; load average before: {load()}", flush=True)
+            rows = every_page(session, wanted, args.page_timeout)
+            print("\n| page | first visit s | cached visit s | widget | widget change s | server RSS MB |\n"
+                  "|---|---:|---:|---|---:|---:|")
+            for name, first, cached, widget, rss in rows:
+                print(f"| {name} | {cell(first)} | {cell(cached)} | {WIDGETS[name][1]} | {cell(widget)} | {rss:,.0f} |")
         print(f"load average after: {load()}")
         browser.close()
     server.stop()

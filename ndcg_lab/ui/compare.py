@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 import metrics
 from metrics import stats
 from metrics.measures import REGISTRY, TREC_MEASURES, Family, expand
+from metrics.report.figures import compare as figs
 from metrics.report.text import TOPIC_LIMIT, format_p, percent, shorten
 from ndcg_lab.ui import scores, state
 from ndcg_lab.ui.paths import view
@@ -44,14 +45,6 @@ def canonical_measures(texts) -> tuple[list[str], list[str]]:
         except metrics.MetricsError as exc:
             errors.append(f"{text}: {exc}")
     return list(dict.fromkeys(good)), errors
-
-
-def _expands(name: str) -> bool:
-    """Whether a trec_eval name stands for measures of graded judgments (the ``prefs`` ones do not)."""
-    try:
-        return bool(expand(name))
-    except metrics.MetricsError:
-        return False
 
 
 @lru_cache(maxsize=1)
@@ -215,6 +208,20 @@ def per_query(frame: pd.DataFrame, measure: str, baseline: str, system: str, top
     return rows
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def query_figures(rows: pd.DataFrame, measure: str, baseline: str, system: str,
+                  tolerance: float) -> dict[str, go.Figure]:
+    """The query-by-query charts of :func:`per_query`'s rows, by their titles on the page, cached on
+    the rows' content: a figure of thousands of bars and points is checked value by value by plotly
+    as it is built, a second or more on every run of the page."""
+    return {"Per-query difference": figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
+                                                    tolerance=tolerance),
+            "Paired scatter": figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
+                                                  tolerance=tolerance),
+            "Distribution of differences": figs.delta_histogram(rows, measure=measure, baseline=baseline,
+                                                                system=system)}
+
+
 def extremes(rows: pd.DataFrame, *, helped: bool, count: int, baseline: str, system: str,
              tolerance: float) -> pd.DataFrame:
     """The ``count`` queries the system helped (or hurt) most, as text cells for st.table."""
@@ -262,8 +269,8 @@ def clicked_qid(event) -> str | None:
     return None
 
 
-def open_query(chart_key: str, qid: str | None, systems: list[str]) -> str | None:
-    """Open ``qid`` in the query explorer when a chart click is new; returns the qid when there is no such page.
+def open_query(chart_key: str, qid: str | None, systems: list[str]) -> None:
+    """Open ``qid`` in the query explorer when a chart click is new.
 
     A chart keeps its selection across reruns, so a click is acted on once: the
     last handled (chart, qid) is remembered until the selection is cleared.
@@ -272,15 +279,13 @@ def open_query(chart_key: str, qid: str | None, systems: list[str]) -> str | Non
     handled = f"_cmp_clicked::{chart_key}"
     if qid is None:
         ss.pop(handled, None)
-        return None
+        return
     if ss.get(handled) == qid:
-        return qid if not Path(QUERY_PAGE).exists() else None
+        return
     ss[handled] = qid
-    if Path(QUERY_PAGE).exists():
-        ss["query_qid"] = qid
-        ss["query_systems"] = list(systems)
-        st.switch_page(QUERY_PAGE)
-    return qid
+    ss["query_qid"] = qid
+    ss["query_systems"] = list(systems)
+    st.switch_page(QUERY_PAGE)
 
 
 def profile_family(measure: str, gain: str) -> str:

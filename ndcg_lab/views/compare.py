@@ -1,6 +1,6 @@
 """Compare: systems against a baseline, query by query, with the statistics to trust the difference."""
 import json
-from pathlib import Path
+from functools import partial
 
 import streamlit as st
 
@@ -130,36 +130,21 @@ st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row[
             f"{row['ties']}, worse on {row['losses']} of {n_queries} queries.")
 
 charts = {}
-charts["Per-query difference"] = figs.delta_bars(rows, measure=measure, baseline=baseline, system=system,
-                                                 tolerance=tolerance)
-has_query_page = Path(ui.QUERY_PAGE).exists()
-st.caption("Per-query Δ, most helped first." + (" Click a bar to open the query in the query explorer."
-                                                  if has_query_page else ""))
+charts.update(ui.query_figures(rows, measure, baseline, system, tolerance))
+st.caption("Per-query Δ, most helped first. Click a bar to open the query in the query explorer.")
 event = plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                         selection_mode="points", key="cmp_delta_chart")
-shown_qid = ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
+ui.open_query("delta", ui.clicked_qid(event), [baseline, system])
 
 left, right = st.columns(2)
-charts["Paired scatter"] = figs.paired_scatter(rows, measure=measure, baseline=baseline, system=system,
-                                               tolerance=tolerance)
 with left:
     st.markdown("**Baseline against system, per query** (above the diagonal: improved)")
     scatter = plotly_chart(charts["Paired scatter"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                               selection_mode="points", key="cmp_scatter_chart")
-    shown_qid = ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system]) or shown_qid
-charts["Distribution of differences"] = figs.delta_histogram(rows, measure=measure, baseline=baseline,
-                                                             system=system)
+    ui.open_query("scatter", ui.clicked_qid(scatter), [baseline, system])
 with right:
     st.markdown("**Distribution of the differences**")
     plotly_chart(charts["Distribution of differences"], width="stretch", config=FIGURE_CONFIG)
-
-if shown_qid is not None:
-    picked_row = rows[rows["qid"] == shown_qid]
-    if len(picked_row):
-        r = picked_row.iloc[0]
-        st.info(f"Query **{md(shown_qid)}**{': ' + md(report_text.shorten(r['text'])) if r['text'] else ''} — "
-                f"{md(baseline)} "
-                f"{r['baseline']:.4f}, {md(system)} {r['system']:.4f}, Δ {r['delta']:+.4f}.")
 
 for column, helped, title, none in zip(st.columns(2), (True, False), ("Helped most", "Hurt most"),
                                        ("No query improved.", "No query got worse.")):
@@ -213,10 +198,13 @@ if len(systems) >= 2:
 
 profile_stamp = {**stamp, "family": family, **({"scores": "raw"} if kind == "z" else {})}
 d1, d2, d3 = st.columns(3)
-d1.download_button("Download charts (HTML)", figs.figures_html(charts, f"{system} vs {baseline} · {sel.collection}"),
+# Made on a click (a callable): the charts' page and the per-query rows of thousands of queries are
+# megabytes that a run would otherwise build and send each time.
+d1.download_button("Download charts (HTML)",
+                   partial(figs.figures_html, dict(charts), f"{system} vs {baseline} · {sel.collection}"),
                    file_name=f"compare-{system}-vs-{baseline}.html", mime="text/html")
 per_query_export = rows.rename(columns={"baseline": baseline, "system": system}).set_index("qid")
-d2.download_button("Per-query Δ (CSV)", export.to_csv(per_query_export, {**stamp, "measure": measure}),
+d2.download_button("Per-query Δ (CSV)", partial(export.to_csv, per_query_export, {**stamp, "measure": measure}),
                    file_name=f"per-query-{system}-vs-{baseline}.csv", mime="text/csv")
-d3.download_button("Cutoff profile (CSV)", export.to_csv(prof.set_index("k"), profile_stamp),
+d3.download_button("Cutoff profile (CSV)", partial(export.to_csv, prof.set_index("k"), profile_stamp),
                    file_name=f"profile-{system}-vs-{baseline}.csv", mime="text/csv")

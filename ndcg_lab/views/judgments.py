@@ -6,8 +6,8 @@ from metrics.analysis import judgments
 from metrics.report import methods
 from metrics.report.figures import curves as figures
 from metrics.report.figures import judgments as jfig
+from ndcg_lab.ui import curves, paths, state
 from ndcg_lab.ui import judgments as ju
-from ndcg_lab.ui import paths, state
 from ndcg_lab.ui.charts import plotly_chart
 from ndcg_lab.ui.text import md, plain_frame
 
@@ -30,8 +30,8 @@ tab_unjudged, tab_negatives, tab_pool = st.tabs(["Unjudged documents", "Hard neg
 # ------------------------------------------------------------------ unjudged documents
 with tab_unjudged:
     st.subheader("Judged@k")
-    plotly_chart(jfig.judged_curve(state.curves(sel, "Judged"), colors=colors), config=figures.FIGURE_CONFIG,
-                    key="judged_curve")
+    plotly_chart(jfig.judged_curve(curves.mean_curves(sel, "Judged", False)[0], colors=colors),
+                 config=figures.FIGURE_CONFIG, key="judged_curve")
     k_warn = 10
     warnings = judgments.judged_warnings(ju.judged_means(sel, k_warn))
     for row in warnings.itertuples():

@@ -73,18 +73,9 @@ if ss.get("qe_qid") not in options or (search.strip() and ss.get("_qe_last_searc
 ss["_qe_last_search"] = search
 
 
-def _label(qid: str) -> str:
-    row = order.loc[qid]
-    text = topic_text.get(qid, "")
-    label = f"{qid} · {text[:70]}" if text else qid
-    label += f" · mean {row['mean']:.3f}"
-    if "difference" in order.columns:
-        label += f" · A−B {row['difference']:+.3f}"
-    return label
-
-
+labels = view.query_labels(order, topic_text, options)
 qid = st.selectbox(f"Query ({len(options)} shown, ordered by {order_by})", options, key="qe_qid",
-                   format_func=_label)
+                   format_func=labels.__getitem__)
 ss["_qe_last_qid"] = qid
 st.query_params["qid"] = qid
 

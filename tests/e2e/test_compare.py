@@ -1,6 +1,8 @@
 """Compare page in a real browser: bm25_ce against bm25 on the legal sample agrees with the CLI."""
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def test_compare_page_agrees_with_the_cli(app_server, page, open_app, wait_for_app, legal_cli_comparison):
     expected = legal_cli_comparison
@@ -33,6 +35,17 @@ def test_compare_page_agrees_with_the_cli(app_server, page, open_app, wait_for_a
     chart.scroll_into_view_if_needed()
     chart.locator(".barlayer .point").first.wait_for()
     assert chart.locator(".barlayer .point").count() == 50  # one bar per query
+
+    # the per-query export is made on the click: its rows are the 50 queries, bm25_ce's mean the table's
+    button = main.get_by_role("button", name="Per-query Δ (CSV)")
+    button.scroll_into_view_if_needed()
+    with page.expect_download() as download:
+        button.click()
+    lines = [line for line in Path(download.value.path()).read_text().splitlines() if not line.startswith("#")]
+    header = lines[0].split(",")
+    assert header[:4] == ["qid", "bm25", "bm25_ce", "delta"] and len(lines) == 51
+    ce = [float(line.split(",")[header.index("bm25_ce")]) for line in lines[1:]]
+    assert f"{sum(ce) / len(ce):.4f}" == cells["Mean"]
 
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, exceptions.first.inner_text()

@@ -147,23 +147,29 @@ def _open_query_script():
 
     from ndcg_lab.ui import compare
 
-    page, compare.QUERY_PAGE = compare.QUERY_PAGE, compare.QUERY_PAGE + ".absent"   # no query page: the qid back
+    switched: list[str] = []
+    switch, st.switch_page = st.switch_page, switched.append   # record where it goes, stay on this script
     try:
-        st.session_state["first"] = compare.open_query("chart", "q1", ["a"])
-        st.session_state["again"] = compare.open_query("chart", "q1", ["a"])
-        st.session_state["cleared"] = compare.open_query("chart", None, ["a"])
+        compare.open_query("chart", "q1", ["a", "b"])
+        compare.open_query("chart", "q1", ["a", "b"])   # the same selection on the next rerun: nothing
+        st.session_state["handled"] = "_cmp_clicked::chart" in st.session_state
+        compare.open_query("chart", None, ["a", "b"])   # the selection cleared
+        st.session_state["cleared"] = "_cmp_clicked::chart" not in st.session_state
+        compare.open_query("chart", "q1", ["a", "b"])   # clicked again: opened again
     finally:
-        compare.QUERY_PAGE = page
-    st.session_state["handled"] = "_cmp_clicked::chart" in st.session_state
+        st.switch_page = switch
+    st.session_state["switched"] = switched
 
 
 def test_open_query_acts_on_a_click_once():
+    from ndcg_lab.ui import compare
+
     at = AppTest.from_function(_open_query_script)
     at.run()
     assert_ok(at)
-    assert (at.session_state["first"], at.session_state["again"], at.session_state["cleared"]) == ("q1", "q1", None)
-    assert at.session_state["handled"] is False
-    assert "query_qid" not in at.session_state
+    assert at.session_state["switched"] == [compare.QUERY_PAGE, compare.QUERY_PAGE]
+    assert at.session_state["handled"] is True and at.session_state["cleared"] is True
+    assert at.session_state["query_qid"] == "q1" and at.session_state["query_systems"] == ["a", "b"]
 
 
 def test_significance_markers_are_the_comparison_markers(legal):

@@ -116,3 +116,13 @@ def test_text_section_draws_the_sample_topics(legal):
     assert disagree[spread_column].iloc[0] == pytest.approx(spread.iloc[0])
     assert len(disagree) == 10
     assert overlap["retrieved"].tolist() == [10 * 50, 10 * 50]   # both runs have >= 10 documents per query
+
+
+def test_query_labels_name_the_topic_the_mean_and_the_difference():
+    order = pd.DataFrame({"mean": [0.25, 0.5004], "difference": [-0.125, 0.0625]},
+                         index=pd.Index(["7", "12"], name="qid"))
+    topics = {"12": "negligence " + "x" * 80}
+    labels = query.query_labels(order, topics, ["12", "7"])
+    assert labels == {"12": f"12 · negligence {'x' * 59} · mean 0.500 · A−B +0.062",
+                      "7": "7 · mean 0.250 · A−B -0.125"}
+    assert query.query_labels(order[["mean"]], {}, ["7"]) == {"7": "7 · mean 0.250"}

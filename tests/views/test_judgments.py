@@ -1,9 +1,11 @@
 """The Judgments page in AppTest on the legal sample: chart, strategy table, warnings and the TSV export."""
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.runtime import memory_media_file_storage
 
@@ -44,6 +46,13 @@ def legal_ranked():
     return qrels, {p.stem: rank(metrics.read_run(p), qrels) for p in sorted(LEGAL.glob("*.run"))}
 
 
+def plotly_values(value) -> list:
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64, plotly >= 6)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return list(value)
+
+
 def charts(at) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
@@ -53,6 +62,13 @@ def test_page_shows_judged_curve_strategy_table_and_warning(app):
     judged = [f for f in figures if f["layout"].get("yaxis", {}).get("title", {}).get("text") == "Judged@k"]
     assert judged, "no Judged@k chart"
     assert sorted(t["name"] for t in judged[0]["data"]) == ["bm25", "bm25_ce", "bm25_qe", "dense"]
+    # each line is the engine's mean Judged@k over the queries
+    engine = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", sorted(LEGAL.glob("*.run")),
+                                            ["Judged@1", "Judged@10", "Judged@50"]))
+    for trace in judged[0]["data"]:
+        line = dict(zip(plotly_values(trace["x"]), plotly_values(trace["y"])))
+        for k in (1, 10, 50):
+            assert line[k] == pytest.approx(engine.loc[trace["name"], f"Judged@{k}"], abs=1e-12), (trace["name"], k)
 
     table = app.table[0].value
     assert "condensed (judged only)" in table.columns and "rank (condensed)" in table.columns

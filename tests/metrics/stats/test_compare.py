@@ -74,3 +74,25 @@ def test_difference_profile_aligns_queries_and_cutoffs():
     assert prof["diff"].to_numpy() == pytest.approx([(1 - 1 + 1) / 3, (0.5 - 0.5 + 1) / 3, (0.5 - 0.5 + 1) / 3])
     assert (prof["ci_low"] <= prof["diff"]).all() and (prof["diff"] <= prof["ci_high"]).all()
     pd.testing.assert_frame_equal(prof, stats.difference_profile(base, system, resamples=2000, seed=0))
+
+
+@pytest.mark.parametrize("block", [2**18, 2**22, 1])
+def test_difference_profile_draws_the_package_resamples(monkeypatch, block):
+    """The profile's blocked matmul draws the same resamples as bootstrap_means: on values in
+    eighths every sum is exact in any order, so the intervals agree to the bit; blocks of several
+    resample chunks (2**18: four chunks of 131 rows to a block of 524, the last one short), one
+    block for all, and one chunk a block."""
+    from metrics.stats import comparison
+
+    monkeypatch.setattr(comparison, "_PROFILE_BLOCK", block)
+    rng = np.random.default_rng(3)
+    qids = pd.Index([f"q{i}" for i in range(500)], name="qid")
+    ks = pd.RangeIndex(1, 31, name="k")
+    base = pd.DataFrame(rng.integers(0, 9, (500, 30)) / 8, index=qids, columns=ks)
+    system = pd.DataFrame(rng.integers(0, 9, (500, 30)) / 8, index=qids, columns=ks)
+    prof = stats.difference_profile(base, system, resamples=3000, seed=11)
+    d = (system.sort_index() - base.sort_index()).to_numpy()
+    tail = (1.0 - stats.DEFAULT_LEVEL) / 2.0
+    low, high = np.quantile(stats.bootstrap_means(d, resamples=3000, seed=11), [tail, 1.0 - tail], axis=0)
+    np.testing.assert_array_equal(prof["ci_low"].to_numpy(), low)
+    np.testing.assert_array_equal(prof["ci_high"].to_numpy(), high)
