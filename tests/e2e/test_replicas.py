@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from metrics import settings
+from metrics.store.workspaces import WorkspaceRegistry
 from metrics.tasks import Tasks
 from metrics.tasks import views as task_views
 from ndcg_lab.deploy.nginx import COOKIE
@@ -85,22 +86,66 @@ def test_a_teams_members_on_two_processes_hit_the_cap_exactly(deployment, visito
     assert sorted(s.team_name for s in stored) == ["T0", "T1"]
 
 
-def test_a_killed_process_its_visitor_goes_on_with_the_other_and_keeps_the_workspace(deployment, visitor, tmp_path):
+CONNECTION = '[data-testid="stApp"]'
+
+
+def connection_state(page) -> str:
+    return page.locator(CONNECTION).get_attribute("data-test-connection-state") or ""
+
+
+def stored_runs(deployment, token: str) -> dict[str, int]:
+    """{run name: rows} of the workspace of ``token``, read from the home as a process of the
+    deployment reads it (taking turns on the file); every run loaded whole."""
+    config = settings.load({"NDCG_LAB_HOME": str(deployment.home), "NDCG_LAB_MODE": "shared",
+                            "NDCG_LAB_DEPLOYMENT": f"port{deployment.port}"})
+    registry = WorkspaceRegistry(config)
+    try:
+        workspace = registry.open(token).workspace
+        return {run.name: len(workspace.load_run(c.name, run.name))
+                for c in workspace.collections() for run in workspace.runs(c.name)}
+    finally:
+        registry.close()
+
+
+def test_a_killed_process_its_visitor_reconnects_to_the_other_and_keeps_the_workspace(deployment, visitor, tmp_path):
     first, second = deployment.ports
-    page = visitor()
+    page, reader = visitor(), visitor()
     deployment.pin(page, first)
     token = arrive(page, deployment.url)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "before.run")])
-    deployment.kill(first)
-    # The visitor's next load: nginx sends it to the live process (its own is down or starting
-    # again), which opens the workspace from the token in the address; the cookie follows.
-    open_app(page, page.url)
-    expect(runs_table(page)).to_contain_text("before", timeout=TIMEOUT)
+    link = view_link(page)
+    page.evaluate("window.ndcgLabSamePage = true")       # gone if the browser loads the page again
+    during = variant_run(LEGAL / "dense.run", tmp_path, "during.run")
+    box = page.locator('[data-testid="stFileUploader"]').filter(has_text=RUNS_LABEL)
+    box.locator('input[type="file"]').set_input_files(str(during))
+    deployment.kill(first)                                # while the upload is sent and stored
+    # Streamlit's frontend loses its websocket, asks nginx for the health check and the websocket
+    # again: its own process refuses, nginx sends both to the other one, which runs the page
+    # again from the address (the token), and the cookie follows it.
+    page.wait_for_function(f"document.querySelector('{CONNECTION}')"
+                           ".getAttribute('data-test-connection-state') !== 'CONNECTED'", timeout=TIMEOUT)
+    page.wait_for_function(f"document.querySelector('{CONNECTION}')"
+                           ".getAttribute('data-test-connection-state') === 'CONNECTED'", timeout=TIMEOUT)
+    wait_for_app(page)
+    assert page.evaluate("window.ndcgLabSamePage === true")   # reconnected, not reloaded
+    assert connection_state(page) == "CONNECTED"
     assert deployment.served_by(next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)) == second
-    upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "dense.run", tmp_path, "after.run")])
-    expect(runs_table(page)).to_contain_text("after", timeout=TIMEOUT)
     assert TOKEN_IN_URL.search(page.url).group(1) == token
-    open_app(page, f"{deployment.url}/data?ws={token}")
     expect(runs_table(page)).to_contain_text("before", timeout=TIMEOUT)
+    lines = {name: len(path.read_text().splitlines())
+             for name, path in [("before", tmp_path / "before.run"), ("during", during)]}
+    stored = stored_runs(deployment, token)   # the run sent at the kill: kept whole, or not at all
+    assert stored["before"] == lines["before"]
+    assert stored.get("during", lines["during"]) == lines["during"]
+
+    after = variant_run(LEGAL / "bm25_qe.run", tmp_path, "after.run")
+    upload(page, wait_for_app, RUNS_LABEL, [after])
     expect(runs_table(page)).to_contain_text("after", timeout=TIMEOUT)
+    assert page.evaluate("window.ndcgLabSamePage === true")
+    open_app(reader, link)                                  # the read-only link, from before the kill
+    expect(main(reader)).to_contain_text("read-only link", timeout=TIMEOUT)
+    go_to(reader, wait_for_app, "Data")
+    expect(runs_table(reader)).to_contain_text("before", timeout=TIMEOUT)
+    expect(runs_table(reader)).to_contain_text("after", timeout=TIMEOUT)
+    assert stored_runs(deployment, token)["after"] == len(after.read_text().splitlines())
