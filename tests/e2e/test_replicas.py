@@ -5,18 +5,27 @@ answers, nothing is lost.
   writes at their next run;
 - a team's two members on the two processes submit to a task with a cap of one: one run stored,
   one refused;
-- a process SIGKILLed: its visitor's browser reconnects through nginx to the other process and
-  keeps its workspace, and writes again.
+- a process SIGKILLed while its visitor uploads: the browser reconnects through nginx to the other
+  process by itself (no reload), keeps its workspace and its read-only link, finds every stored
+  run whole on disk (the one sent at the kill kept whole or not at all), and uploads again;
+- a live check answered through both processes: each phone counted once, whichever process it
+  comes back through, and the projector on one process follows the answers given on the other;
+- a short link made on one process opens through the other.
 
 Each browser is pinned to a process by the proxy's own affinity cookie
 (:meth:`tests.e2e.replicas.Deployment.pin`, read back from nginx's access log).
 """
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 from playwright.sync_api import expect
 
 from metrics import settings
+from metrics.analysis import lessons
+from metrics.analysis.lessons import from_spec
+from metrics.store.live import LiveChecks
 from metrics.store.workspaces import WorkspaceRegistry
 from metrics.tasks import Tasks
 from metrics.tasks import views as task_views
@@ -29,6 +38,7 @@ from tests.e2e.helpers import (
     arrive,
     go_to,
     main,
+    no_exception,
     open_app,
     runs_table,
     sidebar,
@@ -37,6 +47,7 @@ from tests.e2e.helpers import (
     wait_for_app,
 )
 from tests.e2e.replicas import deployment_fixture  # noqa: F401  (the fixture `deployment`)
+from tests.e2e.test_classroom import SPEC, answer, sent_already
 from tests.e2e.test_tasks import rush_task, submit
 
 pytestmark = pytest.mark.visitor(timezone="Europe/Paris")
@@ -149,3 +160,44 @@ def test_a_killed_process_its_visitor_reconnects_to_the_other_and_keeps_the_work
     expect(runs_table(reader)).to_contain_text("before", timeout=TIMEOUT)
     expect(runs_table(reader)).to_contain_text("after", timeout=TIMEOUT)
     assert stored_runs(deployment, token)["after"] == len(after.read_text().splitlines())
+
+
+def test_a_live_check_answered_through_both_processes_counts_each_phone_once(deployment, visitor):
+    first, second = deployment.ports
+    checks = LiveChecks(deployment.home)
+    check, _key = checks.open(lessons.encode([from_spec(SPEC)]), minutes=30)
+    room = visitor()
+    deployment.pin(room, second)
+    open_app(room, f"{deployment.url}/learn?live={check.code}&view=projector")
+    expect(room.locator(".pj-status")).to_contain_text("0 answers", timeout=TIMEOUT)
+    phones = []
+    for count, (port, value) in enumerate([(first, "0.70"), (second, "0.704"), (first, "70%")], start=1):
+        phone = visitor()
+        deployment.pin(phone, port)
+        answer(phone, deployment, check.code, value)
+        phones.append(phone)
+        # the projector on the second process redraws by itself: nothing is clicked on it
+        expect(room.locator(".pj-status")).to_contain_text(f"{count} answer", timeout=TIMEOUT)
+    deployment.pin(phones[0], second)              # the first phone again, now through the other process
+    open_app(phones[0], f"{deployment.url}/learn?live={check.code}")
+    sent_already(phones[0])
+    tally = {(t.answer, t.n, t.correct) for t in checks.tally(check.code)}
+    checks.close()
+    assert tally == {("0.7", 2, True), ("0.704", 1, False)}
+    expect(room.locator(".pj-status")).to_contain_text("3 answers", timeout=TIMEOUT)
+
+
+def test_a_short_link_made_on_one_process_opens_through_the_other(deployment, visitor):
+    first, second = deployment.ports
+    maker, reader = visitor(), visitor()
+    deployment.pin(maker, first)
+    open_app(maker, f"{deployment.url}/learn?lesson=sandbox")
+    main(maker).get_by_text("Short link and QR code: this sandbox").click()
+    url = main(maker).locator('[data-testid="stExpander"] [data-testid="stCode"] code').last.text_content().strip()
+    assert url.startswith(f"{deployment.url}/s/")
+    route = deployment.pin(reader, second)
+    open_app(reader, url)
+    assert urlsplit(reader.url).path == "/learn"
+    assert parse_qs(urlsplit(reader.url).query) == parse_qs(urlsplit(maker.url).query)
+    assert deployment.served_by(route) == second
+    no_exception(reader)
