@@ -10,13 +10,16 @@ answers, nothing is lost.
   run whole on disk (the one sent at the kill kept whole or not at all), and uploads again;
 - a live check answered through both processes: each phone counted once, whichever process it
   comes back through, and the projector on one process follows the answers given on the other;
-- a short link made on one process opens through the other.
+- a short link made on one process opens through the other;
+- a team's run file held by a process killed before the Submit: after the reconnect the press
+  asks for the file again, nothing is stored, and the file chosen again is stored once.
 
 Each browser is pinned to a process by the proxy's own affinity cookie
 (:meth:`tests.e2e.replicas.Deployment.pin`, read back from nginx's access log).
 """
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -201,3 +204,44 @@ def test_a_short_link_made_on_one_process_opens_through_the_other(deployment, vi
     assert parse_qs(urlsplit(reader.url).query) == parse_qs(urlsplit(maker.url).query)
     assert deployment.served_by(route) == second
     no_exception(reader)
+
+
+def up(deployment, port: int) -> None:
+    """Until the process on ``port`` answers its health check (the supervisor restarts a killed one)."""
+    for _ in range(600):
+        if deployment._healthy(port):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the process on {port} did not come back")
+
+
+def test_a_team_whose_process_dies_before_its_submit_is_asked_for_the_file_again(deployment, visitor, tmp_path):
+    first, second = deployment.ports
+    tasks = Tasks(settings.load({"NDCG_LAB_HOME": str(deployment.home), "NDCG_LAB_PUBLIC_URL": f"{deployment.url}/"}))
+    links, team_links, runs = rush_task(tasks, 1, tmp_path)
+    page = visitor()
+    up(deployment, first)                        # started again after an earlier test's kill
+    deployment.pin(page, first)
+    open_app(page, team_links[0])
+    form = main(page).locator('[data-testid="stForm"]')
+    form.locator('input[type="file"]').set_input_files(str(runs[0]))
+    expect(form.locator('[data-testid="stFileChipName"]')).to_have_count(1, timeout=TIMEOUT)
+    expect(form.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=TIMEOUT)
+    page.evaluate("window.ndcgLabSamePage = true")
+    deployment.kill(first)                       # the file is in the dead process's memory only
+    page.wait_for_function(f"document.querySelector('{CONNECTION}')"
+                           ".getAttribute('data-test-connection-state') !== 'CONNECTED'", timeout=TIMEOUT)
+    page.wait_for_function(f"document.querySelector('{CONNECTION}')"
+                           ".getAttribute('data-test-connection-state') === 'CONNECTED'", timeout=TIMEOUT)
+    wait_for_app(page)
+    form.get_by_role("button", name="Submit").click()
+    wait_for_app(page)
+    expect(main(page)).to_contain_text("Choose a run file first", timeout=TIMEOUT)   # the file died with its process
+    no_exception(page)
+    assert [s for s in task_views.view(tasks.open(links.instructor)).submissions if s.team is not None] == []
+    submit(page, runs[0])                         # chosen again: stored by the live process
+    expect(main(page)).to_contain_text("scored on the public topics", timeout=TIMEOUT)
+    assert page.evaluate("window.ndcgLabSamePage === true")
+    assert deployment.served_by(next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)) == second
+    stored = [s for s in task_views.view(tasks.open(links.instructor)).submissions if s.team is not None]
+    assert [s.team_name for s in stored] == ["T0"]
