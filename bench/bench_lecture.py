@@ -6,8 +6,9 @@ on 1 and on 2 app processes behind nginx (``ndcg-lab app --replicas N``).
 
 Each student is a websocket session of Streamlit's own protocol (bench/stclient.py, no browser)
 opening ``/learn?lesson=discount`` and waiting for its first script run to finish: "ready" is the
-seconds from the burst's start to that. Every process is warmed first by one session (its first
-run imports the libraries: measured apart as "cold"). Throughput is students per second of the
+seconds from the burst's start to that. The supervisor warms every process before nginx opens
+(:mod:`ndcg_lab.deploy.warm`: its first run imports the libraries); the bench's first session of
+each process, measured apart, shows what is left of a cold start. Throughput is students per second of the
 burst (count / the last one's ready time). The teams open their team links first, then submit
 one run each (a cap of one) at random times within a minute (bench/bench_tasks.py's socket
 class). Prints a Markdown section for bench/RESULTS.md with the machine's load. Run it alone,
@@ -94,7 +95,7 @@ def load() -> str:
 
 
 async def warm(deployment: Deployment) -> list[float]:
-    """One session per process (its first run imports everything): the seconds of each."""
+    """One session per process, the first after the supervisor's warm-up: the seconds of each."""
     seconds = []
     for port in deployment.ports:
         began = time.perf_counter()
@@ -156,7 +157,7 @@ def main(argv=None) -> int:
                 url = f"{deployment.url}/{LESSON}"
                 cold = asyncio.run(warm(deployment))
                 single = asyncio.run(alone(url))
-                extra.append(f"- {processes} process(es): first run of each process (cold) "
+                extra.append(f"- {processes} process(es): first session of each process after its warm-up "
                              f"{', '.join(f'{c:.2f}' for c in cold)} s; one student alone, warm: median {single:.2f} s")
                 for count in args.students:
                     result = asyncio.run(burst(url, count))

@@ -100,6 +100,13 @@ class AppSession:
 
     async def open(self) -> AppSession:
         """Connect as a browser opening the link does, and wait for the first script run to end."""
+        await self.connect()
+        await self.rerun([])
+        await self.idle()
+        return self
+
+    async def connect(self) -> AppSession:
+        """The health check (its cookies) and the websocket, with no script run asked for yet."""
         response = await asyncio.to_thread(self.http.get, f"{self.base}/_stcore/health", timeout=self.timeout)
         response.raise_for_status()
         self.xsrf = self.http.cookies.get(XSRF_COOKIE, "")
@@ -109,8 +116,6 @@ class AppSession:
                                      ping_interval=None, open_timeout=self.timeout,
                                      additional_headers=self._cookies())
         self._reader = asyncio.create_task(self._read())
-        await self.rerun([])
-        await self.idle()
         return self
 
     def _cookies(self) -> dict[str, str] | None:

@@ -6,7 +6,7 @@ draws nothing.
 """
 import streamlit as st
 
-from ndcg_lab.ui import admission, contrast, keyboard, projector, share, state
+from ndcg_lab.ui import admission, contrast, keyboard, projector, reconnect, session, share, state
 from ndcg_lab.ui.paths import PACKAGE
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -33,6 +33,8 @@ def main() -> None:
     st.set_page_config(page_title="nDCG Lab", page_icon=":material/monitoring:", layout="wide")
     # A projector view (ndcg_lab.ui.projector) draws nothing of the workbench: no menu, no sidebar.
     on_projector = projector.requested()
+    if session.settings().deployment is not None:   # several processes: a reconnect may reach another
+        reconnect.rerun_on_reconnect()
     with admission.admitted():  # a burst of visitors is served in order of arrival
         navigation = st.navigation([
             st.Page(PACKAGE / path, title=title, icon=icon, default=(i == 0))

@@ -22,7 +22,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .tables import Layout
 
 __all__ = ["Connection", "WorkspaceLocked", "file_lock", "release_file_lock", "open_error", "first_line",
-           "take_lock_file", "share_between_processes", "shared_between_processes", "TURN_WAIT", "IDLE_CLOSE", "TICK"]
+           "take_lock_file", "in_turn", "share_between_processes", "shared_between_processes", "TURN_WAIT",
+           "IDLE_CLOSE", "TICK"]
 
 TURN_WAIT = 30.0   # seconds an operation waits for a file another process of the deployment holds
 IDLE_CLOSE = 2.0   # seconds a file shared between processes stays open while idle
@@ -134,16 +135,25 @@ class Connection:
 
     def replace_file(self, copy) -> bool:
         """Close the connection, put the finished database file ``copy`` in place of this one and
-        let the next operation reopen it; False (nothing done) while an operation uses it."""
+        let the next operation reopen it; False (nothing done) while an operation uses it, or when
+        processes share the file and this one's turn ended since the copy was made."""
         with self.state:
             if self.users or self.closed is not None or self.path == ":memory:":
                 return False
-            self._shut()
-            os.replace(copy, self.path)
+            if self.turn is None and shared_between_processes(self.path):
+                return False     # the turn went to another process since the copy was made
+            # The turn is kept until the copy is in place: no other process opens the old file meanwhile.
+            turn, self.turn = self.turn, None
             try:
-                os.unlink(f"{self.path}.wal")   # a log of the old file must never replay onto the copy
-            except FileNotFoundError:
-                pass
+                self._shut()
+                os.replace(copy, self.path)
+                try:
+                    os.unlink(f"{self.path}.wal")   # a log of the old file must never replay onto the copy
+                except FileNotFoundError:
+                    pass
+            finally:
+                if turn is not None:
+                    _give_turn(str(self.path), turn)
             return True
 
     def close(self, reason: Callable[[], MetricsError]) -> None:
@@ -240,6 +250,20 @@ def shared_between_processes(path: Path | str) -> bool:
         return False
     resolved = Path(path).resolve()
     return any(folder == resolved.parent or folder in resolved.parents for folder in _SHARED_FOLDERS)
+
+
+@contextmanager
+def in_turn(path: Path | str) -> Iterator[None]:
+    """The block runs in this process's turn on the file ``path`` when processes share it (else at
+    once): a change of the file's neighbours (a compaction's copy) never meets another process's."""
+    if not shared_between_processes(path):
+        yield
+        return
+    turn = take_lock_file(Path(path), time.monotonic() + TURN_WAIT)
+    try:
+        yield
+    finally:
+        _give_turn(str(path), turn)
 
 
 def _want(path: Path | str) -> str:

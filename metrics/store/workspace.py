@@ -41,7 +41,7 @@ from ..errors import MetricsError
 from . import tables
 from .cached import Cached
 from .collections import Collections
-from .connection import Connection, WorkspaceLocked, file_lock, first_line, release_file_lock
+from .connection import Connection, WorkspaceLocked, file_lock, first_line, in_turn, release_file_lock
 from .extras import Extras
 from .ranked import RankedCache
 from .records import CollectionInfo, QrelsInfo, Quota, QuotaExceeded, ReadOnlyWorkspace, RunInfo, Usage
@@ -119,7 +119,8 @@ class Workspace(Collections, Runs, Extras, Cached, Shared, Space):
         self._cache = RankedCache(cache_folder(self.path), writable=not read_only) \
             if isinstance(self.path, Path) else None   # ":memory:" has no folder
         if isinstance(self.path, Path) and not read_only:
-            remove_copy(compact_path(self.path))   # a compaction a killed process left unfinished
+            with in_turn(self.path):   # another process may be writing its copy now
+                remove_copy(compact_path(self.path))   # a compaction a killed process left unfinished
         try:
             self._schema = self._prepare()
             self._tidy_cache()  # files a killed process or an older version left

@@ -20,14 +20,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import requests
+import websockets
+
 from metrics.errors import MetricsError
-from ndcg_lab.deploy import nginx
+from ndcg_lab.deploy import nginx, warm
 
 __all__ = ["Deployment", "public_address", "nginx_binary", "RUN_FOLDER", "MAX_REPLICAS"]
 
@@ -143,6 +147,28 @@ class Deployment:
         raise MetricsError(f"the app process on port {port} did not answer in {START_TIMEOUT:g} s",
                            source=str(self.run / f"app-{port}.log"), fix="read its log")
 
+    def warm_up(self, ports: Sequence[int]) -> None:
+        """Each process's first script run (:mod:`.warm`), all at once, before the class arrives; a
+        process that fails it is only reported (its first visitor then pays the run)."""
+        def one(port: int) -> None:
+            try:
+                warm.warm_up(f"http://127.0.0.1:{port}")
+            except (OSError, TimeoutError, requests.RequestException, websockets.WebSocketException) as exc:
+                print(f"the app process on port {port} was not warmed up: {exc}", file=sys.stderr, flush=True)
+
+        threads = [threading.Thread(target=one, args=(port,), daemon=True) for port in ports]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def _warm_when_healthy(self, port: int) -> None:
+        try:
+            self.wait_healthy(port, time.monotonic() + START_TIMEOUT)
+        except MetricsError:
+            return     # the supervisor starts it again
+        self.warm_up([port])
+
     def start(self) -> None:
         """Every process (healthy), then nginx; on any failure everything started is stopped."""
         config = self.prepare()
@@ -153,6 +179,7 @@ class Deployment:
             deadline = time.monotonic() + START_TIMEOUT
             for port in self.ports:
                 self.wait_healthy(port, deadline)
+            self.warm_up(self.ports)
             with open(self.run / "nginx.out", "ab") as log:
                 self.proxy = subprocess.Popen([binary, "-p", str(self.run), "-c", str(config),
                                                "-e", str(self.run / "error.log")],
@@ -178,6 +205,7 @@ class Deployment:
                     print(f"the app process on port {port} ended (code {process.returncode}); starting it again",
                           file=sys.stderr, flush=True)
                     self.start_process(port)
+                    threading.Thread(target=self._warm_when_healthy, args=(port,), daemon=True).start()
         return 0
 
     def stop(self) -> None:

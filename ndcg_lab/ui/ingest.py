@@ -9,6 +9,7 @@ stop it half-way. Its ``file_id`` is remembered so that later reruns do not stor
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import DeletedFile
 
 import metrics
 from metrics import io
@@ -24,11 +25,13 @@ def _seen() -> set:
 
 
 def new_files(files) -> list:
-    """Uploaded files not yet handled in this session."""
+    """Uploaded files not yet handled in this session. A file this server process does not hold
+    (Streamlit's ``DeletedFile``: uploaded to a process that died, before the browser reconnected
+    to this one) is no upload here; it was handled, or lost with its process."""
     if files is None:
         return []
     files = files if isinstance(files, list) else [files]
-    return [f for f in files if f.file_id not in _seen()]
+    return [f for f in files if not isinstance(f, DeletedFile) and f.file_id not in _seen()]
 
 
 def mark_done(file) -> None:

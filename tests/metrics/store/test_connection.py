@@ -37,3 +37,36 @@ def test_file_locks_are_shared_per_file_and_counted():
         connection.release_file_lock(key)
     assert connection.file_lock("/tmp/a.duckdb") is not first   # the last release dropped it
     connection.release_file_lock("/tmp/a.duckdb")
+
+
+def test_a_compactions_leftover_is_removed_only_in_this_processs_turn(tmp_path):
+    """A workspace opening removes a compaction's unfinished copy, but only in its turn on the file:
+    another process holding the file (here: its lock file, held as another process holds it) may be
+    writing that copy now."""
+    import threading
+    import time
+    from pathlib import Path
+
+    from metrics.store.space import compact_path
+    from metrics.store.workspace import Workspace
+
+    path = tmp_path / "workspace.duckdb"
+    Workspace(path).close()
+    connection.share_between_processes(tmp_path)
+    try:
+        other = connection.take_lock_file(path, time.monotonic() + 5)   # the other process's turn
+        copy = compact_path(path)
+        copy.write_bytes(b"the other process's copy, being written")
+        opened = []
+        opening = threading.Thread(target=lambda: opened.append(Workspace(path)))
+        opening.start()
+        want = Path(f"{path}.want")
+        while not want.exists() and opening.is_alive():   # it waits for its turn, asking for it
+            time.sleep(0.01)
+        assert want.exists() and copy.exists()
+        connection._give_turn(str(path), other)
+        opening.join(30)
+        assert not copy.exists() and len(opened) == 1
+        opened[0].close()
+    finally:
+        connection._SHARED_FOLDERS.discard(tmp_path.resolve())
