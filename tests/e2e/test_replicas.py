@@ -120,7 +120,7 @@ def test_a_killed_process_its_visitor_reconnects_to_the_other_and_keeps_the_work
     token = arrive(page, deployment.url)
     go_to(page, wait_for_app, "Data")
     upload(page, wait_for_app, RUNS_LABEL, [variant_run(LEGAL / "bm25.run", tmp_path, "before.run")])
-    link = view_link(page)
+    link = workspace_links(page)[1]
     page.evaluate("window.ndcgLabSamePage = true")       # gone if the browser loads the page again
     during = variant_run(LEGAL / "dense.run", tmp_path, "during.run")
     box = page.locator('[data-testid="stFileUploader"]').filter(has_text=RUNS_LABEL)
