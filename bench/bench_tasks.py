@@ -63,8 +63,9 @@ from stclient import AppSession, Shown, file_state, pressed  # noqa: E402  (benc
 
 from metrics.tasks import views as task_views  # noqa: E402
 from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, LEGAL, AppServer, errors_on, idle  # noqa: E402
+from tests.e2e.servers import tasks_of  # noqa: E402
 from tests.e2e.test_load import LOAD_TIMEOUT, PeakRSS  # noqa: E402
-from tests.e2e.test_tasks import library, rush_task, submit_try  # noqa: E402
+from tests.e2e.test_tasks import rush_task, submit_try  # noqa: E402
 
 REFUSED = "used all 1 submissions"
 STORED = "scored on the public topics"
@@ -250,7 +251,7 @@ def bench(teams: int, window: float, seed: int, mode: str, loading: int, tries: 
         server = start(home, code)
         spy = None
         try:
-            tasks = library(server)
+            tasks = tasks_of(server)
             links, team_links, runs = rush_task(tasks, teams, Path(home), baseline=True)
             env = {**os.environ, "NDCG_LAB_HOME": home, "NDCG_LAB_PUBLIC_URL": f"{server.url}/",
                    "PYTHONPATH": str(code)}
@@ -326,7 +327,7 @@ def screenshots(folder: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="ndcg-lab-shots-") as home:
         server = start(home)
         try:
-            tasks = library(server)
+            tasks = tasks_of(server)
             from metrics.tasks import TaskDefinition
 
             links = tasks.create(TaskDefinition(title="IR 101: legal retrieval", closes=time.time() + 3 * 86400,

@@ -83,7 +83,8 @@ def test_a_student_does_a_lesson_and_submits_a_class_run_with_the_keyboard_alone
 
     # The team page's countdown redraws itself every few seconds; a redraw between the Tab and the
     # Enter may take the focus with it, so a student (and this test) tabs back and tries again.
-    for attempt in range(3):
+    for attempt in range(5):
+        wait_for_app(page)
         tab_to(page, "e => e.tagName === 'BUTTON' && !!e.closest('[data-testid=\"stFileUploaderDropzone\"]')",
                "the upload button of the submission form")
         focused = page.evaluate(FOCUSED_JS)
@@ -92,7 +93,7 @@ def test_a_student_does_a_lesson_and_submits_a_class_run_with_the_keyboard_alone
                 page.keyboard.press("Enter")
             break
         except Exception as exc:   # what had the focus, for the reader of a failure
-            if attempt == 2:
+            if attempt == 4:
                 raise AssertionError(f"Enter on {focused} opened no file chooser") from exc
     chooser.value.set_files(str(LEGAL / "dense.run"))
     form = main(page).locator('[data-testid="stForm"]')
