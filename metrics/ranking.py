@@ -316,13 +316,9 @@ def rank(run, qrels, *, missing: str = "zero", ties: str = "score", max_depth: i
     ``missing="skip"`` it is dropped. Run queries absent from the qrels are
     ignored (``metrics.lint`` reports them).
     """
-    if missing not in ("zero", "skip"):
-        raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
     if ties not in ("score", "rank"):
         raise MetricsError(f"ties={ties!r} is not an option", fix="use ties='score' or ties='rank'")
-    q_qid, q_doc, q_rel, q_inferred = _judgments(qrels, inferred)
-    qids = _sorted_unique_strings(q_qid)
-    q_code = _codes(q_qid, qids)
+    qids, q_code, q_doc, q_rel, q_inferred = _coded_judgments(qrels, inferred, missing)
 
     rt = run.table
     label: str = name if name else getattr(run, "name", "run")
@@ -408,6 +404,17 @@ def ideal_of(q_code: np.ndarray, q_rel: np.ndarray, n_queries: int) -> dict:
             "ideal_rel": q_rel[np.argsort(q_code, kind="stable")]}
 
 
+def _coded_judgments(qrels, inferred, missing: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray, np.ndarray]:
+    """(the sorted qids, every label's query code in them, docno, rel, inferred flag) of ``qrels`` and
+    ``inferred`` (:func:`_judgments`), after checking ``missing``: what :func:`rank` and :class:`Rejudge`
+    join a ranking with."""
+    if missing not in ("zero", "skip"):
+        raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
+    q_qid, q_doc, q_rel, q_inferred = _judgments(qrels, inferred)
+    qids = _sorted_unique_strings(q_qid)
+    return qids, _codes(q_qid, qids), q_doc, q_rel, q_inferred
+
+
 def _judgments(qrels, inferred) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
     """(qid, docno, rel, inferred flag) of every label: ``qrels``, and with ``inferred`` (a proxy
     qrels) its labels of the pairs the qrels leave unjudged."""
@@ -454,11 +461,7 @@ class Rejudge:
 
     def __call__(self, qrels, *, missing: str = "zero", inferred=None) -> Ranked:
         """The ranking joined with ``qrels`` (and ``inferred`` proxy labels), as :func:`rank` joins it."""
-        if missing not in ("zero", "skip"):
-            raise MetricsError(f"missing={missing!r} is not an option", fix="use missing='zero' or missing='skip'")
-        q_qid, q_doc, q_rel, q_inferred = _judgments(qrels, inferred)
-        qids = _sorted_unique_strings(q_qid)
-        q_code = _codes(q_qid, qids)
+        qids, q_code, q_doc, q_rel, q_inferred = _coded_judgments(qrels, inferred, missing)
         ranked = self.ranked
         where = _codes(qids, pa.array(list(ranked.qids), pa.string()))
         if (where < 0).any():
