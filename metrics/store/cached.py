@@ -55,10 +55,12 @@ class Cached(Host):
             if qrels.digest != qrels_digest or (judgments is not None and judgments.digest != proxy_digest):
                 raise judgments_changed(collection)
             ranked = rank(run, qrels, inferred=judgments, name=name)
+            del run
             if self._cache is not None and self._cache.writable and self._cache_fits(ranked):
                 self._cache.save(ranked, run_digest, qrels_digest, proxy_digest)
                 # the file just written, memory-mapped: the parsed run's columns are not held by the result
                 ranked = self._cache.load(run_digest, qrels_digest, proxy_digest, name) or ranked
+            self._after_bulk_read(len(ranked.score))   # the sort's and the join's scratch, given back
         return ranked.condensed() if judged_only else ranked
 
     def _cache_fits(self, ranked: Ranked) -> bool:

@@ -17,6 +17,15 @@ of the content digests (never by a user's name):
   (one entry per query and per label), so it is checked whole: its metadata holds the sha256
   of its arrays, the digests it was built from, and the byte size and length of its rows file.
 
+Shared between workspaces (``store``: one folder for every workspace of a server): a file named by
+the same digests holds the same arrays whichever workspace built it, so a workspace that lacks one
+takes the store's by a hard link into its own folder (the same inode: the page cache holds its pages
+once, however many workspaces and sessions map it), and a file it writes is linked into the store.
+Each workspace's folder stays what its quota and its pruning count; a store file no workspace links
+any more (its link count is 1) is removed at the next prune. In one process a file's arrays are
+mapped and expanded once (:func:`_shared_arrays`, keyed by the files' identity: device, inode, size
+and modification time), whichever workspace or session asks: a rebuilt or replaced file is another key.
+
 A file is trusted only when its footer, schema, digests, lengths and (join file) checksum
 agree; anything else (a truncated write, a flipped byte in the join file, a rows file of
 another length) is a miss, and the caller rebuilds. Per-query values come from the checked
@@ -26,10 +35,13 @@ sees the old file, the new one or none, never half of one.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import secrets
+import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -71,21 +83,70 @@ def _checksum(arrays) -> str:
     return digest.hexdigest()
 
 
-class RankedCache:
-    """The cache folder of one workspace file; ``writable`` False: read it, never write or remove."""
+_SHARED: weakref.WeakValueDictionary[tuple, Ranked] = weakref.WeakValueDictionary()
+_SHARED_GUARD = threading.Lock()
 
-    def __init__(self, folder: Path, *, writable: bool) -> None:
+
+def _identity(path: Path) -> tuple | None:
+    """What names a file's content in this process: (device, inode, size, modification time)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+class RankedCache:
+    """The cache folder of one workspace file; ``writable`` False: read it, never write or remove.
+    ``store``: the folder shared by the workspaces of a server (see the module), or None."""
+
+    def __init__(self, folder: Path, *, writable: bool, store: Path | None = None) -> None:
         self.folder = Path(folder)
         self.writable = writable
+        self.store = None if store is None else Path(store)
 
     # -- reading -----------------------------------------------------------------------
 
     def load(self, run: str, qrels: str, proxy: str | None, name: str) -> Ranked | None:
         """The cached Ranked of these digests, or None when absent or not to be trusted."""
-        small = self._read_join(self.folder / join_name(run, qrels, proxy), run, qrels, proxy)
+        join_path = self._located(join_name(run, qrels, proxy))
+        rows_path = self._located(rows_name(run, qrels))
+        key = (_identity(join_path), _identity(rows_path), run, qrels, proxy)
+        if key[0] is None or key[1] is None:
+            return None
+        with _SHARED_GUARD:
+            shared = _SHARED.get(key)
+        if shared is None:
+            shared = self._read(join_path, rows_path, run, qrels, proxy)
+            if shared is None:
+                return None
+            with _SHARED_GUARD:
+                shared = _SHARED.setdefault(key, shared)
+        # the same arrays under this caller's name; holding ``shared`` keeps it found while this lives
+        return dataclasses.replace(shared, name=name, _cache={"arrays": shared})
+
+    def _located(self, file_name: str) -> Path:
+        """This folder's file, else the store's: linked into this folder when writable (so that the
+        quota and pruning see it, and a prune of the store leaves it), read in place when not."""
+        own = self.folder / file_name
+        if self.store is None or own.exists():
+            return own
+        shared = self.store / file_name
+        if not self.writable or not shared.exists():
+            return shared if shared.exists() else own
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _link(shared, own)
+        except OSError:
+            return shared   # another filesystem or a race with a prune: read it in place, or miss
+        return own
+
+    def _read(self, join_path: Path, rows_path: Path, run: str, qrels: str, proxy: str | None) -> Ranked | None:
+        """The Ranked of the two files (named ``"ranked"``), or None when they are not to be trusted."""
+        small = self._read_join(join_path, run, qrels, proxy)
         if small is None:
             return None
-        rows = self._read_rows(self.folder / rows_name(run, qrels), run, qrels, small["n_rows"], small["rows_bytes"])
+        rows = self._read_rows(rows_path, run, qrels, small["n_rows"], small["rows_bytes"])
         if rows is None:
             return None
         docno, score = rows
@@ -97,7 +158,7 @@ class RankedCache:
         judged[labelled] = True
         inferred = np.zeros(n, dtype=bool)
         inferred[labelled] = small["inferred"]
-        return Ranked(name=name, qids=small["qids"], offsets=small["offsets"], rel=rel, judged=judged,
+        return Ranked(name="ranked", qids=small["qids"], offsets=small["offsets"], rel=rel, judged=judged,
                       inferred=inferred, score=score, docno=docno, ideal_offsets=small["ideal_offsets"],
                       ideal_rel=small["ideal_rel"], missing=small["missing"])
 
@@ -187,8 +248,11 @@ class RankedCache:
             with pa.OSFile(str(temp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table, max_chunksize=max(table.num_rows, 1))
             os.replace(temp, path)
+            if self.store is not None:
+                self.store.mkdir(parents=True, exist_ok=True)
+                _link(path, self.store / path.name)
         except OSError:
-            pass  # a cache that cannot be written is a cache miss next time, nothing more
+            pass  # a cache that cannot be written (or shared) is a cache miss next time, nothing more
         finally:
             _unlink(temp)
 
@@ -233,6 +297,34 @@ class RankedCache:
                 victim = files.pop(0)
                 total -= _size(victim)
                 _unlink(victim)
+        self._prune_store()
+
+    def _prune_store(self) -> None:
+        """Remove the store's files that no workspace links any more (a link count of 1: the store's own).
+        A workspace linking one at the same moment keeps its link (the inode lives on); the store
+        then misses it once, and the next build shares it again."""
+        if self.store is None:
+            return
+        try:
+            entries = list(self.store.iterdir())
+        except OSError:
+            return
+        for path in entries:
+            try:
+                if path.suffix == ".arrow" and path.stat().st_nlink <= 1:
+                    _unlink(path)
+            except OSError:
+                pass
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link ``target`` of ``source``, put in place whole (a temporary name, then ``os.replace``)."""
+    temp = target.parent / f".tmp-{secrets.token_hex(8)}.arrow"
+    try:
+        os.link(source, temp)
+        os.replace(temp, target)
+    finally:
+        _unlink(temp)
 
 
 def _size(path: Path) -> int:

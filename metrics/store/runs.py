@@ -82,7 +82,8 @@ class Runs(Host):
             run = tables.load_run(cur, cid, name, self._layout)
             if run is None:   # found by infos in this snapshot, so never: a damaged file at most
                 raise tables.no_run(collection, name)
-            return run
+        self._after_bulk_read(run.table.num_rows)
+        return run
 
     @writes
     def rename_run(self, collection: str, old: str, new: str) -> None:

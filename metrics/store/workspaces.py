@@ -28,6 +28,10 @@ the token; no file name holds a token. The read-only link's token is
 HMAC-SHA256(token, "read-only") cut to 192 bits, so the owner's page can show it again at
 any visit, while it reveals nothing of the edit token.
 
+Ranked caches: every visitor workspace keeps its own ``<id>.duckdb.cache/`` (its quota counts it),
+whose files are hard links into ``shared/ranked/``, named by content digests: two visitors who
+store the same run against the same qrels share one file, and the server maps it once.
+
 Samples: built once into ``shared/samples-<digest>.duckdb`` (digest of the sample files;
 a changed sample gets a new file), opened read-only, the base of every visitor workspace
 (:mod:`metrics.store` copies a sample into the visitor's file when they change it).
@@ -274,6 +278,7 @@ class WorkspaceRegistry:
         self._lru_lock = threading.Lock()
         self._root = Path(self.settings.home) / "shared"
         self._folder = self._root / "workspaces"
+        self._ranked_store = self._root / "ranked"   # ranked cache files shared by content (metrics.store.ranked)
         self._handles: dict[str, Workspace] = {}
         self._open: OrderedDict[str, None] = OrderedDict()  # ids whose connection may be open, oldest first
         self._touched: dict[str, float] = {}
@@ -335,7 +340,7 @@ class WorkspaceRegistry:
         with self._lru_lock:
             self._recorded[workspace_id] = now     # the registry row below records this access
         ws = Workspace(path, base=base, quota=self.quota, memory_limit=self.settings.workspace_memory,
-                       on_use=self._used)
+                       on_use=self._used, ranked_store=self._ranked_store)
         try:
             with self._write_registry() as db:
                 db.execute("INSERT INTO workspaces VALUES (?, ?, ?, NULL)", [workspace_id, now, now])
@@ -482,7 +487,7 @@ class WorkspaceRegistry:
         if not path.exists():
             raise self._expired()
         ws = Workspace(path, base=self._shared_samples(), quota=self.quota,
-                       memory_limit=self.settings.workspace_memory, on_use=self._used)
+                       memory_limit=self.settings.workspace_memory, on_use=self._used, ranked_store=self._ranked_store)
         self._handles[workspace_id] = ws  # opening it called _used already
         return ws
 
