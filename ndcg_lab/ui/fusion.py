@@ -1,6 +1,11 @@
 """The Fusion page's glue: fuse stored runs, evaluate and compare the fused run, store it with
 its recipe, and sweep a parameter. Every cache is keyed on the inputs' content digests and the
-fusion parameters, never on widget objects."""
+fusion parameters, never on widget objects.
+
+The pool and the fused run are keyed on the inputs alone (name and content digest of each, the
+parameters), not on the workspace: they are a function of those, so the sessions of a server that
+fuse the same runs under the same names share one pool and one fused run, and a session reaches an
+entry only with inputs of that content (nothing of another workspace is read through it)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,6 +16,7 @@ import streamlit as st
 import metrics
 from metrics import stats
 from metrics.analysis import fusion, fusion_tuning
+from metrics.io.memory import release_memory
 from ndcg_lab.ui import state
 
 FOLD_SEED = 0
@@ -23,20 +29,23 @@ evaluation are cached apart and do not need it again."""
 
 
 @st.cache_resource(show_spinner=False, max_entries=POOLS_KEPT, ttl=state.CACHE_TTL)
-def _pool(scope: str, collection: str, inputs: tuple, depth: int | None, _workspace) -> fusion.Pool:
-    # The runs are read here, on a miss only, and not kept: the pool holds what fusion needs of them.
-    return fusion.prepare([_workspace.load_run(collection, n, digest=d) for n, d in inputs], depth=depth)
+def _pool(inputs: tuple, depth: int | None, _collection: str, _workspace) -> fusion.Pool:
+    # The runs are read here, on a miss only, and not kept: the pool holds what fusion needs of them,
+    # and what reading and ordering them took goes back to the system before the page goes on.
+    prepared = fusion.prepare([_workspace.load_run(_collection, n, digest=d) for n, d in inputs], depth=depth)
+    release_memory()
+    return prepared
 
 
 def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
-    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the digests);
-    their parsed runs are not cached beside it."""
-    return _pool(sel.scope, sel.collection, tuple(inputs), depth, state.workspace())
+    """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the names and
+    digests, for every session of the server); their parsed runs are not cached beside it."""
+    return _pool(tuple(inputs), depth, sel.collection, state.workspace())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _fused(scope: str, collection: str, inputs: tuple, method: str, k: float, norm: str | None,
-           weights: tuple | None, depth: int | None, _prepare) -> fusion.Fused:
+def _fused(inputs: tuple, method: str, k: float, norm: str | None, weights: tuple | None, depth: int | None,
+           _prepare) -> fusion.Fused:
     # the pool is asked for on a miss only (``_prepare()``): a cached fused run needs none
     return fusion.fuse(_prepare(), method, k=k, norm=norm, weights=None if weights is None else list(weights))
 
@@ -44,9 +53,8 @@ def _fused(scope: str, collection: str, inputs: tuple, method: str, k: float, no
 def fused(sel: state.Selection, inputs: tuple, method: str, *, k: float = 60, norm: str | None = None,
           weights: tuple | None = None, depth: int | None = None) -> fusion.Fused:
     """``Fused(run, recipe)`` of the inputs (cached on their digests and the parameters)."""
-    return _fused(sel.scope, sel.collection, tuple(inputs), method, float(k), norm,
-                  None if weights is None else tuple(float(w) for w in weights), depth,
-                  lambda: pool(sel, inputs, depth))
+    return _fused(tuple(inputs), method, float(k), norm, None if weights is None else tuple(float(w) for w in weights),
+                  depth, lambda: pool(sel, inputs, depth))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -63,3 +63,14 @@ def test_sweep_over_k_is_the_mean_of_each_fused_run(legal):
         run = library.fuse([metrics.read_run(p, name=n) for n, p in FILES.items()], "rrf", k=k).run
         assert value == pytest.approx(metrics.means(metrics.evaluate(QRELS, {"f": run}, ["AP"]))["AP"].iloc[0])
     assert folds is not None
+
+
+def test_sessions_of_other_workspaces_share_the_pool_and_the_fused_run(legal):
+    """Keyed on the inputs' names and content digests, not the workspace: a session of another
+    workspace with the same runs gets the same objects (one pool and one fused run per server)."""
+    import dataclasses
+
+    sel, _ = legal
+    other = dataclasses.replace(sel, scope=f"{sel.scope}-another-workspace")
+    assert fusion.pool(other, inputs(sel), 50) is fusion.pool(sel, inputs(sel), 50)
+    assert fusion.fused(other, inputs(sel), "rrf", k=20) is fusion.fused(sel, inputs(sel), "rrf", k=20)
