@@ -1,11 +1,16 @@
 """Content-keyed caches around ``metrics``: parsed runs and judgments, ranked runs, evaluations,
 curves, lint findings, topics and titles.
 
-Results are cached on content digests (never on ``UploadedFile`` objects) under a *scope*: the
-shared samples (one entry for every session) or one workspace (reachable only from the sessions
-that opened it, :func:`ndcg_lab.ui.session.scope_of`), and evicted by count and age. Every loader reads
-through the session's workspace (:func:`ndcg_lab.ui.session.workspace`); the public functions take the
-sidebar's :class:`ndcg_lab.ui.selection.Selection`.
+Results are cached on content digests (never on ``UploadedFile`` objects), and evicted by count and
+age. Parsed runs and judgments, ranked runs, evaluations and curves are keyed on what their values
+are made of: the digests, and the run's name where it is in the result. The workspace and the
+collection (``_scope``, ``_collection``: not hashed) only say where a miss reads the content, so the
+sessions of a server that hold the same runs and qrels (four visitors who each store MS MARCO dev
+and the same run) share one entry, whatever workspace they are in; a session reaches an entry only
+with digests its own workspace lists. Topics and titles stay keyed on the workspace (``scope``,
+:func:`ndcg_lab.ui.session.scope_of`) and its collection's version. Every loader reads through the
+session's workspace (:func:`ndcg_lab.ui.session.workspace`); the public functions take the sidebar's
+:class:`ndcg_lab.ui.selection.Selection`.
 """
 from __future__ import annotations
 
@@ -26,26 +31,26 @@ CACHE_TTL = 3600  # seconds an unused cache entry is kept
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)  # a 7M-line run holds ~320 MB
-def _cached_run(scope: str, collection: str, name: str, digest: str) -> metrics.Run:
-    return session.workspace().load_run(collection, name, digest=digest)
+def _cached_run(_scope: str, _collection: str, name: str, digest: str) -> metrics.Run:
+    return session.workspace().load_run(_collection, name, digest=digest)
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _cached_qrels(scope: str, collection: str, digest: str, proxy: bool) -> metrics.Qrels | None:
+def _cached_qrels(_scope: str, _collection: str, digest: str, proxy: bool) -> metrics.Qrels | None:
     ws = session.workspace()
-    qrels = ws.load_proxy(collection) if proxy else ws.load_qrels(collection)
+    qrels = ws.load_proxy(_collection) if proxy else ws.load_qrels(_collection)
     if qrels is not None and qrels.digest != digest:
-        raise judgments_changed(collection)
+        raise judgments_changed(_collection)
     return qrels
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def cached_ranked(scope: str, collection: str, qrels_digest: str, run_name: str, run_digest: str,
+def cached_ranked(_scope: str, _collection: str, qrels_digest: str, run_name: str, run_digest: str,
                    proxy_digest: str | None, judged_only: bool) -> Ranked:
     """The run ordered and joined with the judgments, from the workspace's ranked cache (memory-mapped;
     built on the first call in any process): no parse, no sort, no parsed run held in memory.
 
     A first call parses and sorts the run; its scratch is collected here, on this cache miss, since
     the server runs no full collection after every script run (.streamlit/config.toml)."""
-    ranked = session.workspace().load_ranked(collection, run_name, digest=run_digest, qrels_digest=qrels_digest,
+    ranked = session.workspace().load_ranked(_collection, run_name, digest=run_digest, qrels_digest=qrels_digest,
                                      inferred=proxy_digest is not None, proxy_digest=proxy_digest,
                                      judged_only=judged_only)
     gc.collect()
@@ -59,13 +64,13 @@ def ranked(sel: Selection, name: str, digest: str, *, inferred: bool = False, ju
 
 
 @st.cache_data(show_spinner=False, max_entries=1024, ttl=CACHE_TTL)
-def _evaluate_run(scope: str, collection: str, qrels_digest: str, proxy_digest: str | None, name: str,
+def _evaluate_run(_scope: str, _collection: str, qrels_digest: str, proxy_digest: str | None, name: str,
                   digest: str, measures: tuple[str, ...], judged_only: bool) -> pd.DataFrame:
     """One run's tidy frame. The key is what the values depend on: the run's and the qrels' content
-    digests (and the proxy's), the canonical measure strings (gain included) and judged_only; the
-    workspace and collection only say where the content is. Test, correction and baseline are not
-    in it: changing them re-evaluates nothing."""
-    ranked = cached_ranked(scope, collection, qrels_digest, name, digest, proxy_digest, judged_only)
+    digests (and the proxy's), the canonical measure strings (gain included), judged_only and the
+    name (the frame's ``system``); the workspace and collection only say where the content is. Test,
+    correction and baseline are not in it: changing them re-evaluates nothing."""
+    ranked = cached_ranked(_scope, _collection, qrels_digest, name, digest, proxy_digest, judged_only)
     values = evaluate_ranked(ranked, measures)
     return tidy(name, ranked.qids, values, list(values))
 
@@ -83,12 +88,12 @@ def evaluate(sel: Selection, measures, *, inferred: bool = False, judged_only: b
     return pd.concat(frames, ignore_index=True)
 
 @st.cache_data(show_spinner=False, max_entries=1024, ttl=CACHE_TTL)
-def _run_means(scope: str, collection: str, qrels_digest: str, proxy_digest: str | None, name: str, digest: str,
+def _run_means(_scope: str, _collection: str, qrels_digest: str, proxy_digest: str | None, name: str, digest: str,
                measures: tuple[str, ...], judged_only: bool) -> tuple[pd.DataFrame, np.ndarray]:
     """One run's row of means (``metrics.means`` of its tidy frame) and its distinct qids, under the
     key of :func:`_evaluate_run`: a rerun with nothing changed reads a one-row frame, never the
     run's per-query frame (7M lines: 6,980 queries x the measures)."""
-    frame = _evaluate_run(scope, collection, qrels_digest, proxy_digest, name, digest, measures, judged_only)
+    frame = _evaluate_run(_scope, _collection, qrels_digest, proxy_digest, name, digest, measures, judged_only)
     return metrics.means(frame), pd.unique(frame["qid"].to_numpy(dtype=object))
 
 def means(sel: Selection, measures, *, inferred: bool = False, judged_only: bool = False) -> tuple[pd.DataFrame, int]:
@@ -105,9 +110,9 @@ def means(sel: Selection, measures, *, inferred: bool = False, judged_only: bool
     return pd.concat([table for table, _ in rows]), len(qids)
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl=CACHE_TTL)
-def _curve(scope: str, collection: str, qrels_digest: str, name: str, digest: str, family: str,
+def _curve(_scope: str, _collection: str, qrels_digest: str, name: str, digest: str, family: str,
            max_k: int | None) -> pd.DataFrame:
-    ranked = cached_ranked(scope, collection, qrels_digest, name, digest, None, False)
+    ranked = cached_ranked(_scope, _collection, qrels_digest, name, digest, None, False)
     return metrics.curve_ranked(ranked, family, max_k=max_k)
 
 def curves(sel: Selection, family: str, max_k: int | None = None) -> dict[str, pd.DataFrame]:
