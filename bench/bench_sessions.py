@@ -4,6 +4,7 @@ their own holding the MS MARCO dev-shaped qrels and two 7M-line runs, every page
     python bench/bench_sessions.py                          # this checkout, 1 then 4 sessions
     python bench/bench_sessions.py --sessions 1             # one session only
     python bench/bench_sessions.py --checkout /tmp/old      # the app of another checkout (git archive)
+    python bench/bench_sessions.py --pages "Leaderboard,Fusion,Judgments"   # some pages only, in this order
 
 Each workspace is made before the server starts, through this tree's library
 (``WorkspaceRegistry.create`` in shared mode; the qrels and the two runs stored in the first as the
@@ -135,12 +136,13 @@ def prepared(home: Path, sessions: int) -> list[str]:
     return json.loads(tokens)
 
 
-async def visit(url: str, token: str, pid: int) -> list[tuple[str, float, list[str]]]:
-    """Every page once, as one visitor: (title, seconds to the end of its first script run, errors shown)."""
+async def visit(url: str, token: str, pid: int, pages: dict[str, str]) -> list[tuple[str, float, list[str]]]:
+    """Every page of ``pages`` once, as one visitor: (title, seconds to the end of its first script run,
+    errors shown)."""
     from stclient import AppSession
 
     out = []
-    for title, path in PAGES.items():
+    for title, path in pages.items():
         started = time.perf_counter()
         session = await AppSession(f"{url}/{path}?ws={token}&collection={COLLECTION}", timeout=PAGE_TIMEOUT).open()
         elapsed = time.perf_counter() - started
@@ -157,8 +159,14 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=4, help="visitors, each on a workspace of their own")
     parser.add_argument("--checkout", type=Path, default=None,
                         help="the checkout whose app is measured (default: this one)")
+    parser.add_argument("--pages", default=",".join(PAGES),
+                        help=f"comma-separated page titles, visited in this order (default: all, {', '.join(PAGES)})")
     parser.add_argument("--prepare", type=Path, default=None, help=argparse.SUPPRESS)   # the child of prepared()
     args = parser.parse_args()
+    unknown = [t for t in args.pages.split(",") if t.strip() not in PAGES]
+    if unknown:
+        parser.error(f"unknown pages {unknown}: choose from {', '.join(PAGES)}")
+    pages = {t.strip(): PAGES[t.strip()] for t in args.pages.split(",")}
     app_root = (args.checkout or ROOT).resolve()
     sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests" / "e2e")]
     if args.prepare is not None:
@@ -167,7 +175,7 @@ def main() -> None:
     from helpers import AppServer
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+                            text=True).stdout.strip() or "no git checkout: name the commit archived"
     print(f"command: {' '.join(['python', *sys.argv])}; app: {app_root} (this tree at {commit}); "
           f"load average before: {load()}", flush=True)
     home = Path(tempfile.mkdtemp(prefix="ndcg-lab-sessions-"))
@@ -192,7 +200,7 @@ def main() -> None:
         totals = []
         for i, token in enumerate(tokens):
             print(f"session {i + 1}:", flush=True)
-            rows = asyncio.run(visit(server.url, token, pid))
+            rows = asyncio.run(visit(server.url, token, pid, pages))
             time.sleep(2)
             now = memory(pid)
             totals.append(now)
