@@ -2,13 +2,14 @@
 curves, lint findings, topics and titles.
 
 Results are cached on content digests (never on ``UploadedFile`` objects), and evicted by count and
-age. Parsed runs and judgments, ranked runs, evaluations and curves are keyed on what their values
-are made of: the digests, and the run's name where it is in the result. The workspace and the
+age. Ranked runs, evaluations and curves are keyed on what their values are made of: the digests,
+and the run's name where it is in the result. The workspace and the
 collection (``_scope``, ``_collection``: not hashed) only say where a miss reads the content, so the
 sessions of a server that hold the same runs and qrels (four visitors who each store MS MARCO dev
 and the same run) share one entry, whatever workspace they are in; a session reaches an entry only
-with digests its own workspace lists. Topics and titles stay keyed on the workspace (``scope``,
-:func:`ndcg_lab.ui.session.scope_of`) and its collection's version. Every loader reads through the
+with digests its own workspace lists. Parsed runs and judgments (they carry the name of the file
+each workspace's visitor uploaded, which lint findings show), topics and titles stay keyed on the
+workspace (``scope``, :func:`ndcg_lab.ui.session.scope_of`). Every loader reads through the
 session's workspace (:func:`ndcg_lab.ui.session.workspace`); the public functions take the sidebar's
 :class:`ndcg_lab.ui.selection.Selection`.
 """
@@ -31,15 +32,15 @@ CACHE_TTL = 3600  # seconds an unused cache entry is kept
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)  # a 7M-line run holds ~320 MB
-def _cached_run(_scope: str, _collection: str, name: str, digest: str) -> metrics.Run:
-    return session.workspace().load_run(_collection, name, digest=digest)
+def _cached_run(scope: str, collection: str, name: str, digest: str) -> metrics.Run:
+    return session.workspace().load_run(collection, name, digest=digest)
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _cached_qrels(_scope: str, _collection: str, digest: str, proxy: bool) -> metrics.Qrels | None:
+def _cached_qrels(scope: str, collection: str, digest: str, proxy: bool) -> metrics.Qrels | None:
     ws = session.workspace()
-    qrels = ws.load_proxy(_collection) if proxy else ws.load_qrels(_collection)
+    qrels = ws.load_proxy(collection) if proxy else ws.load_qrels(collection)
     if qrels is not None and qrels.digest != digest:
-        raise judgments_changed(_collection)
+        raise judgments_changed(collection)
     return qrels
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)

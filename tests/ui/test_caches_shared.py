@@ -1,6 +1,7 @@
 """ndcg_lab.ui.caches keys ranked runs, evaluations and curves on content digests and names, not on the
 workspace: a session of another workspace holding the same runs and qrels under the same names reads
-the entries an earlier session made (one ranked run, one frame per server)."""
+the entries an earlier session made (one ranked run, one frame per server). Parsed runs, which carry
+the uploaded file's name, stay per workspace."""
 from __future__ import annotations
 
 import dataclasses
@@ -19,4 +20,5 @@ def test_another_workspace_with_the_same_content_shares_the_entries(legal):
     first = caches.evaluate(sel, ["AP", "nDCG@10"])
     pd.testing.assert_frame_equal(caches.evaluate(other, ["AP", "nDCG@10"]), first)
     assert caches.curves(other, "nDCG", 10)[name] is not None
-    assert caches.qrels(other) is caches.qrels(sel)
+    # a parsed run names the file its workspace's visitor uploaded: kept per workspace
+    assert caches.run(other, name, digest) is not caches.run(sel, name, digest)
