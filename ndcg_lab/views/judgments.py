@@ -97,9 +97,9 @@ with tab_unjudged:
                    f"{'any selected system' if who == ju.POOLED else md(who)}, highest ranked first.")
         st.dataframe(ju.with_titles(todo, docs, topics), hide_index=True, width="stretch", placeholder="",
                      column_config=ju.RANKS_COLUMN)
-        template = judgments.qrels_template(
-            todo, note=f"collection {sel.collection}; unjudged documents in the top {depth} of "
-                       f"{', '.join(sel.system_names) if who == ju.POOLED else who}")
+        template = ju.todo_template(
+            sel, who, depth, note=f"collection {sel.collection}; unjudged documents in the top {depth} of "
+                                  f"{', '.join(sel.system_names) if who == ju.POOLED else who}")
         st.download_button("Download judging template (qrels)", template,
                            file_name=f"judging-{sel.collection}-top{depth}.qrels", mime="text/plain",
                            key="todo_download")
