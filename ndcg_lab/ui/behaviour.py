@@ -8,10 +8,12 @@ run once whatever it shows.
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import pyarrow.compute as pc
 import streamlit as st
 
 import metrics
+from metrics.report.figures import behaviour as figs
 from metrics.stats import behaviour as B
 from metrics.stats import paired_matrix
 from metrics.stats.behaviour.uncertainty import KINDS
@@ -57,6 +59,14 @@ def frame(sel: state.Selection, measures) -> pd.DataFrame:
 def agreement(sel: state.Selection, measures: tuple[str, ...]) -> dict:
     """:func:`metrics.stats.behaviour.measure_agreement` of the selected systems."""
     return B.measure_agreement(frame(sel, measures), list(measures))
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
+def query_scatter(sel: state.Selection, a: str, b: str, colors: tuple[tuple[str, str], ...]) -> go.Figure:
+    """The per-query scatter of measures ``a`` and ``b`` (:func:`metrics.report.figures.behaviour.query_scatter`),
+    cached: a point per system and query, thousands of them, that plotly checks one by one as it
+    builds the figure on every run of the page."""
+    return figs.query_scatter(frame(sel, (a, b)), a, b, colors=dict(colors))
 
 
 def matrix_table(matrix: pd.DataFrame, digits: int = 3) -> pd.DataFrame:

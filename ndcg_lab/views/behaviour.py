@@ -76,8 +76,8 @@ with tab_agree:
             if len(swaps):
                 st.table(plain_frame(swaps.rename(columns={"a_diff": f"Δ {a}", "b_diff": f"Δ {b}"})))
             st.markdown("**Per-query agreement**")
-            plotly_chart(figs.query_scatter(ui.frame(sel, (a, b)), a, b, colors=colors), config=FIGURE_CONFIG,
-                            key="beh_query_scatter")
+            plotly_chart(ui.query_scatter(sel, a, b, tuple(colors.items())), config=FIGURE_CONFIG,
+                         key="beh_query_scatter")
             st.table(plain_frame(ui.per_query(sel, a, b).set_index("system")))
             st.caption(f"Correlation of the per-query scores of {md(a)} and {md(b)}: per system over its queries, and "
                        "over all (system, query) pairs pooled. Pearson's r and Kendall's τ-b.")
