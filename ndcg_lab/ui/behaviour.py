@@ -102,13 +102,20 @@ def interval_text(result: dict) -> str:
 
 
 @st.cache_data(show_spinner="Resampling…", max_entries=64, hash_funcs=state.HASH_FUNCS)
-def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float, delta: float,
-          target: float) -> dict:
-    """:func:`metrics.stats.behaviour.discriminative_power` of one measure over the selected systems."""
+def pair_asl(sel: state.Selection, measure: str, resamples: int, seed: int) -> pd.DataFrame:
+    """:func:`metrics.stats.behaviour.pair_asl` of one measure over the selected systems: the
+    resamples, which no level α changes (so a new α recomputes nothing)."""
     names = sel.system_names
     x = paired_matrix(frame(sel, (measure,)), measure, names).to_numpy()
-    return B.discriminative_power(x, names, alpha=alpha, delta=delta, power=target, resamples=resamples,
-                                  seed=seed)
+    return B.pair_asl(x, names, resamples=resamples, seed=seed)
+
+
+def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float) -> dict:
+    """What the discriminative-power tab shows of :func:`metrics.stats.behaviour.discriminative_power`:
+    ``asl`` (per pair, :func:`pair_asl`) and ``share`` (the pairs significant at ``alpha``), the same
+    values; its swap rates and designs are the topic-set-size tab's, computed there."""
+    asl = pair_asl(sel, measure, resamples, seed)
+    return {"asl": asl, "share": B.share_significant(asl, alpha)}
 
 
 @st.cache_data(show_spinner="Drawing topic sets…", max_entries=64, hash_funcs=state.HASH_FUNCS)

@@ -94,7 +94,7 @@ with tab_power:
         if not pm:
             st.info("Pick at least one measure.")
         else:
-            results = {m: ui.power(sel, m, resamples, seed, alpha, 0.02, 0.8) for m in pm}
+            results = {m: ui.power(sel, m, resamples, seed, alpha) for m in pm}
             test = st.radio("ASL of", ["bootstrap", "tukey"], horizontal=True, key="beh_asl_test",
                             format_func={"bootstrap": "paired bootstrap (Sakai 2006)",
                                          "tukey": "randomised Tukey HSD"}.get)
