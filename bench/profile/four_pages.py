@@ -1,4 +1,4 @@
-"""Time and profile the pages Compare, Judgments, Query explorer and Curves on the dev run and its re-ranking.
+"""Time and profile the dashboard's pages in AppTest on the dev run and its re-ranking.
 
     py-spy record --format raw -o pages.txt -- python bench/profile/four_pages.py --queries 1000 compare
     python bench/profile/four_pages.py --summary pages.txt     # the inclusive samples of the project's frames
@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "bench" / "data"
 VIEWS = {"compare": "views/compare.py", "judgments": "views/judgments.py", "query": "views/query.py",
-         "curves": "views/curves.py"}
+         "curves": "views/curves.py", "where": "views/where.py", "behaviour": "views/behaviour.py",
+         "fusion": "views/fusion.py", "leaderboard": "views/leaderboard.py"}
 
 
 def head(source: Path, target: Path, queries: int) -> Path:

@@ -27,7 +27,8 @@ import pyarrow.compute as pc
 
 from ..errors import MetricsError
 from ..measures import REGISTRY, Context, Family, Measure, compute_curve, discount, gain_of, parse
-from ..ranking import Ranked, positions
+from ..ranking import Ranked
+from .heads import head_rows
 
 __all__ = ["explain", "ideal_ranking", "unretrieved", "relevance_matrix", "RelevanceMatrix", "order_queries",
            "query_position", "STATUS"]
@@ -313,17 +314,6 @@ def relevance_matrix(ranked: Ranked, depth: int = 20, *, qids=None) -> Relevance
     if depth < 1:
         raise MetricsError(f"depth must be a whole number >= 1, got {depth}", fix="for example depth=20")
     n = ranked.n_queries
-    pos = positions(ranked.offsets)
-    query = np.repeat(np.arange(n), ranked.lengths)
-    inside = pos < depth
-    q, p = query[inside], pos[inside]
-    grade = np.full((n, depth), np.nan)
-    status = np.zeros((n, depth), dtype=np.int8)
-    docno = np.full((n, depth), None, dtype=object)
-    judged, inferred = ranked.judged[inside], ranked.inferred[inside]
-    grade[q, p] = np.where(judged, ranked.rel[inside], np.nan)
-    status[q, p] = np.where(~judged, 2, np.where(inferred, 3, 1))
-    docno[q, p] = np.asarray(ranked.docno.filter(pa.array(inside)).to_pylist(), dtype=object)
     rows = np.arange(n)
     if qids is not None:
         wanted = np.asarray([str(x) for x in qids], dtype=object)
@@ -332,7 +322,16 @@ def relevance_matrix(ranked: Ranked, depth: int = 20, *, qids=None) -> Relevance
         bad = (rows >= n) | (known[np.minimum(rows, max(n - 1, 0))] != wanted) if n else np.ones(len(wanted), bool)
         if bad.any():
             query_position(ranked, wanted[np.flatnonzero(bad)[0]])  # raises, naming the query
-    return RelevanceMatrix(ranked.name, ranked.qids[rows], grade[rows], status[rows], docno[rows])
+    # only the rows shown: the top ``depth`` of the chosen queries, never a pass over the whole run
+    take, q, p = head_rows(ranked.offsets, depth, rows)
+    grade = np.full((len(rows), depth), np.nan)
+    status = np.zeros((len(rows), depth), dtype=np.int8)
+    docno = np.full((len(rows), depth), None, dtype=object)
+    judged, inferred = ranked.judged[take], ranked.inferred[take]
+    grade[q, p] = np.where(judged, ranked.rel[take], np.nan)
+    status[q, p] = np.where(~judged, 2, np.where(inferred, 3, 1))
+    docno[q, p] = np.asarray(ranked.docnos().take(take).to_pylist(), dtype=object)
+    return RelevanceMatrix(ranked.name, ranked.qids[rows], grade, status, docno)
 
 
 def order_queries(frame: pd.DataFrame, measure: str | None = None, *, by: str = "difficulty",

@@ -49,6 +49,7 @@ from ..stats import (
     bootstrap_means,
     paired_pvalues,
 )
+from .heads import head_rows
 
 __all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "docno_codes", "headroom", "oracle_run",
            "list_depth", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
@@ -194,18 +195,25 @@ def outside_count(first: Ranked, reranked: Ranked, depth: int, deepest: np.ndarr
     return int(np.count_nonzero(deepest[at] >= depth))
 
 
-def _frame(ranked: Ranked, order: np.ndarray, keep: int | None = None) -> pa.Table:
-    """The rows of ``ranked`` in ``order`` (a permutation within queries) as a run table (qid,
-    docno, score) whose scores give that order: score = -(new 0-based position); with ``keep``,
-    only the first ``keep`` of every query. Arrow columns throughout, so a run of millions of
-    lines is never a list of Python strings."""
-    query = np.repeat(np.arange(ranked.n_queries), ranked.lengths)
-    pos = positions(ranked.offsets)
+def _frame(ranked: Ranked, rows: np.ndarray, query: np.ndarray, pos: np.ndarray, order: np.ndarray,
+           keep: int | None = None) -> pa.Table:
+    """Rows ``rows`` of ``ranked`` (the first n of every query, :func:`metrics.analysis.heads.head_rows`,
+    with their ``query`` and ``pos``) in ``order`` (a permutation of them within queries) as a run
+    table (qid, docno, score) whose scores give that order: score = -(new 0-based position, which
+    is ``pos`` at the same place); with ``keep``, only the first ``keep`` of every query. Arrow
+    columns throughout, so a run of millions of lines is never a list of Python strings."""
     if keep is not None:
         inside = pos < keep
         order, pos = order[inside], pos[inside]
     qids = pa.array(ranked.qids.astype(str).tolist(), type=pa.string()).take(pa.array(query[order]))
-    return pa.table({"qid": qids, "docno": ranked.docno.take(pa.array(order)), "score": -pos.astype(np.float64)})
+    return pa.table({"qid": qids, "docno": ranked.docnos().take(rows[order]), "score": -pos.astype(np.float64)})
+
+
+def _head(ranked: Ranked, depth: int, keep: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows an oracle or sweep run of re-ranking depth ``depth`` cut at ``keep`` is made of: the
+    first max(depth, keep) of every query (every row without ``keep``). Rows below both come after
+    every one of them in either run, so the first ``keep`` of the run are among these."""
+    return head_rows(ranked.offsets, None if keep is None else max(depth, int(keep)))
 
 
 def list_depth(measure, judged_only: bool = False) -> int | None:
@@ -218,15 +226,16 @@ def list_depth(measure, judged_only: bool = False) -> int | None:
     return int(cutoff) if isinstance(cutoff, (int, np.integer)) and not isinstance(cutoff, bool) else None
 
 
-def _gains(ranked: Ranked, measure) -> np.ndarray:
-    """Gain of every retrieved document under ``measure``'s gain (its grade for measures without
-    one); unjudged documents gain 0."""
+def _gains(ranked: Ranked, measure, rows: np.ndarray) -> np.ndarray:
+    """Gain of the retrieved documents at ``rows`` under ``measure``'s gain (its grade for measures
+    without one); unjudged documents gain 0."""
     m = parse(measure)
+    rel = ranked.rel[rows]
     if "dcg" in m.family.params:
-        gain = gain_of(ranked.rel, m.param("dcg"), m.param("gains"))
+        gain = gain_of(rel, m.param("dcg"), m.param("gains"))
     else:
-        gain = gain_of(ranked.rel)
-    return np.where(ranked.judged, gain, 0.0)
+        gain = gain_of(rel)
+    return np.where(ranked.judged[rows], gain, 0.0)
 
 
 def oracle_run(first: Ranked, depth: int, measure="nDCG@10", keep: int | None = None) -> pa.Table:
@@ -234,12 +243,10 @@ def oracle_run(first: Ranked, depth: int, measure="nDCG@10", keep: int | None = 
     (equal gains in first-stage order), the first stage's documents below ``depth`` after them in
     their order. A run table (qid, docno, score), cut at ``keep`` documents per query if given."""
     depth = _check_depth(depth)
-    pos = positions(first.offsets)
-    query = np.repeat(np.arange(first.n_queries), first.lengths)
-    inside = pos < depth
-    key = np.where(inside, -_gains(first, measure), np.inf)
+    rows, query, pos = _head(first, depth, keep)
+    key = np.where(pos < depth, -_gains(first, measure, rows), np.inf)
     order = np.lexsort((pos, key, query))
-    return _frame(first, order, keep)
+    return _frame(first, rows, query, pos, order, keep)
 
 
 def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | None = None,
@@ -251,11 +258,11 @@ def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | N
     given."""
     depth = _check_depth(depth)
     where = rank_in(first, reranked) if where is None else where
-    pos = positions(first.offsets)
-    query = np.repeat(np.arange(first.n_queries), first.lengths)
+    rows, query, pos = _head(first, depth, keep)
+    where = where[rows]
     far = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
     key = np.where(pos >= depth, 2 * far + pos, np.where(where >= 0, where, far + pos))
-    return _frame(first, np.lexsort((key, query)), keep)
+    return _frame(first, rows, query, pos, np.lexsort((key, query)), keep)
 
 
 def _check_depth(depth) -> int:

@@ -23,7 +23,8 @@ import pyarrow.compute as pc
 
 from ..errors import MetricsError
 from ..io.topics import query_text, text_fields
-from ..ranking import Ranked, positions
+from ..ranking import Ranked
+from .heads import head_rows
 
 __all__ = ["query_lengths", "length_vs_score", "length_trend", "length_edges", "by_length_bucket", "disagreement",
            "search_topics", "unique_documents", "overlap", "DEFAULT_BUCKETS"]
@@ -247,14 +248,13 @@ def _top_k(rankeds, k: int) -> dict:
                            fix="rank every run against the same qrels")
     parts: dict[str, list[Any]] = {"system": [], "qcode": [], "rank": [], "rel": [], "judged": [], "docno": []}
     for i, r in enumerate(rankeds):
-        pos = positions(r.offsets)
-        keep = pos < k
-        parts["system"].append(np.full(int(keep.sum()), i, dtype=np.int64))
-        parts["qcode"].append(np.repeat(np.arange(r.n_queries, dtype=np.int64), r.lengths)[keep])
-        parts["rank"].append(pos[keep] + 1)
-        parts["rel"].append(r.rel[keep])
-        parts["judged"].append(r.judged[keep])
-        parts["docno"].append(r.docno.filter(pa.array(keep)))
+        rows, query, pos = head_rows(r.offsets, k)   # the top k alone, not a pass over every row
+        parts["system"].append(np.full(len(rows), i, dtype=np.int64))
+        parts["qcode"].append(query)
+        parts["rank"].append(pos + 1)
+        parts["rel"].append(r.rel[rows])
+        parts["judged"].append(r.judged[rows])
+        parts["docno"].append(r.docnos().take(rows))
     out: dict[str, Any] = {key: np.concatenate(v) for key, v in parts.items() if key != "docno"}
     docno = pa.chunked_array(parts["docno"], type=pa.string()).combine_chunks()
     encoded = pc.dictionary_encode(docno)

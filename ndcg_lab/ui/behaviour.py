@@ -8,10 +8,12 @@ run once whatever it shows.
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import pyarrow.compute as pc
 import streamlit as st
 
 import metrics
+from metrics.report.figures import behaviour as figs
 from metrics.stats import behaviour as B
 from metrics.stats import paired_matrix
 from metrics.stats.behaviour.uncertainty import KINDS
@@ -59,6 +61,14 @@ def agreement(sel: state.Selection, measures: tuple[str, ...]) -> dict:
     return B.measure_agreement(frame(sel, measures), list(measures))
 
 
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
+def query_scatter(sel: state.Selection, a: str, b: str, colors: tuple[tuple[str, str], ...]) -> go.Figure:
+    """The per-query scatter of measures ``a`` and ``b`` (:func:`metrics.report.figures.behaviour.query_scatter`),
+    cached: a point per system and query, thousands of them, that plotly checks one by one as it
+    builds the figure on every run of the page."""
+    return figs.query_scatter(frame(sel, (a, b)), a, b, colors=dict(colors))
+
+
 def matrix_table(matrix: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """A tau matrix as text cells with a fixed number of digits (what the page's table shows)."""
     return matrix.map(lambda v: f"{v:.{digits}f}")
@@ -92,13 +102,20 @@ def interval_text(result: dict) -> str:
 
 
 @st.cache_data(show_spinner="Resampling…", max_entries=64, hash_funcs=state.HASH_FUNCS)
-def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float, delta: float,
-          target: float) -> dict:
-    """:func:`metrics.stats.behaviour.discriminative_power` of one measure over the selected systems."""
+def pair_asl(sel: state.Selection, measure: str, resamples: int, seed: int) -> pd.DataFrame:
+    """:func:`metrics.stats.behaviour.pair_asl` of one measure over the selected systems: the
+    resamples, which no level α changes (so a new α recomputes nothing)."""
     names = sel.system_names
     x = paired_matrix(frame(sel, (measure,)), measure, names).to_numpy()
-    return B.discriminative_power(x, names, alpha=alpha, delta=delta, power=target, resamples=resamples,
-                                  seed=seed)
+    return B.pair_asl(x, names, resamples=resamples, seed=seed)
+
+
+def power(sel: state.Selection, measure: str, resamples: int, seed: int, alpha: float) -> dict:
+    """What the discriminative-power tab shows of :func:`metrics.stats.behaviour.discriminative_power`:
+    ``asl`` (per pair, :func:`pair_asl`) and ``share`` (the pairs significant at ``alpha``), the same
+    values; its swap rates and designs are the topic-set-size tab's, computed there."""
+    asl = pair_asl(sel, measure, resamples, seed)
+    return {"asl": asl, "share": B.share_significant(asl, alpha)}
 
 
 @st.cache_data(show_spinner="Drawing topic sets…", max_entries=64, hash_funcs=state.HASH_FUNCS)

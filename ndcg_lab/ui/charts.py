@@ -7,6 +7,7 @@ wants the exact value get the same numbers from the "Data of this chart" expande
 """
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import numpy as np
@@ -18,11 +19,23 @@ DATA_LABEL = "Data of this chart"
 """The expander's title: the same words under every chart, so a reader learns where to look."""
 
 
+def _decoded(values: Any) -> Any:
+    """A typed array in plotly's JSON form ``{"dtype", "bdata"[, "shape"]}`` (what a figure read back
+    from a cache holds) as a numpy array; anything else as it is."""
+    if isinstance(values, dict) and "bdata" in values:
+        array = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        if shape:
+            array = array.reshape([int(d) for d in (shape if isinstance(shape, list) else str(shape).split(","))])
+        return array
+    return values
+
+
 def _values(values: Any) -> list:
     """A trace's coordinate (tuple, list, array or None) as a list; typed arrays decoded."""
     if values is None:
         return []
-    return list(np.asarray(values, dtype=object).ravel())
+    return list(np.asarray(_decoded(values), dtype=object).ravel())
 
 
 def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
@@ -44,7 +57,7 @@ def figure_frame(fig: go.Figure) -> pd.DataFrame:
     parts = []
     for i, trace in enumerate(fig.data):
         name = str(getattr(trace, "name", None) or f"series {i + 1}")
-        z = getattr(trace, "z", None)
+        z = _decoded(getattr(trace, "z", None))
         if z is not None:
             matrix = np.asarray(z, dtype=object)
             if matrix.ndim == 2:

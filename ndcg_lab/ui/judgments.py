@@ -124,6 +124,13 @@ def todo(sel: state.Selection, system: str, depth: int) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
+def todo_template(sel: state.Selection, system: str, depth: int, note: str) -> str:
+    """:func:`metrics.analysis.judgments.qrels_template` of :func:`todo`, cached with it: a file of
+    every unjudged pair of thousands of queries, which each run of the page would write again."""
+    return judgments.qrels_template(todo(sel, system, depth), note=note)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=state.HASH_FUNCS)
 def hard_negatives(sel: state.Selection, depth: int, min_grade: int, include_unjudged: bool) -> pd.DataFrame:
     return judgments.hard_negatives(ranked_systems(sel), depth, include_unjudged=include_unjudged,
                                     min_grade=min_grade, rank_lists=True)

@@ -189,14 +189,31 @@ def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferr
         st.info("No topics in this collection: upload them on the Data page to see score against query length.")
     if len(sel.systems) >= 2:
         st.markdown(f"**Queries where the systems disagree most** on {measure} (spread = best − worst)")
-        st.dataframe(querytext.disagreement(scores, topics if len(topics) else None, measure,
-                                            field="text" if len(topics) else None, top=10),
-                     hide_index=True, width="stretch", key="qt_disagree")
+        st.dataframe(disagreement(sel, measure, inferred), hide_index=True, width="stretch", key="qt_disagree")
     if len(shown) >= 2:
         k = st.number_input("Top k for the overlap", min_value=1, max_value=1000, value=10, key="qt_k")
-        rankeds = {name: state.ranked(sel, name, dict(sel.systems)[name], inferred=inferred) for name in shown}
-        per_system = querytext.overlap(rankeds, int(k)).groupby("system", sort=False)[
-            ["retrieved", "unique", "unique_relevant", "shared_by_all"]].sum()
+        per_system, unique = overlap(sel, tuple(shown), int(k), inferred)
         st.markdown(f"**Documents retrieved by only one system** in the top {int(k)} (systems side by side above)")
         st.dataframe(per_system, width="stretch", key="qt_overlap")
-        st.dataframe(querytext.unique_documents(rankeds, int(k)), hide_index=True, width="stretch", key="qt_unique")
+        st.dataframe(unique, hide_index=True, width="stretch", key="qt_unique")
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=state.CACHE_TTL, hash_funcs=state.HASH_FUNCS)
+def disagreement(sel: state.Selection, measure: str, inferred: bool) -> pd.DataFrame:
+    """The ten queries the selected systems disagree on most (:func:`metrics.analysis.querytext.disagreement`
+    of the page's scores), cached: a pass over every query of every system."""
+    topics = state.topics(sel)
+    return querytext.disagreement(state.evaluate(sel, [measure], inferred=inferred),
+                                  topics if len(topics) else None, measure,
+                                  field="text" if len(topics) else None, top=10)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=state.CACHE_TTL, hash_funcs=state.HASH_FUNCS)
+def overlap(sel: state.Selection, shown: tuple[str, ...], k: int, inferred: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per system: documents of its top ``k`` and those only it retrieves, summed over the queries;
+    the documents only one system retrieves) of the ``shown`` systems' rankings, cached: the top k
+    of every query of every run."""
+    rankeds = {name: state.ranked(sel, name, dict(sel.systems)[name], inferred=inferred) for name in shown}
+    per_system = querytext.overlap(rankeds, k).groupby("system", sort=False)[
+        ["retrieved", "unique", "unique_relevant", "shared_by_all"]].sum()
+    return per_system, querytext.unique_documents(rankeds, k)

@@ -26,8 +26,11 @@ def test_agreement_and_power_equal_the_library(legal):
     names = sel.system_names
     x = paired_matrix(frame, "AP", names).to_numpy()
     expected = B.discriminative_power(x, names, resamples=200, seed=3)
-    power = ui.power(sel, "AP", 200, 3, 0.05, 0.02, 0.8)
+    power = ui.power(sel, "AP", 200, 3, 0.05)
     pd.testing.assert_frame_equal(power["asl"], expected["asl"])
+    assert power["share"] == expected["share"]
+    strict = ui.power(sel, "AP", 200, 3, 0.01)   # another level: the same resamples, another share
+    assert strict["share"] == B.discriminative_power(x, names, resamples=200, seed=3, alpha=0.01)["share"]
 
 
 def test_reduction_and_judges(legal):

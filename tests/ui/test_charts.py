@@ -1,6 +1,9 @@
 """A chart's text alternative holds the numbers the chart draws, point for point."""
 from __future__ import annotations
 
+import pickle
+
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -32,3 +35,19 @@ def test_a_heatmap_becomes_its_matrix_and_horizontal_bars_keep_category_first():
     bars.update_layout(xaxis_title="answers", yaxis_title="answer")
     assert figure_frame(bars).values.tolist() == [["0.5", 3], ["0.6", 4]]
     assert list(figure_frame(bars).columns) == ["answer", "answers"]
+
+
+def test_a_figure_read_back_from_a_cache_gives_the_same_numbers():
+    """A figure cached by st.cache_data comes back through pickle with its numpy arrays in plotly's
+    JSON form ({"dtype", "bdata"}); its text alternative still holds the numbers, not that form."""
+    values = np.array([0.125, -0.5, 0.75])
+    fig = go.Figure([go.Bar(x=["q1", "q2", "q3"], y=values, name="delta"),
+                     go.Heatmap(z=np.array([[1.0, 0.5], [0.5, 1.0]]), x=["a", "b"], y=["a", "b"])])
+    fig.update_layout(xaxis_title="query", yaxis_title="Δ")
+    cached = pickle.loads(pickle.dumps(fig))
+    assert isinstance(cached.data[0].y, dict)   # what the cache holds: the encoded form
+    assert figure_frame(cached).values.tolist() == figure_frame(fig).values.tolist() == \
+        [["a", 1.0, 0.5], ["b", 0.5, 1.0]]
+    bars = go.Figure(cached.data[0])
+    bars.update_layout(xaxis_title="query", yaxis_title="Δ")
+    assert figure_frame(bars).values.tolist() == [["q1", 0.125], ["q2", -0.5], ["q3", 0.75]]

@@ -13,6 +13,7 @@ from metrics.stats.behaviour import label_agreement
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/behaviour.py"
+TAB = "behaviour_tab"   # the page's tabs: only the open one is computed (session state: its label)
 EXP10 = "nDCG(dcg='exp-log2')@10"
 
 
@@ -35,7 +36,14 @@ def test_legal_page_shows_every_view_and_the_library_tau(open_app, legal_means):
     assert tau.loc[EXP10, "R@100"] == f"{expected:.3f}"
     ranks = at.table[1].value
     assert ranks.loc["bm25_ce", EXP10] == 1
-    assert len(charts(at)) == 8   # 2 heatmaps, 2 scatters, ASL, swaps, reduction, confusion
+    assert len(charts(at)) == 4   # the open tab alone: 2 heatmaps, 2 scatters
+    assert not at.metric          # the two-qrels tab is not computed while another is open
+    drawn = {"Discriminative power": 1, "Topic-set size": 1, "Incomplete judgments": 1, "Two qrels": 1}
+    for label, count in drawn.items():   # ASL, swaps, reduction, confusion: each when its tab is opened
+        at.session_state[TAB] = label
+        at.run()
+        assert not at.exception, label
+        assert len(charts(at)) == count, label
     # the two-qrels tab: the sample's proxy labels are judge B
     agreement = label_agreement(LEGAL / "qrels.txt", LEGAL / "proxy.txt")
     values = {m.label: m.value for m in at.metric}
@@ -54,6 +62,8 @@ def test_switching_the_scatter_measure_updates_the_caption(open_app, legal_means
 
 def test_seed_changes_the_power_result_and_is_shown(open_app):
     at = open_app(PAGE)
+    at.session_state[TAB] = "Discriminative power"
+    at.run()
     at.number_input(key="beh_seed").set_value(5).run()
     assert not at.exception
     assert any("seed 5" in c.value for c in at.caption)
@@ -66,5 +76,7 @@ def test_web_sample_renders_without_a_second_judge(open_app):
     at.switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["collection"] == "web"
-    assert any("has a single qrels" in i.value for i in at.info)
     assert at.table[1].value.shape[0] == 3   # hybrid, lexical, neural
+    at.session_state[TAB] = "Two qrels"
+    at.run()
+    assert any("has a single qrels" in i.value for i in at.info)

@@ -19,6 +19,7 @@ from tests.conftest import baseline_box
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 PAGE = "views/judgments.py"
+TAB = "judgments_tab"   # the page's tabs: only the open one is computed (session state: its label)
 
 
 @pytest.fixture
@@ -120,6 +121,14 @@ def test_inferred_column_with_the_sample_proxy(tmp_path, monkeypatch, open_app):
 
 def test_tsv_download_holds_the_training_triples(open_app, downloads):
     at = open_app(PAGE)
+    assert not [name for _data, _mime, name in downloads if name.startswith("negatives-")]   # its tab is closed
+    template = next(data for data, _m, name in downloads if name.startswith("judging-legal")).decode()
+    assert template.startswith("# nDCG Lab judging template")
+    downloads.clear()
+    at.session_state[TAB] = "Hard negatives"
+    at.run()
+    assert not at.exception
+    assert not [name for _data, _mime, name in downloads if name.startswith("judging-")]   # the first tab's
     files = {name: data for data, _mime, name in downloads}
     tsv = files["negatives-legal-top20-n10-g1.tsv"].decode()
     qrels, ranked = legal_ranked()
@@ -137,8 +146,6 @@ def test_tsv_download_holds_the_training_triples(open_app, downloads):
     expected = J.training_set(qrels, ranked, depth=5, per_query=2, include_unjudged=True)
     assert files["negatives-legal-top5-n2-g1-unjudged.tsv"].decode() == expected.to_tsv()
     assert files["negatives-legal-top5-n2-g1-unjudged.jsonl"].decode() == expected.to_jsonl()
-    template = next(data for data, _m, name in downloads if name.startswith("judging-legal")).decode()
-    assert template.startswith("# nDCG Lab judging template")
 
 
 def test_ranks_are_lists_and_missing_ranks_are_empty(open_app, tmp_path):
@@ -151,6 +158,7 @@ def test_ranks_are_lists_and_missing_ranks_are_empty(open_app, tmp_path):
     other.write_text("".join((LEGAL / "bm25.run").read_text().splitlines(keepends=True)[:-1]))
     with store.Workspace(store.default_path()) as ws:
         ws.add_run("legal", metrics.read_run(other), name=fused)
+    at.session_state[TAB] = "Hard negatives"
     at.switch_page(PAGE).run()
     assert not at.exception, at.exception
     tables = {tuple(d.value.columns): d for d in at.dataframe}

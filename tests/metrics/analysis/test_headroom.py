@@ -209,3 +209,21 @@ def test_docno_codes_of_a_pair_are_kept_while_its_columns_live():
     assert hr.rank_in(again_first, again_other).tolist() == [-1, 1, 0]
     # the reverse pair is another pair: its own codes, the same matches
     assert hr.rank_in(again_other, again_first).tolist() == [2, 1, -1]
+
+
+@pytest.mark.parametrize("depth,keep", [(3, 2), (3, 5), (6, 6), (1, 4)])
+def test_oracle_and_sweep_runs_cut_at_keep_are_the_whole_runs_first_keep(depth, keep):
+    """Cut at ``keep``, the oracle and sweep runs sort only each query's first max(depth, keep)
+    documents; they must equal the whole runs (sorted over every document) cut afterwards."""
+    rng = np.random.default_rng(7)
+    docs = [f"d{i}" for i in range(12)]
+    lists = {f"q{q}": list(rng.permutation(docs)[: rng.integers(1, 12)]) for q in range(6)}
+    qrels = qrels_of([(q, d, int(rng.integers(-1, 4))) for q, ds in lists.items() for d in ds[::2]])
+    first = rank(run_of(lists, "first"), qrels)
+    other = rank(run_of({q: list(rng.permutation(ds)) for q, ds in lists.items()}, "other"), qrels)
+
+    def cut(table) -> dict:
+        return {q: ds[:keep] for q, ds in _lists(table).items()}
+
+    assert _lists(hr.oracle_run(first, depth, "nDCG@3", keep=keep)) == cut(hr.oracle_run(first, depth, "nDCG@3"))
+    assert _lists(hr.sweep_run(first, other, depth, keep=keep)) == cut(hr.sweep_run(first, other, depth))
