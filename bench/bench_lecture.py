@@ -113,6 +113,16 @@ def timeline(ok: list[dict]) -> str:
             f"for at {max(r['asked'] for r in ok):.2f} s, the last started at {max(r['started'] for r in ok):.2f} s")
 
 
+def cpu_seconds(deployment: Deployment) -> dict[str, float]:
+    """CPU seconds (user + system) so far of the deployment's app processes, and of this process
+    (the bench's clients): what a student costs the server, apart from what the clients cost."""
+    def spent(process: psutil.Process) -> float:
+        times = process.cpu_times()
+        return times.user + times.system
+    return {"app": sum(spent(psutil.Process(deployment.pid_of(port))) for port in deployment.ports),
+            "clients": spent(psutil.Process())}
+
+
 def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -183,16 +193,20 @@ def main(argv=None) -> int:
                 extra.append(f"- {processes} process(es): first session of each process after its warm-up "
                              f"{', '.join(f'{c:.2f}' for c in cold)} s; one student alone, warm: median {single:.2f} s")
                 for count in args.students:
+                    before = cpu_seconds(deployment)
                     result = asyncio.run(burst(url, count))
+                    spent = {k: v - before[k] for k, v in cpu_seconds(deployment).items()}
                     ready = sorted(r["ready"] for r in result["ok"])
                     queued = sum(r["queued"] for r in result["ok"])
                     lines.append(
                         f"| {processes} | {count} | {ready[0]:.2f} | {statistics.median(ready):.2f} "
-                        f"| {statistics.quantiles(ready, n=10)[-1]:.2f} | {ready[-1]:.2f} "
+                        f"| {statistics.quantiles(ready, n=10, method='inclusive')[-1]:.2f} | {ready[-1]:.2f} "
                         f"| {len(ready) / ready[-1]:.1f} | {len(result['errors'])} "
                         f"| {queued} | {order_agreement(result['ok']):.2f} | {load()} |")
                     print(lines[-1], flush=True)
-                    extra.append(f"- {processes} process(es), {count} at once: {timeline(result['ok'])}")
+                    extra.append(f"- {processes} process(es), {count} at once: {timeline(result['ok'])}; CPU "
+                                 f"seconds of the app processes {spent['app']:.1f} ({1000 * spent['app'] / count:.0f} "
+                                 f"ms a student), of the bench's clients {spent['clients']:.1f}")
                     print(extra[-1], flush=True)
                     time.sleep(5)
                 if args.teams:
