@@ -44,14 +44,28 @@ LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
 
 class Student(AppSession):
-    """A session that records when its first run was asked for (its place in the arrivals)."""
+    """A session that records when its first run was asked for (its place in the arrivals), when
+    the server started it (Streamlit's ``new_session`` message opens every run) and when the page
+    itself began to arrive (its first element that is not the queue's note): the first student's
+    wait split into the server reaching its run, the queue, and the page."""
 
     asked: float | None = None
+    started: float | None = None
+    paged: float | None = None
 
     async def rerun(self, widget_states) -> None:
         if self.asked is None:
             self.asked = time.perf_counter()
         await super().rerun(widget_states)
+
+    def _dispatch(self, msg) -> None:
+        seen = len(self.shown)
+        super()._dispatch(msg)
+        if self.started is None and msg.WhichOneof("type") == "new_session":
+            self.started = time.perf_counter()
+        if self.paged is None and any(s.kind not in ("empty", "") and "in the queue" not in s.text
+                                      for s in self.shown[seen:]):
+            self.paged = time.perf_counter()
 
 
 async def open_one(url: str, route: str | None = None, timeout: float = 900.0) -> Student:
@@ -73,6 +87,7 @@ async def burst(url: str, count: int, timeout: float = 900.0) -> dict:
         done = time.perf_counter() - t0
         queued = any("in the queue" in s.text for s in student.shown)
         out = {"ready": done, "asked": (student.asked or t0) - t0, "queued": queued,
+               "started": (student.started or t0) - t0, "paged": (student.paged or t0) - t0,
                "exceptions": [s.text for s in student.shown if s.kind == "exception"]}
         await student.close()
         return out
@@ -88,6 +103,24 @@ def order_agreement(ok: list[dict]) -> float:
     from scipy.stats import kendalltau
 
     return float(kendalltau([r["asked"] for r in ok], [r["ready"] for r in ok]).statistic)
+
+
+def timeline(ok: list[dict]) -> str:
+    """Where the first ready student's wait went, and when the last run was asked for."""
+    first = min(ok, key=lambda r: r["ready"])
+    return (f"the first ready student asked at {first['asked']:.2f} s, its run started at {first['started']:.2f} s, "
+            f"its page began at {first['paged']:.2f} s, ready at {first['ready']:.2f} s; the last run asked "
+            f"for at {max(r['asked'] for r in ok):.2f} s, the last started at {max(r['started'] for r in ok):.2f} s")
+
+
+def cpu_seconds(deployment: Deployment) -> dict[str, float]:
+    """CPU seconds (user + system) so far of the deployment's app processes, and of this process
+    (the bench's clients): what a student costs the server, apart from what the clients cost."""
+    def spent(process: psutil.Process) -> float:
+        times = process.cpu_times()
+        return times.user + times.system
+    return {"app": sum(spent(psutil.Process(deployment.pid_of(port))) for port in deployment.ports),
+            "clients": spent(psutil.Process())}
 
 
 def load() -> str:
@@ -146,9 +179,9 @@ def main(argv=None) -> int:
     parser.add_argument("--teams", type=int, default=100)
     args = parser.parse_args(argv)
     lines = [f"Machine: {os.cpu_count()} cores; load average before: {load()}", "",
-             "| processes | students at once | first ready s | median s | max s | students/s | errors "
+             "| processes | students at once | first ready s | median s | p90 s | max s | students/s | errors "
              "| queue notes | tau(arrival, ready) | load after |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     extra = []
     for processes in args.processes:
         with tempfile.TemporaryDirectory(prefix="ndcg-lab-lecture-") as scratch:
@@ -160,14 +193,21 @@ def main(argv=None) -> int:
                 extra.append(f"- {processes} process(es): first session of each process after its warm-up "
                              f"{', '.join(f'{c:.2f}' for c in cold)} s; one student alone, warm: median {single:.2f} s")
                 for count in args.students:
+                    before = cpu_seconds(deployment)
                     result = asyncio.run(burst(url, count))
+                    spent = {k: v - before[k] for k, v in cpu_seconds(deployment).items()}
                     ready = sorted(r["ready"] for r in result["ok"])
                     queued = sum(r["queued"] for r in result["ok"])
                     lines.append(
-                        f"| {processes} | {count} | {ready[0]:.2f} | {statistics.median(ready):.2f} | {ready[-1]:.2f} "
+                        f"| {processes} | {count} | {ready[0]:.2f} | {statistics.median(ready):.2f} "
+                        f"| {statistics.quantiles(ready, n=10, method='inclusive')[-1]:.2f} | {ready[-1]:.2f} "
                         f"| {len(ready) / ready[-1]:.1f} | {len(result['errors'])} "
                         f"| {queued} | {order_agreement(result['ok']):.2f} | {load()} |")
                     print(lines[-1], flush=True)
+                    extra.append(f"- {processes} process(es), {count} at once: {timeline(result['ok'])}; CPU "
+                                 f"seconds of the app processes {spent['app']:.1f} ({1000 * spent['app'] / count:.0f} "
+                                 f"ms a student), of the bench's clients {spent['clients']:.1f}")
+                    print(extra[-1], flush=True)
                     time.sleep(5)
                 if args.teams:
                     t = teams_minute(deployment, args.teams, Path(scratch))

@@ -30,7 +30,8 @@ __all__ = ["DEFAULT_RUNS", "ENV", "Gate", "admitted", "gate", "runs_at_once"]
 ENV = "NDCG_LAB_RUNS_AT_ONCE"
 DEFAULT_RUNS = 2
 """Two runs at once: one computes while the other waits on its database or sends its page."""
-POLL = 2.0  # seconds between two notes to a waiting visitor (the queue itself wakes it at each change)
+POLL = 2.0  # seconds between two notes to a waiting visitor (its turn wakes it at once)
+MIN_WAIT = 0.05  # the shortest sleep of a waiter between two looks at its place (a poll of 0 in tests)
 
 
 def runs_at_once(env: dict[str, str] | None = None) -> int:
@@ -45,56 +46,68 @@ def runs_at_once(env: dict[str, str] | None = None) -> int:
 
 
 class Gate:
-    """At most ``limit`` holders at once; the others wait in order of arrival (first in, first out)."""
+    """At most ``limit`` holders at once; the others wait in order of arrival (first in, first out).
+
+    Each waiter sleeps on its own condition, and a free place wakes only the head of the queue:
+    with one shared condition woken for every change, a burst's 100 waiting threads all woke at
+    each admission and took the interpreter in turn from the one run doing the work."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.running = 0
-        self._queue: deque[object] = deque()
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
+        self._queue: deque[threading.Condition] = deque()   # one condition per waiter, on the one lock
 
     @property
     def waiting(self) -> int:
         return len(self._queue)
+
+    def _wake_head(self) -> None:
+        """Wake the first waiter if a place is free (called with the lock held)."""
+        if self._queue and self.running < self.limit:
+            self._queue[0].notify()
 
     @contextmanager
     def held(self, on_wait: Callable[[int], None] = lambda position: None, poll: float = POLL) -> Iterator[None]:
         """Hold one place for the block. While waiting, ``on_wait(position)`` is called (outside the
         lock) with the 1-based position in the queue: at once, then when it has changed, at most once
         per ``poll`` seconds (a burst moves every waiter's place several times a second, and each
-        note is a message to a browser). If it raises (a stopped run: Streamlit raises at a
-        script's next message once its visitor left or asked for a newer run), the ticket leaves
-        the queue and the exception goes on."""
-        ticket = object()
+        note is a message to a browser): a waiter wakes for its note on its own timer, and for its
+        turn when a place frees while it heads the queue. If ``on_wait`` raises (a stopped run:
+        Streamlit raises at a script's next message once its visitor left or asked for a newer
+        run), the ticket leaves the queue and the exception goes on."""
+        ticket = threading.Condition(self._lock)
         shown, told = 0, float("-inf")
-        with self._changed:
+        every = max(poll, MIN_WAIT)
+        with self._lock:
             self._queue.append(ticket)
         try:
             while True:
-                with self._changed:
+                with self._lock:
                     if self.running < self.limit and self._queue[0] is ticket:
                         self._queue.popleft()
                         self.running += 1
-                        self._changed.notify_all()
+                        self._wake_head()   # a second free place goes to the next one at once
                         break
                     position = self._queue.index(ticket) + 1
-                    if position == shown or time.monotonic() - told < poll:
-                        self._changed.wait(poll)
+                    since = time.monotonic() - told
+                    if position == shown or since < poll:
+                        ticket.wait(every if position == shown else max(poll - since, MIN_WAIT))
                         continue
                 shown, told = position, time.monotonic()
                 on_wait(position)
         except BaseException:
-            with self._changed:
+            with self._lock:
                 if ticket in self._queue:
                     self._queue.remove(ticket)
-                self._changed.notify_all()
+                self._wake_head()
             raise
         try:
             yield
         finally:
-            with self._changed:
+            with self._lock:
                 self.running -= 1
-                self._changed.notify_all()
+                self._wake_head()
 
 
 @st.cache_resource(show_spinner=False)

@@ -8,6 +8,10 @@ position is ``step`` (0-based, omitted for the first).
 """
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
+import pandas as pd
 import streamlit as st
 
 import metrics
@@ -33,6 +37,40 @@ def all_lessons() -> dict[str, lessons.Lesson]:
     return lessons.load_all()
 
 
+@dataclass(frozen=True)
+class Screen:
+    """What a lesson's page computes before its first exercise: its texts with every placeholder
+    filled, and its example's numbers (a list: the scores and the rank-by-rank frame; a collection:
+    the per-query frame, the summary and the two p-values). Never changed once made."""
+
+    text: str
+    try_text: str
+    values: dict[str, float] | None = None
+    per_rank: pd.DataFrame | None = None
+    per_query: pd.DataFrame | None = None
+    summary: dict[str, float] | None = None
+    p_t: float = float("nan")
+    p_r: float = float("nan")
+
+
+@functools.lru_cache(maxsize=64)
+def screen(lesson: lessons.Lesson) -> Screen:
+    """The lesson's :class:`Screen`, computed once per process and lesson (lessons are frozen, so
+    equal lessons share one): filling the placeholders and scoring the example took 0.1 s of every
+    run of a lesson's page, paid again by each of a lecture's students opening it."""
+    texts = {"text": lessons.render(lesson, lesson.text), "try_text": lessons.render(lesson, lesson.try_text)}
+    if lesson.collection is not None:
+        table = lesson.collection.per_query()
+        diffs = table["B - A"].to_numpy()
+        return Screen(**texts, per_query=table, summary=dict(lesson.collection.summary()),
+                      p_t=float(stats.ttest_pvalues(diffs)),
+                      p_r=float(stats.randomization_pvalues(diffs, seed=stats.DEFAULT_SEED)))
+    sb = lesson.example
+    if sb is None:
+        return Screen(**texts)
+    return Screen(**texts, values=sandbox.scores(sb), per_rank=sandbox.per_rank(sb))
+
+
 def page_link(label: str, params: dict, **options) -> None:
     """A link to the Learn page with ``params`` (the workspace token kept), within the session."""
     st.page_link(paths.view("learn"), label=label, query_params={**params, **address.kept()}, **options)
@@ -48,24 +86,22 @@ def step(n: int) -> int:
 
 def example(lesson: lessons.Lesson) -> None:
     """The lesson's interactive example: its list's numbers (or the collection's) and a way into the sandbox."""
-    if lesson.collection is not None:
-        c = lesson.collection
-        table = c.per_query()
-        summary = c.summary()
+    shown = screen(lesson)
+    if lesson.collection is not None and shown.per_query is not None and shown.summary is not None:
+        c, table, summary = lesson.collection, shown.per_query, shown.summary
         m1, m2, m3 = st.columns(3)
         m1.metric(f"Mean nDCG@{c.cutoff} of A", text.fmt(summary["mean_a"]))
         m2.metric(f"Mean nDCG@{c.cutoff} of B", text.fmt(summary["mean_b"]))
         m3.metric("B wins / losses", f"{summary['wins_b']:.0f} / {summary['losses_b']:.0f}")
         st.table(table.style.format("{:.4f}"))
-        diffs = table["B - A"].to_numpy()
-        p_t = float(stats.ttest_pvalues(diffs))
-        p_r = float(stats.randomization_pvalues(diffs, seed=stats.DEFAULT_SEED))
-        st.markdown(f"Paired t-test p = **{p_t:.4f}** · randomisation test p = **{p_r:.4f}** (exact over the "
-                    f"2^{len(diffs)} sign flips) · measure `{c.measure}`. A p-value under 0.05 is the usual bar; "
-                    "with ten queries a difference must be large and consistent to pass it.")
+        st.markdown(f"Paired t-test p = **{shown.p_t:.4f}** · randomisation test p = **{shown.p_r:.4f}** (exact "
+                    f"over the 2^{len(table)} sign flips) · measure `{c.measure}`. A p-value under 0.05 is the "
+                    "usual bar; with ten queries a difference must be large and consistent to pass it.")
         return
     sb = lesson.example
-    values = sandbox.scores(sb)
+    if sb is None or shown.values is None or shown.per_rank is None:
+        return
+    values = shown.values
     word = "exp" if sb.gain == "exp" else "linear"
     k = sb.cutoff
     m1, m2, m3 = st.columns(3)
@@ -74,7 +110,7 @@ def example(lesson: lessons.Lesson) -> None:
     m3.metric(f"nDCG@{k}", text.fmt(values[f"nDCG {word}"]))
     st.caption(f"Gain {sandbox.GAIN_NAMES[sb.gain]}, measure `{sb.measure}`" +
                (f", missed relevant documents (grades): {', '.join(map(str, sb.missed))}" if sb.missed else ""))
-    st.table(view.per_rank_styler(sandbox.per_rank(sb), highlight=k))
+    st.table(view.per_rank_styler(shown.per_rank, highlight=k))
     page_link("Open this example in the sandbox", {"lesson": "sandbox", **sandbox.to_params(sb)})
 
 
@@ -138,10 +174,10 @@ def lesson_page(all_lessons: dict, lesson: lessons.Lesson) -> None:
     ids = list(all_lessons)
     position = ids.index(lesson.id) + 1
     st.header(f"{position}. {lesson.title}")
-    st.markdown(lessons.render(lesson, lesson.text))
+    st.markdown(screen(lesson).text)
     st.subheader("The example")
     example(lesson)
-    st.info(f"**What to try:** {lessons.render(lesson, lesson.try_text)}", icon=":material/science:")
+    st.info(f"**What to try:** {screen(lesson).try_text}", icon=":material/science:")
     st.subheader("Exercises")
     exercise_steps(list(lesson.exercises), {"lesson": lesson.id}, f"learn_ex_{lesson.id}_")
     if position < len(ids):

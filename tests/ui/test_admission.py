@@ -70,3 +70,44 @@ def test_a_run_stopped_while_waiting_leaves_the_queue():
         assert gate.waiting == 0
     with gate.held():
         assert gate.running == 1
+
+
+def test_a_free_place_wakes_only_the_head_of_the_queue(monkeypatch):
+    """20 runs queue behind one; as each leaves, only the next one wakes. With one condition woken
+    for every change, the k-th admission woke all 20 - k waiters (210 wake-ups in all), each taking
+    the interpreter from the run doing the work."""
+    wakes, hold = [0], threading.Event()   # hold's own condition is not counted
+
+    class Counting(threading.Condition):
+        def wait(self, timeout=None):
+            result = super().wait(timeout)
+            wakes[0] += 1
+            return result
+
+    monkeypatch.setattr(threading, "Condition", Counting)
+    gate, queued = Gate(1), 20
+    # poll of a minute: no waiter wakes for its note during the test, only for its turn
+    admitted, lock = [], threading.Lock()
+
+    def run(i):
+        with gate.held(poll=60.0):
+            with lock:
+                admitted.append(i)
+            if i == 0:
+                hold.wait(5)
+
+    threads = []
+    for i in range(queued + 1):
+        before = gate.waiting + gate.running
+        threads.append(threading.Thread(target=run, args=(i,)))
+        threads[-1].start()
+        deadline = time.monotonic() + 5
+        while gate.waiting + gate.running == before and time.monotonic() < deadline:
+            time.sleep(0.001)
+    time.sleep(0.05)   # every waiter asleep on its condition
+    wakes[0] = 0
+    hold.set()
+    for thread in threads:
+        thread.join(10)
+    assert admitted == list(range(queued + 1))
+    assert wakes[0] <= queued          # each waiter woke once, for its turn
