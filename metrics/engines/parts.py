@@ -67,6 +67,11 @@ PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partitio
                                 # passes over a piece (NUL, ASCII, line ends, the parse) find it in the CPU cache
 
 
+FIRST_PIECE_BYTES = 1 << 20     # the first piece of a compressed part: parsed before the inflate ratio can
+                                # judge the stream (every input may reach RATIO_FLOOR), so a bomb's first
+                                # piece costs what 1 MiB of its lines costs, not 16 MiB
+
+
 RANGE_BYTES = 512 << 20         # plain text files larger than this are split into byte ranges (parts)
 
 
@@ -122,8 +127,9 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
     return parts
 
 
-def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
-    """Pieces of whole lines (each ends with \\n, but maybe the last). With ``limit``: only the lines
+def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks, first_bytes: int | None = None):
+    """Pieces of whole lines (each ends with \\n, but maybe the last), the first of ``first_bytes``
+    when given. With ``limit``: only the lines
     starting before byte ``limit`` of the stream (the line crossing it is read to its end).
     ``checks`` refuses a line too long and a stream that inflates past its limit as soon as they
     are seen; a block with a NUL byte is yielded at once, so that its parse names the byte."""
@@ -143,7 +149,8 @@ def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
                     return
                 pending += block
             return
-        want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
+        size = first_bytes if first_bytes and pos == 0 else piece_bytes
+        want = size if limit is None else min(size, limit - pos)
         block = stream.read(want)
         if not block:
             if pending:
@@ -472,8 +479,8 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
         try:
             checks = _Checks(part.source, part.compression is not None, raw.tell)
             # a compressed part is inflated on a second thread while the piece before is parsed
-            pieces = read_ahead(_pieces(stream, piece_bytes, limit, checks)) if part.compression else \
-                _pieces_seekable(raw, piece_bytes, limit, checks)
+            pieces = read_ahead(_pieces(stream, piece_bytes, limit, checks, FIRST_PIECE_BYTES)) \
+                if part.compression else _pieces_seekable(raw, piece_bytes, limit, checks)
             with closing(pieces):
                 for piece in pieces:
                     if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
