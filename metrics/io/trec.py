@@ -33,6 +33,9 @@ mmap threshold, so that each block reuses the memory of the one before)."""
 _NOT_CLEAN = (b"\x00", b"\r", b"\t")
 """Bytes that send a file to the whole-file path (binary data, \\r line ends, tabs)."""
 
+_NOT_PLAIN_START = (b" ", b"#", b"\n", b"\f", b"\v")
+"""First bytes of a text that is not read in blocks: a blank, comment or blank line first."""
+
 HEAD_BYTES = 1 << 16
 """A text longer than this has its first lines judged alone before the whole is normalised."""
 
@@ -116,13 +119,17 @@ def read_trec_blocks(src, kind: Kind, source: str, plain_head,
             f = open(src, "rb")
         except OSError:
             return None
+        if f.read(1) in _NOT_PLAIN_START:   # read whole, normalised: no 16 MiB block read only to be dropped
+            f.close()
+            return None
+        f.seek(0)
         # the next block read and checked on a second thread while one is parsed
         with f, contextlib.closing(read_ahead(checked_blocks(f, source, limit=None, size=FILE_BLOCK))) as blocks:
             return read_trec_blocks(blocks, kind, source, plain_head, hashlib.sha256())
     blocks = iter(src)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:
         block = next(blocks, b"")
-        if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in (b" ", b"#", b"\n", b"\f", b"\v"):
+        if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in _NOT_PLAIN_START:
             return None
         end = re.search(rb"\n", block[:65536])
         n_fields = block[: end.start()].count(b" ") + 1 if end else 0
