@@ -5,8 +5,8 @@ each bucket's rows to its own Arrow IPC fragment ``run/b{bucket}/p{part}.arrow``
 bounded by the piece size, never by the run.
 
 The piece reader, the three part readers (text, parquet, whole file) and the fragment writers
-share ``PartResult``, ``_Writers`` and one rule: every line number and row shift refers to the
-original file. The text reader (:func:`partition_text`) also
+(:mod:`metrics.engines.fragments`) share ``PartResult`` and one rule: every line number and row
+shift refers to the original file. The text reader (:func:`partition_text`) also
 feeds :mod:`metrics.engines.contiguous`'s scoring sink, so that a run read in one pass is checked
 and parsed by the same code.
 """
@@ -20,12 +20,10 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import io
@@ -42,7 +40,7 @@ from ..io.inflate import (
 )
 from ..io.keys import as_array
 from ..io.lines import check_degenerate, check_line_lengths, line_ends, line_of_offset, line_too_long
-from ..io.paths import display_name, filesystem, is_url, join_path, peek
+from ..io.paths import display_name, filesystem, peek
 from ..io.read import layout_of
 from ..io.sniff import check_text, compression_of, data_starts, first_data_line, without_bom
 from ..io.tables import ALIASES, pick
@@ -58,10 +56,18 @@ from ..io.validate import (
     quoting,
     string_column,
 )
-from .buckets import bucket_order
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
+from .fragments import (  # noqa: F401  (importable from here, as before the split)
+    FRAGMENT_SCHEMA,
+    FRAGMENT_SUFFIX,
+    STOP,
+    FragmentWriters,
+    Stopped,
+    fragment_table,
+    ipc_options,
+    read_ipc,
+    stop_requested,
+    write_ipc,
+)
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
                                 # passes over a piece (NUL, ASCII, line ends, the parse) find it in the CPU cache
@@ -79,10 +85,6 @@ MIN_RANGE_BYTES = 64 << 20      # ... and on a Dask cluster into ranges of at le
 
 
 ROW_GROUP_ROWS = 1 << 20
-
-
-FRAGMENT_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
-                             ("rank", pa.int64()), ("part", pa.int32()), ("line", pa.int64())])
 
 
 @dataclass
@@ -300,19 +302,6 @@ def _shifted(exc: MetricsError, lines: int) -> MetricsError:
     return MetricsError(exc.problem, source=exc.source, line=line, fix=exc.fix)
 
 
-STOP = "_stop"
-"""A file the driver writes into the output folder once the partition has failed: a task that
-sees it writes nothing more and returns (see :func:`stop_requested`)."""
-
-
-class Stopped(Exception):
-    """The driver asked the tasks to stop (the partition already failed elsewhere)."""
-
-
-def stop_requested(fs, root: str) -> bool:
-    return fs.get_file_info(join_path(root, STOP)).type != pafs.FileType.NotFound
-
-
 @dataclass
 class PartResult:
     part: int
@@ -324,95 +313,6 @@ class PartResult:
     stopped: bool = False             # ended early because the driver asked (another part failed)
 
 
-class _Writers:
-    """One Arrow IPC fragment per bucket for one part, opened on first use.
-
-    Writing runs on a background thread, one piece behind the reader, so that parsing the next
-    piece overlaps it (pyarrow releases the GIL); at most one piece waits, so memory stays bounded.
-    """
-
-    def __init__(self, out: str, part: int, n_buckets: int, row_group_rows: int):
-        self.fs, self.root = filesystem(out)
-        self.part, self.n_buckets, self.row_group_rows = part, n_buckets, row_group_rows
-        self.options = ipc_options(out)
-        self.writers: dict[int, tuple] = {}
-        self.rows: dict[int, int] = {}
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: Future[None] | None = None
-
-    def write(self, table: pa.Table) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        if stop_requested(self.fs, self.root):
-            raise Stopped
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-writer")
-        self._wait()
-        self._pending = self._pool.submit(self._write, table)
-
-    def _wait(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            pending.result()
-
-    def _write(self, table: pa.Table) -> None:
-        counts, order = bucket_order(table["qid"], self.n_buckets)
-        ordered = table if order is None else table.take(pa.array(order))
-        start = 0
-        for bucket in np.flatnonzero(counts):
-            b = int(bucket)
-            piece = ordered.slice(start, int(counts[b]))
-            start += int(counts[b])
-            if b not in self.writers:
-                path = join_path(self.root, "run", f"b{b:05d}", f"p{self.part:05d}{FRAGMENT_SUFFIX}")
-                self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-                sink = self.fs.open_output_stream(path)
-                self.writers[b] = (sink, pa.ipc.new_file(sink, FRAGMENT_SCHEMA, options=self.options))
-            self.writers[b][1].write_table(piece, max_chunksize=self.row_group_rows)
-            self.rows[b] = self.rows.get(b, 0) + piece.num_rows
-
-    def close(self) -> None:
-        try:
-            self._wait()
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-            for sink, writer in self.writers.values():
-                writer.close()
-                sink.close()
-
-
-FRAGMENT_SUFFIX = ".arrow"
-"""Bucket fragments and bucketed qrels are Arrow IPC files: written and read back as the buffers
-they are in memory (no encoding, no decoding), memory-mapped on local disks."""
-
-
-def ipc_options(out: str) -> pa.ipc.IpcWriteOptions:
-    """Plain buffers on local disks, where they are read back at once; lz4 on object storage, where they travel."""
-    return pa.ipc.IpcWriteOptions(compression="lz4" if is_url(out) else None)
-
-
-def write_ipc(table: pa.Table, path: str, fs, options: pa.ipc.IpcWriteOptions) -> None:
-    with fs.open_output_stream(path) as sink, pa.ipc.new_file(sink, table.schema, options=options) as writer:
-        writer.write_table(table)
-
-
-def read_ipc(path: str, fs) -> pa.Table:
-    """One IPC file whole: memory-mapped on a local disk (no copy), read into memory elsewhere."""
-    if isinstance(fs, pafs.LocalFileSystem):
-        with pa.memory_map(path) as source:
-            return pa.ipc.open_file(source).read_all()
-    with fs.open_input_file(path) as source:
-        return pa.ipc.open_file(source).read_all()
-
-
-def _fragment(table: pa.Table, part: int, lines: np.ndarray) -> pa.Table:
-    return pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
-                     "rank": table["rank"],
-                     "part": pa.array(np.full(table.num_rows, part, dtype=np.int32)),
-                     "line": pa.array(lines.astype(np.int64))}, schema=FRAGMENT_SCHEMA)
-
-
 def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_group_rows: int,
                     on_duplicate: str, on_bytes: Callable[[int], None] | None = None) -> PartResult:
     """Partition task: read one part, validate it with metrics.io, append its rows to the bucket fragments.
@@ -421,7 +321,7 @@ def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_g
     the driver knows how many lines the parts before this one hold.
     """
     result = PartResult(part.index)
-    writers = _Writers(out, part.index, n_buckets, row_group_rows)
+    writers = FragmentWriters(out, part.index, n_buckets, row_group_rows)
     if stop_requested(writers.fs, writers.root):
         result.stopped = True
         return result
@@ -494,7 +394,7 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
                         _last_data_line(piece) == _last_line(piece) and b"\r" not in piece
                     n_lines = table.num_rows if clean else _count_lines(piece)
                     if table is not None:
-                        writers.write(_fragment(table, part.index, lines))
+                        writers.write(fragment_table(table, part.index, lines))
                         result.rows += table.num_rows
                         prefix = _last_data_line(piece)
                     before += n_lines
@@ -580,7 +480,7 @@ def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     return table, lines
 
 
-def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: PartResult, on_bytes) -> None:
+def _partition_parquet(part: Part, fs, inner: str, writers: FragmentWriters, result: PartResult, on_bytes) -> None:
     with fs.open_input_file(inner) as raw:
         try:
             reader = pq.ParquetFile(raw)
@@ -606,7 +506,7 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
                 table = _validate_rows(table, picked, rank_col, part.source)
             except MetricsError as exc:
                 raise _shift_rows(exc, done) from None
-            writers.write(_fragment(table, part.index, np.arange(done + 1, done + table.num_rows + 1)))
+            writers.write(fragment_table(table, part.index, np.arange(done + 1, done + table.num_rows + 1)))
             done += table.num_rows
             if on_bytes is not None:
                 on_bytes(part.size * min(i + 1, groups) // groups - part.size * min(i, groups) // groups)
@@ -647,7 +547,7 @@ def _shift_rows(exc: MetricsError, rows: int) -> MetricsError:
     return MetricsError(problem, source=exc.source, line=exc.line, fix=exc.fix)
 
 
-def _partition_whole(part: Part, fs, inner: str, writers: _Writers, result: PartResult,
+def _partition_whole(part: Part, fs, inner: str, writers: FragmentWriters, result: PartResult,
                      on_duplicate: str) -> None:
     """Headed CSV/TSV or JSON text: parsed whole by metrics.io (these formats are not streamed)."""
     with fs.open_input_file(inner) as raw:
@@ -655,5 +555,5 @@ def _partition_whole(part: Part, fs, inner: str, writers: _Writers, result: Part
     run = io.read_run(data, source=part.source, on_duplicate=on_duplicate)
     rows = np.arange(len(run))
     lines = run.line_of(rows)
-    writers.write(_fragment(run.table, part.index, rows + 1 if lines is None else lines))
+    writers.write(fragment_table(run.table, part.index, rows + 1 if lines is None else lines))
     result.rows = result.lines = len(run)
