@@ -5,8 +5,8 @@ each bucket's rows to its own Arrow IPC fragment ``run/b{bucket}/p{part}.arrow``
 bounded by the piece size, never by the run.
 
 The piece reader, the three part readers (text, parquet, whole file) and the fragment writers
-share ``PartResult``, ``_Writers`` and one rule: every line number and row shift refers to the
-original file. The text reader (:func:`partition_text`) also
+(:mod:`metrics.engines.fragments`) share ``PartResult`` and one rule: every line number and row
+shift refers to the original file. The text reader (:func:`partition_text`) also
 feeds :mod:`metrics.engines.contiguous`'s scoring sink, so that a run read in one pass is checked
 and parsed by the same code.
 """
@@ -20,31 +20,25 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import io
-from .. import settings as settings_module
 from ..errors import MetricsError
 from ..io.inflate import (
     DECOMPRESS_ERRORS,
     decompress_error,
-    inflate_refusal,
     open_decompressed,
-    ratio_refusal,
     read_ahead,
-    within_ratio,
 )
 from ..io.keys import as_array
-from ..io.lines import check_degenerate, check_line_lengths, line_ends, line_of_offset, line_too_long
-from ..io.paths import display_name, filesystem, is_url, join_path, peek
+from ..io.lines import line_of_offset
+from ..io.paths import display_name, filesystem, peek
 from ..io.read import layout_of
-from ..io.sniff import check_text, compression_of, data_starts, first_data_line, without_bom
+from ..io.sniff import check_text, compression_of, first_data_line, without_bom
 from ..io.tables import ALIASES, pick
 from ..io.trec import read_trec
 from ..io.validate import (
@@ -58,13 +52,34 @@ from ..io.validate import (
     quoting,
     string_column,
 )
-from .buckets import bucket_order
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
+from .fragments import (  # noqa: F401  (importable from here, as before the split)
+    FRAGMENT_SCHEMA,
+    FRAGMENT_SUFFIX,
+    STOP,
+    FragmentWriters,
+    Stopped,
+    fragment_table,
+    ipc_options,
+    read_ipc,
+    stop_requested,
+    write_ipc,
+)
+from .pieces import (
+    PieceChecks,
+    count_lines,
+    last_data_line,
+    last_line,
+    read_pieces,
+    read_pieces_seekable,
+)
 
 PIECE_BYTES = 16 << 20          # text read and parsed at a time by one partition task: small enough that the
                                 # passes over a piece (NUL, ASCII, line ends, the parse) find it in the CPU cache
+
+
+FIRST_PIECE_BYTES = 1 << 20     # the first piece of a compressed part: parsed before the inflate ratio can
+                                # judge the stream (every input may reach RATIO_FLOOR), so a bomb's first
+                                # piece costs what 1 MiB of its lines costs, not 16 MiB
 
 
 RANGE_BYTES = 512 << 20         # plain text files larger than this are split into byte ranges (parts)
@@ -74,10 +89,6 @@ MIN_RANGE_BYTES = 64 << 20      # ... and on a Dask cluster into ranges of at le
 
 
 ROW_GROUP_ROWS = 1 << 20
-
-
-FRAGMENT_SCHEMA = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64()),
-                             ("rank", pa.int64()), ("part", pa.int32()), ("line", pa.int64())])
 
 
 @dataclass
@@ -122,188 +133,10 @@ def plan(files: list[str], range_bytes: int) -> list[Part]:
     return parts
 
 
-def _pieces(stream, piece_bytes: int, limit: int | None, checks: _Checks):
-    """Pieces of whole lines (each ends with \\n, but maybe the last). With ``limit``: only the lines
-    starting before byte ``limit`` of the stream (the line crossing it is read to its end).
-    ``checks`` refuses a line too long and a stream that inflates past its limit as soon as they
-    are seen; a block with a NUL byte is yielded at once, so that its parse names the byte."""
-    pending = b""
-    pos = 0
-    while True:
-        if limit is not None and pos >= limit:
-            while pending:
-                block = stream.read(1 << 16)
-                if not block:
-                    yield pending
-                    return
-                checks.block(block)
-                cut = block.find(b"\n")
-                if cut >= 0:
-                    yield pending + block[:cut + 1]
-                    return
-                pending += block
-            return
-        want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
-        block = stream.read(want)
-        if not block:
-            if pending:
-                yield pending
-            return
-        pos += len(block)
-        if b"\x00" in block:
-            yield pending + block
-            return
-        checks.block(block)
-        data = pending + block if pending else block
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            pending = data
-            continue
-        pending = data[cut:]
-        yield data[:cut] if cut < len(data) else data
-
-
-class _Checks:
-    """Line lengths (``NDCG_LAB_MAX_LINE``) and inflated bytes (``NDCG_LAB_INFLATE_LIMIT`` and
-    ``NDCG_LAB_INFLATE_RATIO`` times the compressed bytes read, ``raw_read()``, for a compressed
-    part: the readers' rule, :func:`metrics.io.inflate.within_ratio`) of the blocks one part reads,
-    lines counted from the part's start."""
-
-    def __init__(self, source: str, compressed: bool, raw_read=None):
-        settings = settings_module.load()
-        self.source, self.max_line = source, settings.max_line
-        self.limit = settings.inflate_limit if compressed else None
-        self.ratio, self.raw_read = settings.inflate_ratio, raw_read if compressed else None
-        self.bytes = self.open_line = self.lines = 0
-
-    def block(self, block: bytes) -> None:
-        if self.raw_read is None:   # plain text: a degenerate block is refused as the readers refuse it
-            check_degenerate(block, self.lines, self.source, open_line=self.open_line)
-        self.open_line, self.lines = check_line_lengths(block, self.open_line, self.lines, self.max_line,
-                                                        self.source)
-        self.bytes += len(block)
-        if self.raw_read is not None and self.ratio is not None and \
-                not within_ratio(self.bytes, self.raw_read(), self.ratio):
-            raise ratio_refusal(self.ratio, self.source)
-        if self.limit is not None and self.bytes > self.limit:
-            raise inflate_refusal(self.limit, self.source)
-
-
-def _pieces_seekable(raw, piece_bytes: int, limit: int | None, checks: _Checks):
-    """As :func:`_pieces` on a seekable file: a piece's end (its last line end) is found first in
-    small reads, then the piece is read once at its exact length (no copy to cut it). A piece
-    without a line end is a line longer than ``checks.max_line``: refused before it is read."""
-    size = raw.size()
-    begin = raw.tell()
-    pos = 0
-    while (limit is None or pos < limit) and begin + pos < size:
-        start = begin + pos
-        want = piece_bytes if limit is None else min(piece_bytes, limit - pos)
-        stop = min(start + want, size)
-        if stop >= size:
-            end = size
-        elif limit is not None and pos + want >= limit:
-            end = _line_end(raw, stop - 1, size)             # the line crossing the limit is ours
-        else:
-            end = _last_line_end(raw, start, stop)
-            if end is None:            # a line longer than a piece
-                if stop - start > checks.max_line:
-                    raise line_too_long(checks.max_line, checks.source, checks.lines + 1)
-                end = _line_end(raw, stop, size)
-        block = raw.read_at(end - start, start)
-        raw.seek(end)
-        if not block:
-            return
-        pos += len(block)
-        if b"\x00" not in block:
-            checks.block(block)
-        yield block
-
-
-def _last_line_end(raw, start: int, stop: int) -> int | None:
-    """The offset just after the last newline in bytes ``start:stop`` of ``raw``, or None."""
-    hi = stop
-    while hi > start:
-        lo = max(start, hi - (1 << 16))
-        cut = raw.read_at(hi - lo, lo).rfind(b"\n")
-        if cut >= 0:
-            return lo + cut + 1
-        hi = lo
-    return None
-
-
-def _line_end(raw, at: int, size: int) -> int:
-    """The offset just after the first newline at or after byte ``at`` (the file's size if none)."""
-    while at < size:
-        block = raw.read_at(min(1 << 16, size - at), at)
-        if not block:
-            break
-        cut = block.find(b"\n")
-        if cut >= 0:
-            return at + cut + 1
-        at += len(block)
-    return size
-
-
-def _count_lines(piece: bytes) -> int:
-    """Lines in a piece as io counts them (\\n, \\r\\n and a lone \\r end a line)."""
-    ends = piece.count(b"\n") if b"\r" not in piece else len(line_ends(piece))
-    return ends + (not piece.endswith((b"\n", b"\r")))
-
-
-def _last_line(piece: bytes) -> bytes:
-    end = len(piece) - 1 if piece.endswith(b"\n") else len(piece)
-    return piece[piece.rfind(b"\n", 0, end) + 1:end]
-
-
-def _last_data_line(piece: bytes) -> bytes | None:
-    """The last line of ``piece`` that holds data (not blank, not a comment), without its line end.
-    Trailing blank lines are skipped at once (``bytes.rstrip``), and a piece whose last lines are
-    not data is searched by numpy (:func:`metrics.io.sniff.data_starts`), not line by line: a part
-    of a file of comment lines looks back through all of them."""
-    ink = len(piece.rstrip())
-    ends = [at for at in (piece.find(b"\n", ink), piece.find(b"\r", ink)) if at >= 0]
-    end = min(ends) + 1 if ends else len(piece)
-    for _ in range(_LINES_LOOKED_AT):
-        if end <= 0:
-            return None
-        newline = piece.rfind(b"\n", 0, end - 1)
-        start = max(newline, piece.rfind(b"\r", max(newline, 0), end - 1)) + 1    # \r only after that \n
-        line = piece[start:end].rstrip(b"\r\n")
-        stripped = line.strip(b" \t\f\v")
-        if stripped and not stripped.startswith(b"#"):
-            return line
-        end = start
-    starts = data_starts(np.frombuffer(piece, dtype=np.uint8, count=end))
-    if not len(starts):
-        return None
-    at = int(starts[-1])
-    start = max(piece.rfind(b"\n", 0, at), piece.rfind(b"\r", 0, at)) + 1
-    stops = [stop for stop in (piece.find(b"\n", at), piece.find(b"\r", at)) if stop >= 0]
-    return piece[start:min(stops) if stops else len(piece)]
-
-
-_LINES_LOOKED_AT = 64
-"""Lines :func:`_last_data_line` tries one by one from the end before it searches with numpy."""
-
-
 def _shifted(exc: MetricsError, lines: int) -> MetricsError:
     """The same error with its line moved by ``lines`` (a piece's offset in its file)."""
     line = None if exc.line is None else exc.line + lines
     return MetricsError(exc.problem, source=exc.source, line=line, fix=exc.fix)
-
-
-STOP = "_stop"
-"""A file the driver writes into the output folder once the partition has failed: a task that
-sees it writes nothing more and returns (see :func:`stop_requested`)."""
-
-
-class Stopped(Exception):
-    """The driver asked the tasks to stop (the partition already failed elsewhere)."""
-
-
-def stop_requested(fs, root: str) -> bool:
-    return fs.get_file_info(join_path(root, STOP)).type != pafs.FileType.NotFound
 
 
 @dataclass
@@ -317,95 +150,6 @@ class PartResult:
     stopped: bool = False             # ended early because the driver asked (another part failed)
 
 
-class _Writers:
-    """One Arrow IPC fragment per bucket for one part, opened on first use.
-
-    Writing runs on a background thread, one piece behind the reader, so that parsing the next
-    piece overlaps it (pyarrow releases the GIL); at most one piece waits, so memory stays bounded.
-    """
-
-    def __init__(self, out: str, part: int, n_buckets: int, row_group_rows: int):
-        self.fs, self.root = filesystem(out)
-        self.part, self.n_buckets, self.row_group_rows = part, n_buckets, row_group_rows
-        self.options = ipc_options(out)
-        self.writers: dict[int, tuple] = {}
-        self.rows: dict[int, int] = {}
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: Future[None] | None = None
-
-    def write(self, table: pa.Table) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        if stop_requested(self.fs, self.root):
-            raise Stopped
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-writer")
-        self._wait()
-        self._pending = self._pool.submit(self._write, table)
-
-    def _wait(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            pending.result()
-
-    def _write(self, table: pa.Table) -> None:
-        counts, order = bucket_order(table["qid"], self.n_buckets)
-        ordered = table if order is None else table.take(pa.array(order))
-        start = 0
-        for bucket in np.flatnonzero(counts):
-            b = int(bucket)
-            piece = ordered.slice(start, int(counts[b]))
-            start += int(counts[b])
-            if b not in self.writers:
-                path = join_path(self.root, "run", f"b{b:05d}", f"p{self.part:05d}{FRAGMENT_SUFFIX}")
-                self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-                sink = self.fs.open_output_stream(path)
-                self.writers[b] = (sink, pa.ipc.new_file(sink, FRAGMENT_SCHEMA, options=self.options))
-            self.writers[b][1].write_table(piece, max_chunksize=self.row_group_rows)
-            self.rows[b] = self.rows.get(b, 0) + piece.num_rows
-
-    def close(self) -> None:
-        try:
-            self._wait()
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-            for sink, writer in self.writers.values():
-                writer.close()
-                sink.close()
-
-
-FRAGMENT_SUFFIX = ".arrow"
-"""Bucket fragments and bucketed qrels are Arrow IPC files: written and read back as the buffers
-they are in memory (no encoding, no decoding), memory-mapped on local disks."""
-
-
-def ipc_options(out: str) -> pa.ipc.IpcWriteOptions:
-    """Plain buffers on local disks, where they are read back at once; lz4 on object storage, where they travel."""
-    return pa.ipc.IpcWriteOptions(compression="lz4" if is_url(out) else None)
-
-
-def write_ipc(table: pa.Table, path: str, fs, options: pa.ipc.IpcWriteOptions) -> None:
-    with fs.open_output_stream(path) as sink, pa.ipc.new_file(sink, table.schema, options=options) as writer:
-        writer.write_table(table)
-
-
-def read_ipc(path: str, fs) -> pa.Table:
-    """One IPC file whole: memory-mapped on a local disk (no copy), read into memory elsewhere."""
-    if isinstance(fs, pafs.LocalFileSystem):
-        with pa.memory_map(path) as source:
-            return pa.ipc.open_file(source).read_all()
-    with fs.open_input_file(path) as source:
-        return pa.ipc.open_file(source).read_all()
-
-
-def _fragment(table: pa.Table, part: int, lines: np.ndarray) -> pa.Table:
-    return pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
-                     "rank": table["rank"],
-                     "part": pa.array(np.full(table.num_rows, part, dtype=np.int32)),
-                     "line": pa.array(lines.astype(np.int64))}, schema=FRAGMENT_SCHEMA)
-
-
 def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_group_rows: int,
                     on_duplicate: str, on_bytes: Callable[[int], None] | None = None) -> PartResult:
     """Partition task: read one part, validate it with metrics.io, append its rows to the bucket fragments.
@@ -414,7 +158,7 @@ def partition_part(part: Part, out: str, n_buckets: int, piece_bytes: int, row_g
     the driver knows how many lines the parts before this one hold.
     """
     result = PartResult(part.index)
-    writers = _Writers(out, part.index, n_buckets, row_group_rows)
+    writers = FragmentWriters(out, part.index, n_buckets, row_group_rows)
     if stop_requested(writers.fs, writers.root):
         result.stopped = True
         return result
@@ -470,10 +214,10 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
         last_pos = raw.tell() if part.compression else start
         first = part.start == 0
         try:
-            checks = _Checks(part.source, part.compression is not None, raw.tell)
+            checks = PieceChecks(part.source, part.compression is not None, raw.tell)
             # a compressed part is inflated on a second thread while the piece before is parsed
-            pieces = read_ahead(_pieces(stream, piece_bytes, limit, checks)) if part.compression else \
-                _pieces_seekable(raw, piece_bytes, limit, checks)
+            pieces = read_ahead(read_pieces(stream, piece_bytes, limit, checks, FIRST_PIECE_BYTES)) \
+                if part.compression else read_pieces_seekable(raw, piece_bytes, limit, checks)
             with closing(pieces):
                 for piece in pieces:
                     if stop_requested(writers.fs, writers.root):   # the driver stopped (an error, a SIGTERM)
@@ -484,12 +228,12 @@ def partition_text(part: Part, fs, inner: str, writers, result: PartResult, piec
                     table, lines = _parse_piece(piece, prefix, part.source, before)
                     # A clean piece (one data line per line) needs no count: pyarrow gave one row per line.
                     clean = table is not None and lines[-1] - before == table.num_rows and \
-                        _last_data_line(piece) == _last_line(piece) and b"\r" not in piece
-                    n_lines = table.num_rows if clean else _count_lines(piece)
+                        last_data_line(piece) == last_line(piece) and b"\r" not in piece
+                    n_lines = table.num_rows if clean else count_lines(piece)
                     if table is not None:
-                        writers.write(_fragment(table, part.index, lines))
+                        writers.write(fragment_table(table, part.index, lines))
                         result.rows += table.num_rows
-                        prefix = _last_data_line(piece)
+                        prefix = last_data_line(piece)
                     before += n_lines
                     if on_bytes is not None:
                         pos = raw.tell()
@@ -512,7 +256,7 @@ def _previous_data_line(raw, start: int) -> bytes | None:
         begin = max(0, end - (1 << 16))
         raw.seek(begin)
         block = raw.read(end - begin)
-        line = _last_data_line(block[block.find(b"\n") + 1:] if begin > 0 else block)
+        line = last_data_line(block[block.find(b"\n") + 1:] if begin > 0 else block)
         if line is not None:
             return line
         end = begin + max(block.find(b"\n"), 0) if begin > 0 else 0
@@ -573,7 +317,7 @@ def _parse_lines(data: bytes, source: str) -> tuple[pa.Table, np.ndarray]:
     return table, lines
 
 
-def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: PartResult, on_bytes) -> None:
+def _partition_parquet(part: Part, fs, inner: str, writers: FragmentWriters, result: PartResult, on_bytes) -> None:
     with fs.open_input_file(inner) as raw:
         try:
             reader = pq.ParquetFile(raw)
@@ -599,7 +343,7 @@ def _partition_parquet(part: Part, fs, inner: str, writers: _Writers, result: Pa
                 table = _validate_rows(table, picked, rank_col, part.source)
             except MetricsError as exc:
                 raise _shift_rows(exc, done) from None
-            writers.write(_fragment(table, part.index, np.arange(done + 1, done + table.num_rows + 1)))
+            writers.write(fragment_table(table, part.index, np.arange(done + 1, done + table.num_rows + 1)))
             done += table.num_rows
             if on_bytes is not None:
                 on_bytes(part.size * min(i + 1, groups) // groups - part.size * min(i, groups) // groups)
@@ -640,7 +384,7 @@ def _shift_rows(exc: MetricsError, rows: int) -> MetricsError:
     return MetricsError(problem, source=exc.source, line=exc.line, fix=exc.fix)
 
 
-def _partition_whole(part: Part, fs, inner: str, writers: _Writers, result: PartResult,
+def _partition_whole(part: Part, fs, inner: str, writers: FragmentWriters, result: PartResult,
                      on_duplicate: str) -> None:
     """Headed CSV/TSV or JSON text: parsed whole by metrics.io (these formats are not streamed)."""
     with fs.open_input_file(inner) as raw:
@@ -648,5 +392,5 @@ def _partition_whole(part: Part, fs, inner: str, writers: _Writers, result: Part
     run = io.read_run(data, source=part.source, on_duplicate=on_duplicate)
     rows = np.arange(len(run))
     lines = run.line_of(rows)
-    writers.write(_fragment(run.table, part.index, rows + 1 if lines is None else lines))
+    writers.write(fragment_table(run.table, part.index, rows + 1 if lines is None else lines))
     result.rows = result.lines = len(run)

@@ -33,6 +33,9 @@ mmap threshold, so that each block reuses the memory of the one before)."""
 _NOT_CLEAN = (b"\x00", b"\r", b"\t")
 """Bytes that send a file to the whole-file path (binary data, \\r line ends, tabs)."""
 
+_NOT_PLAIN_START = (b" ", b"#", b"\n", b"\f", b"\v")
+"""First bytes of a text that is not read in blocks: a blank, comment or blank line first."""
+
 HEAD_BYTES = 1 << 16
 """A text longer than this has its first lines judged alone before the whole is normalised."""
 
@@ -44,6 +47,9 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
         return table, Origin(source, LineMap(), data, trec=True)
     if len(data) > HEAD_BYTES:
         check_head(data, kind, source)
+    found = _read_normalised(data, kind)
+    if found is not None:
+        return found[0], Origin(source, found[1], data, trec=True)
     norm, lines = normalise(data)
     origin = Origin(source, lines, data, trec=True)
     if not norm:
@@ -58,6 +64,37 @@ def read_trec(data: bytes, kind: Kind, source: str) -> tuple[pa.Table, Origin]:
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
     return _diagnose(norm, kind, origin), origin
+
+
+def _read_normalised(data: bytes, kind: Kind) -> tuple[pa.Table, LineMap] | None:
+    """Text that must be normalised, normalised and parsed block by block (:func:`normalised_blocks`),
+    with the field count of the first data line for every block: (table, rows to lines), or None
+    when a block does not parse into one row per data line (the caller then diagnoses the whole
+    text). Neither the whole normalised text nor its passes' temporaries are ever held: the text,
+    its table and one block's work, where the whole text normalised at once took about five
+    times the text."""
+    tables, masks, n_fields = [], [], 0
+    for norm, nonempty in normalised_blocks(data):
+        masks.append(nonempty)
+        rows = int(np.count_nonzero(nonempty))
+        if not rows:
+            continue
+        if not n_fields:
+            n_fields = _first_line_fields(norm)
+            if not _fields_fit(n_fields, kind):
+                return None
+        try:
+            table = _pyarrow_read(norm, kind, b" ", n_fields, typed=True, ignore_empty=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        if table.num_rows != rows:
+            return None
+        tables.append(table)
+        del norm
+    if not tables:
+        return None
+    pa.default_memory_pool().release_unused()   # the parser's scratch memory, back to the system
+    return (tables[0] if len(tables) == 1 else pa.concat_tables(tables)), line_map(masks)
 
 
 def read_trec_blocks(src, kind: Kind, source: str, plain_head,
@@ -82,13 +119,17 @@ def read_trec_blocks(src, kind: Kind, source: str, plain_head,
             f = open(src, "rb")
         except OSError:
             return None
+        if f.read(1) in _NOT_PLAIN_START:   # read whole, normalised: no 16 MiB block read only to be dropped
+            f.close()
+            return None
+        f.seek(0)
         # the next block read and checked on a second thread while one is parsed
         with f, contextlib.closing(read_ahead(checked_blocks(f, source, limit=None, size=FILE_BLOCK))) as blocks:
             return read_trec_blocks(blocks, kind, source, plain_head, hashlib.sha256())
     blocks = iter(src)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ndcg-lab-sha256") as hashing:
         block = next(blocks, b"")
-        if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in (b" ", b"#", b"\n", b"\f", b"\v"):
+        if len(block) < FILE_BLOCK or not plain_head(block) or block[:1] in _NOT_PLAIN_START:
             return None
         end = re.search(rb"\n", block[:65536])
         n_fields = block[: end.start()].count(b" ") + 1 if end else 0
@@ -173,6 +214,8 @@ def _read_clean(data: bytes, kind: Kind) -> pa.Table | None:
     n_fields = first.count(delimiter) + 1
     if n_fields < kind.required or (kind.exact and n_fields != kind.required):
         return None
+    if delimiter == b" " and (b"  " in first or first.endswith(b" ")):
+        return None   # doubled or trailing blanks: normalised, not parsed whole only to fail
     try:
         table = _pyarrow_read(data, kind, delimiter, n_fields, typed=not padded, ignore_empty=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -243,18 +286,75 @@ def _pyarrow_read(data, kind: Kind, delimiter: bytes, n_fields: int, *, typed: b
 
 _BLANKS_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
 
+NORMALISE_BLOCK = 2 << 20
+"""Bytes of text normalised at a time: the passes over a block take about four times its size,
+so a text of any size costs that much once, beside its normalised copy, instead of four times
+itself."""
+
 
 def normalise(data: bytes) -> tuple[bytes, LineMap]:
     """One space between fields, no blank at line ends, comment lines emptied; lines kept.
 
     Returns the normalised bytes and the map from data rows (non-empty lines)
     to original line numbers. Whitespace as in trec_eval: space, tab, \\f, \\v;
-    \\r\\n, \\r and \\n end lines. Whole-buffer passes: a translate, one
-    compaction of doubled and trailing blanks, then per-line work (leading
-    blanks, comments) on the line starts only.
+    \\r\\n, \\r and \\n end lines. Done block by block of whole lines
+    (:func:`normalised_blocks`), so the passes hold a block's temporaries, not the
+    whole text's.
     """
     if not data:
         return data, LineMap()
+    pieces, masks = [], []
+    for norm, nonempty in normalised_blocks(data):
+        pieces.append(norm)
+        masks.append(nonempty)
+    joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    del pieces
+    return (data if joined == data else joined), line_map(masks)
+
+
+def normalised_blocks(data: bytes, size: int | None = None):
+    """``(normalised bytes, which of its lines hold data)`` for each block of whole lines of
+    ``data`` of about ``size`` bytes (:data:`NORMALISE_BLOCK`): every line is normalised on its
+    own, so the blocks' texts joined are the whole text normalised, and their masks joined say
+    which lines of the whole hold data."""
+    size = size or NORMALISE_BLOCK
+    start = 0
+    while start < len(data):
+        cut = _block_end(data, start, size)
+        yield _normalise_block(data[start:cut] if start or cut < len(data) else data)
+        start = cut
+
+
+def _block_end(data: bytes, start: int, size: int) -> int:
+    """The end of a block from ``start``: after the last line end within ``size`` bytes (an
+    \\r\\n kept whole), else after the first line end past them, else the end of ``data``."""
+    stop = start + size
+    if stop >= len(data):
+        return len(data)
+    cut = data.rfind(b"\n", start, stop) + 1
+    if cut > start:
+        return cut
+    cut = data.rfind(b"\r", start, stop) + 1
+    if cut == 0:
+        ends = [at for at in (data.find(b"\n", stop), data.find(b"\r", stop)) if at >= 0]
+        if not ends:
+            return len(data)
+        cut = min(ends) + 1
+    return cut + 1 if data[cut:cut + 1] == b"\n" and data[cut - 1:cut] == b"\r" else cut
+
+
+def line_map(masks: list[np.ndarray]) -> LineMap:
+    """The rows-to-lines map of a text whose lines hold data where ``masks`` (concatenated) say."""
+    nonempty = np.concatenate(masks) if len(masks) != 1 else masks[0]
+    if nonempty.all():
+        return LineMap()
+    return LineMap(np.flatnonzero(nonempty) + 1, 0)
+
+
+def _normalise_block(data: bytes) -> tuple[bytes, np.ndarray]:
+    """:func:`normalise` of whole lines: the normalised bytes and which lines hold data.
+    Whole-buffer passes: a translate, one compaction of doubled and trailing blanks, then per-line
+    work (leading blanks, comments) on the line starts only."""
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"\t" in data or b"\v" in data or b"\f" in data:
@@ -281,15 +381,9 @@ def normalise(data: bytes) -> tuple[bytes, LineMap]:
         removed = np.concatenate((starts[lead], ranges(starts[comment], ends[comment])))
         removed.sort()
         a = np.delete(a, removed)
-        shift = np.searchsorted(removed, newlines)
-        newlines = newlines - shift
         starts = starts - np.searchsorted(removed, starts)
         ends = ends - np.searchsorted(removed, ends)
-    norm = data if len(a) == len(data) else a.tobytes()
-    nonempty = ends > starts
-    if nonempty.all():
-        return norm, LineMap()
-    return norm, LineMap(np.flatnonzero(nonempty) + 1, 0)
+    return (data if len(a) == len(data) else a.tobytes()), ends > starts
 
 
 def line_bounds(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-import metrics.engines.parts as parts
+import metrics.engines.pieces as piece_reader
 
 
 def _line_by_line(piece: bytes) -> bytes | None:
@@ -25,17 +25,17 @@ def _line_by_line(piece: bytes) -> bytes | None:
     return None
 
 
-@pytest.mark.parametrize("looked_at", [0, 1, 3, parts._LINES_LOOKED_AT])
+@pytest.mark.parametrize("looked_at", [0, 1, 3, piece_reader.LINES_LOOKED_AT])
 def test_numpy_finds_the_line_that_a_walk_from_the_end_finds(monkeypatch, looked_at):
-    monkeypatch.setattr(parts, "_LINES_LOOKED_AT", looked_at)
+    monkeypatch.setattr(piece_reader, "LINES_LOOKED_AT", looked_at)
     draw = random.Random(looked_at)
     pieces = [b" ", b"\t", b"\n", b"\r", b"\r\n", b"#", b"a", b"\x0b", b"\x0c", b"b c", b"# x\n", b"# y\r\n", b"\n\n"]
     for _ in range(10_000):
         piece = b"".join(draw.choice(pieces) for _ in range(draw.randint(0, 40)))
-        assert parts._last_data_line(piece) == _line_by_line(piece), piece
+        assert piece_reader.last_data_line(piece) == _line_by_line(piece), piece
 
 
 def test_a_piece_of_comment_lines_after_data():
     piece = b"q1 Q0 d1 1 1.0 t \n" + b" # a comment line\n" * 100_000
-    assert parts._last_data_line(piece) == b"q1 Q0 d1 1 1.0 t "
-    assert parts._last_data_line(b" # a comment line\n" * 100_000) is None
+    assert piece_reader.last_data_line(piece) == b"q1 Q0 d1 1 1.0 t "
+    assert piece_reader.last_data_line(b" # a comment line\n" * 100_000) is None
