@@ -47,14 +47,21 @@ def costly_upload(compressed_bytes: int = 2_000_000) -> bytes:
     return packed
 
 
+async def _warmed(session: AppSession) -> tuple[str, list]:
+    """The Data page's runs uploader after one small run is stored and the server has settled:
+    its widget id and the files it holds (the baseline is read after this)."""
+    widget = session.widget_id("file_uploader", RUNS_LABEL)
+    files = [await session.upload("warm.run", b"q1 Q0 d1 1 1.0 t\n")]
+    await session.rerun([file_state(widget, files)])
+    await session.idle()
+    time.sleep(2)
+    return widget, files
+
+
 async def _upload(url: str, pid: int, data: bytes) -> dict:
     session = await AppSession(f"{url}/data", timeout=300).open()
     try:
-        widget = session.widget_id("file_uploader", RUNS_LABEL)
-        warm = await session.upload("warm.run", b"q1 Q0 d1 1 1.0 t\n")
-        await session.rerun([file_state(widget, [warm])])
-        await session.idle()
-        time.sleep(2)
+        widget, (warm,) = await _warmed(session)
         baseline = _status(pid, "VmRSS")
         with open(f"/proc/{pid}/clear_refs", "w") as f:
             f.write("5")                                    # VmHWM from here on
@@ -105,11 +112,7 @@ def refused_large_upload(n: int = 2_000_000) -> bytes:
 async def _series(url: str, pid: int, data: bytes) -> dict:
     session = await AppSession(f"{url}/data", timeout=300).open()
     try:
-        widget = session.widget_id("file_uploader", RUNS_LABEL)
-        files = [await session.upload("warm.run", b"q1 Q0 d1 1 1.0 t\n")]
-        await session.rerun([file_state(widget, files)])
-        await session.idle()
-        time.sleep(2)
+        widget, files = await _warmed(session)
         baseline, answers, kept = _status(pid, "VmRSS"), [], []
         for i in range(SERIES):
             since = session.mark()
