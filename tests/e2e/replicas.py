@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -81,23 +82,39 @@ class Deployment:
             return False
 
     def served_by(self, route: str) -> int:
-        """The port of the process nginx sends the browser of ``route`` to (from the access log)."""
-        assert self._healthy(self.port, route)
-        pattern = re.compile(rf"upstream=127\.0\.0\.1:(\d+) route={re.escape(route)}$")
-        for _ in range(50):
+        """The port of the process nginx sends the browser of ``route`` to: a health check with that
+        affinity cookie and a probe of its own, found in nginx's access log."""
+        probe = secrets.token_hex(6)
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/_stcore/health?probe={probe}",
+                                         headers={"Cookie": f"{COOKIE}={route}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.read().strip() == b"ok"
+        # ``upstream=A, B``: nginx tried A and went on to B, which answered
+        pattern = re.compile(rf"probe={probe}\b.*upstream=(?:\S+, )*127\.0\.0\.1:(\d+) route={re.escape(route)}$")
+        for _ in range(100):   # nginx writes the line once the answer has gone
             lines = (self.home / "run" / "access.log").read_text().splitlines()
-            found = [pattern.search(line) for line in lines if "_stcore/health" in line]
-            found = [m for m in found if m]
+            found = [m for m in map(pattern.search, lines) if m]
             if found:
                 return int(found[-1].group(1))
             time.sleep(0.05)
-        raise AssertionError(f"no request of the route {route} in the access log")
+        raise AssertionError(f"no request of the probe {probe} (route {route}) in the access log")
 
-    def route_to(self, port: int) -> str:
-        """The affinity cookie's value of the process on ``port`` (checked: nginx sends it there)."""
+    def route_to(self, port: int, timeout: float = 60) -> str:
+        """The affinity cookie's value of the process on ``port``, once nginx sends it there: a process
+        restarted after a kill, or too slow to answer on a loaded machine, is passed over by nginx for
+        its ``fail_timeout`` (the route then lands on another process)."""
         route = str(self.ports.index(port))
-        assert self.served_by(route) == port
-        return route
+        deadline, seen = time.monotonic() + timeout, []
+        while time.monotonic() < deadline:
+            try:
+                seen.append(self.served_by(route))
+            except OSError as error:   # no process answered through nginx this time (a 502)
+                seen.append(str(error))
+            if seen[-1] == port:
+                return route
+            time.sleep(0.5)
+        raise AssertionError(f"nginx sent route {route} to {sorted(set(map(str, seen)))}, never to {port}, "
+                             f"for {timeout:.0f} s")
 
     def pin(self, page, port: int) -> str:
         """Give the page's browser context the affinity cookie of the process on ``port``."""
