@@ -80,15 +80,19 @@ async def _upload(url: str, pid: int, data: bytes) -> dict:
         await session.close()
 
 
-def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_back(tmp_path):
-    data = costly_upload()
+def _against_a_server(tmp_path, client, data: bytes) -> dict:
+    """``client(url, pid, data)`` run against a server of its own, started and stopped here; in a
+    thread of its own, since a Playwright test of this worker may hold the thread's event loop."""
     server = AppServer(home=tmp_path / "home").start()
     try:
-        # in a thread of its own: a Playwright test of this worker may hold the thread's event loop
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            found = pool.submit(asyncio.run, _upload(server.url, server.process.pid, data)).result()
+            return pool.submit(asyncio.run, client(server.url, server.process.pid, data)).result()
     finally:
         server.stop()
+
+
+def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_back(tmp_path):
+    found = _against_a_server(tmp_path, _upload, costly_upload())
     assert "appears twice" in found["answer"] and "costly.run.gz" in found["answer"], found["answer"]
     assert found["peak"] - found["baseline"] > 50 << 20, found      # the upload was read: memory was taken
     assert found["peak"] - found["baseline"] <= PEAK_BOUND, (found["peak"] - found["baseline"]) >> 20
@@ -127,12 +131,6 @@ async def _series(url: str, pid: int, data: bytes) -> dict:
 
 
 def test_nine_refused_uploads_do_not_pile_up_in_the_server(tmp_path):
-    data = refused_large_upload()
-    server = AppServer(home=tmp_path / "home").start()
-    try:
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            found = pool.submit(asyncio.run, _series(server.url, server.process.pid, data)).result()
-    finally:
-        server.stop()
+    found = _against_a_server(tmp_path, _series, refused_large_upload())
     assert all("appears twice" in answer for answer in found["answers"]), found["answers"]
     assert found["kept"][-1] <= SERIES_BOUND, [kept >> 20 for kept in found["kept"]]
