@@ -147,6 +147,9 @@ def test_the_projector_has_no_key_and_reads_from_the_back(server, visitor):
     open_app(phone, student_short)
     student = parse_qs(urlsplit(phone.url).query)
     assert urlsplit(phone.url).path == "/learn" and student["live"] == [code] and "key" not in student
+    # a first visit sets the device id and reloads once; the answer box comes only after that
+    # reload, and a new address asked for while the reload is under way can wait out its timeout
+    expect(main(phone).get_by_label("Your answer")).to_be_visible(timeout=TIMEOUT)
     expect(room.locator(".pj-status")).to_contain_text("0 answers")
     answer(phone, server, code, "0.70")
     # the projector redraws by itself: nothing is clicked on it
