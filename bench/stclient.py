@@ -236,6 +236,13 @@ class AppSession:
         info.file_urls.CopyFrom(urls)
         return info
 
+    async def remove(self, info: UploadedFileInfo) -> None:
+        """Remove an uploaded file as a file_uploader's x does: DELETE its URL (the server drops it)."""
+        response = await asyncio.to_thread(
+            self.http.delete, urljoin(self.base + "/", info.file_urls.delete_url.lstrip("/")),
+            headers={"X-Xsrftoken": self.xsrf} if self.xsrf else {}, timeout=self.timeout)
+        response.raise_for_status()
+
     def widget_id(self, kind: str, label: str) -> str:
         """The id of the widget of this kind and label on the page (from the deltas seen)."""
         return self.widgets[(kind, label)]

@@ -6,8 +6,11 @@ draws nothing.
 """
 import streamlit as st
 
+from metrics.io.memory import limit_arenas
 from ndcg_lab.ui import admission, contrast, keyboard, projector, reconnect, session, share, state
 from ndcg_lab.ui.paths import PACKAGE
+
+limit_arenas()   # script runs are threads: two glibc arenas, not 16, keep what large inputs leave
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
 # a font Streamlit ships: an emoji needs an emoji font, which many machines lack (a box instead).

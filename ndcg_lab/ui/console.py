@@ -25,6 +25,7 @@ from metrics import settings
 from metrics.cli import leave
 from metrics.cli import main as cli_main
 from metrics.errors import MetricsError
+from metrics.io.memory import SERVER_ARENAS
 from ndcg_lab.deploy import replicas as deploy
 from ndcg_lab.ui.paths import APP
 
@@ -63,6 +64,7 @@ def app(args: list[str]) -> int:
     mode, rest = _mode(args)
     replicas, rest = _option(rest, "--replicas")
     env = dict(os.environ)
+    env.setdefault("MALLOC_ARENA_MAX", str(SERVER_ARENAS))   # before the first thread (metrics.io.memory)
     if mode is not None:
         env["NDCG_LAB_MODE"] = mode
     try:
