@@ -355,22 +355,23 @@ def finish(table: pa.Table, kind: Kind, name: str, origin: Origin, digest, on_du
                           else table["rank"], "tag": table["tag"]}).cast(RUN_SCHEMA)
         findings += _order_findings(qcode, score, rank if rank_given else None, queries)
         return Run(table, name, origin.source, digest(), findings, origin.lines)
-    rel = table["rel"].to_numpy()
-    keep = _qrels_duplicates(qid, docno, qcode, rel, origin, findings)
+    keep = _qrels_duplicates(qid, docno, qcode, table["rel"], origin, findings)
     if keep is not None:
-        table, rel = table.filter(pa.array(keep)), rel[keep]
+        table = table.filter(pa.array(keep))
         qid, docno = table["qid"], table["docno"]
         origin = dataclasses.replace(origin, keys=(qid, docno) if origin.lines is None else None,
                                   lines=None if origin.lines is None else origin.lines.take(np.flatnonzero(keep)))
-    negative = rel < 0
-    if negative.any():
-        count = int(negative.sum())
+    # a bit a judgment, not a copy of the grades (the peak of a large read)
+    negative = pc.less(table["rel"], 0)
+    count = pc.sum(negative).as_py() or 0
+    if count:
+        rel = table["rel"]
         findings.append(Finding(
             "negative_grades",
             f"{plural(count, 'judgment')} {'has' if count == 1 else 'have'} a negative grade; "
             "they count as judged non-relevant (as in trec_eval)",
-            count, [f"query {qid[int(r)].as_py()} document {docno[int(r)].as_py()} (grade {int(rel[r])})"
-                    for r in np.flatnonzero(negative)[:5]]))
+            count, [f"query {qid[int(r)].as_py()} document {docno[int(r)].as_py()} (grade {rel[int(r)].as_py()})"
+                    for r in np.flatnonzero(negative.to_numpy())[:5]]))
     table = pa.table({"qid": table["qid"], "docno": table["docno"], "rel": table["rel"]}).cast(QRELS_SCHEMA)
     return Qrels(table, name, origin.source, digest(), findings, origin.lines)
 
@@ -458,13 +459,14 @@ def _qrels_duplicates(qid, docno, qcode, rel, origin: Origin, findings) -> np.nd
     if found is None:
         return None
     rows, firsts = found
-    conflict = rel[rows] != rel[firsts]
+    at_rows, at_firsts = (rel.take(pa.array(r)).to_numpy() for r in (rows, firsts))
+    conflict = at_rows != at_firsts
     if conflict.any():
         i = int(np.flatnonzero(conflict)[0])
         r, f = int(rows[i]), int(firsts[i])
         where = origin.line_numbers([f, r])
         raise origin.error(r, f"query {qid[r].as_py()!r} judges document {docno[r].as_py()!r} twice with different "
-                           f"grades ({rel[f]} on {where[0]}, {rel[r]} on {where[1]})",
+                           f"grades ({at_firsts[i]} on {where[0]}, {at_rows[i]} on {where[1]})",
                         "keep one judgment per document and query")
     keep = np.ones(len(qcode), dtype=bool)
     keep[rows] = False
