@@ -361,17 +361,19 @@ def finish(table: pa.Table, kind: Kind, name: str, origin: Origin, digest, on_du
         qid, docno = table["qid"], table["docno"]
         origin = dataclasses.replace(origin, keys=(qid, docno) if origin.lines is None else None,
                                   lines=None if origin.lines is None else origin.lines.take(np.flatnonzero(keep)))
-    # a bit a judgment, not a copy of the grades (the peak of a large read)
-    negative = pc.less(table["rel"], 0)
-    count = pc.sum(negative).as_py() or 0
+    # a byte a judgment, chunk by chunk, not a copy of the grades (the peak of a large read); numpy,
+    # not pyarrow.compute, whose first call imports pandas (tests/metrics/test_imports.py)
+    rel = table["rel"]
+    negative = np.concatenate([c.to_numpy(zero_copy_only=False) < 0 for c in rel.chunks]) \
+        if rel.num_chunks else np.zeros(0, dtype=bool)
+    count = int(np.count_nonzero(negative))
     if count:
-        rel = table["rel"]
         findings.append(Finding(
             "negative_grades",
             f"{plural(count, 'judgment')} {'has' if count == 1 else 'have'} a negative grade; "
             "they count as judged non-relevant (as in trec_eval)",
             count, [f"query {qid[int(r)].as_py()} document {docno[int(r)].as_py()} (grade {rel[int(r)].as_py()})"
-                    for r in np.flatnonzero(negative.to_numpy())[:5]]))
+                    for r in np.flatnonzero(negative)[:5]]))
     table = pa.table({"qid": table["qid"], "docno": table["docno"], "rel": table["rel"]}).cast(QRELS_SCHEMA)
     return Qrels(table, name, origin.source, digest(), findings, origin.lines)
 
@@ -459,7 +461,9 @@ def _qrels_duplicates(qid, docno, qcode, rel, origin: Origin, findings) -> np.nd
     if found is None:
         return None
     rows, firsts = found
-    at_rows, at_firsts = (rel.take(pa.array(r)).to_numpy() for r in (rows, firsts))
+    grades = rel.to_numpy()   # only when there are duplicates, once their keys are freed
+    at_rows, at_firsts = grades[rows], grades[firsts]
+    del grades
     conflict = at_rows != at_firsts
     if conflict.any():
         i = int(np.flatnonzero(conflict)[0])
