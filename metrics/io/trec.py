@@ -108,7 +108,7 @@ def _blocks_pool(kind: Kind) -> pa.MemoryPool | None:
     parser's scratch and the small tables of qrels' short lines share pages that stay held (3M
     qrels lines with a blank before each: 4.61 times the text there, 4.27 in glibc's). Runs:
     the default pool (the same for a run: 3.78 there, 4.10 in glibc's)."""
-    return pa.system_memory_pool() if kind.what == "qrels" else None
+    return None if kind is RUN else pa.system_memory_pool()
 
 
 def read_trec_blocks(src, kind: Kind, source: str, plain_head,
