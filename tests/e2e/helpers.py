@@ -194,6 +194,7 @@ APP_IDLE_JS = """() => {
     if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')) return false;
     if (document.querySelector('[data-testid="stAppSkeleton"]')) return false;
+    if (document.querySelector('[data-testid="stSkeleton"]')) return false;  // an element whose code still loads
     if (document.querySelector('[data-testid="stSpinner"]')) return false;
     return true;
 }"""
