@@ -70,8 +70,8 @@ class Progress:
     next: int | None              # pos of the next item to do (None: all done)
 
 
-def lesson_catalogue() -> dict[str, lessons.Lesson]:
-    return lessons.load_all()
+def lesson_catalogue() -> Mapping[str, lessons.Lesson]:
+    return lessons.catalogue()
 
 
 def exercises_of(item: Item) -> list[lessons.Exercise]:

@@ -9,6 +9,7 @@ position is ``step`` (0-based, omitted for the first).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -29,12 +30,9 @@ LIVE_KINDS = ("number", "choice", "higher")
 """Kinds of exercise a class can answer on their phones (a count per answer)."""
 
 
-@st.cache_resource(show_spinner=False)
-def all_lessons() -> dict[str, lessons.Lesson]:
-    """Every lesson of the package, read and checked once per process: reading them computes each
-    placeholder of each text (about 1 s of a script run on the bench machine), which a lecture's
-    burst of fresh sessions paid once each. Lessons are frozen; the dict is never changed."""
-    return lessons.load_all()
+def all_lessons() -> Mapping[str, lessons.Lesson]:
+    """Every lesson of the package, read and checked once per process (:func:`metrics.analysis.lessons.catalogue`)."""
+    return lessons.catalogue()
 
 
 @dataclass(frozen=True)
@@ -168,7 +166,7 @@ def offer_live(ex: lessons.Exercise) -> None:
                    "question closes by itself.")
 
 
-def lesson_page(all_lessons: dict, lesson: lessons.Lesson) -> None:
+def lesson_page(all_lessons: Mapping[str, lessons.Lesson], lesson: lessons.Lesson) -> None:
     """A lesson: its text, its example, its exercises and the link to the next lesson."""
     page_link("← All lessons", {})
     ids = list(all_lessons)
@@ -198,7 +196,7 @@ def set_page(token: str) -> None:
     exercise_steps(items, {"ex": token}, f"learn_set_{abs(hash(token)) % 10**8}_")
 
 
-def index(all_lessons: dict) -> None:
+def index(all_lessons: Mapping[str, lessons.Lesson]) -> None:
     """The list of lessons, then the sandbox's entry."""
     st.header("Learn NDCG")
     st.markdown("Short lessons, one idea each, with an example and exercises that the page checks. Every number "

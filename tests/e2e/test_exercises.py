@@ -16,7 +16,7 @@ from ndcg_lab.ui.exercise import NUMBER_LABEL
 from tests.e2e.helpers import TIMEOUT, main, no_exception
 from tests.metrics.analysis.lessons.hand import hand_value
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 NUMBER = re.compile(r"(?<![\w@^.,])(\d+(?:[.,]\d+)?)(\s?%)?")
 READ = """(root) => {
     const skip = root.querySelectorAll('[role="radiogroup"]');

@@ -51,7 +51,7 @@ def test_phone_width_every_lesson_and_a_student_completes_one(app_server, visito
     if shots:
         page.screenshot(path=str(screenshot_dir() / "learn-index.png"))
         page.set_viewport_size({"width": PHONE["width"], "height": 2000})   # a whole lesson per screenshot
-    for lesson_id in lessons.load_all():
+    for lesson_id in lessons.catalogue():
         open_app(page, f"{app_server}/learn?lesson={lesson_id}")
         no_exception(page)
         assert page.evaluate(NO_SIDEWAYS_SCROLL), lesson_id

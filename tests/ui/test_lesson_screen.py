@@ -8,7 +8,7 @@ from metrics import stats
 from metrics.analysis import lessons, sandbox
 from ndcg_lab.ui import lessons as lessons_view
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 
 @pytest.mark.parametrize("lesson_id", ["discount", "collection"])

@@ -15,7 +15,7 @@ from metrics.analysis import lessons
 from tests.conftest import assert_ok
 from tests.metrics.analysis.lessons.hand import hand, hand_value
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 NUMBER = re.compile(r"(?<![\w@^.,])(\d+(?:[.,]\d+)?)(\s?%)?")
 
 

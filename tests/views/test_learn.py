@@ -79,7 +79,7 @@ from metrics.analysis import lessons  # noqa: E402
 from metrics.store.live import LiveChecks  # noqa: E402
 from tests.conftest import assert_ok  # noqa: E402
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 
 def only(value):

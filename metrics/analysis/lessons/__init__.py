@@ -24,8 +24,8 @@ from .exercises import (
     quantity_value,
     worked,
 )
-from .model import DATA, Lesson, load, load_all, placeholder, placeholders, render
+from .model import DATA, Lesson, catalogue, load, load_all, placeholder, placeholders, render
 
 __all__ = ["KINDS", "QUANTITIES", "Collection", "Exercise", "Mistake", "Result", "answer", "check", "decode",
            "diagnose", "encode", "from_spec", "mistakes", "option_labels", "quantity_value", "worked", "DATA",
-           "Lesson", "load", "load_all", "placeholder", "placeholders", "render"]
+           "Lesson", "catalogue", "load", "load_all", "placeholder", "placeholders", "render"]

@@ -28,9 +28,12 @@ names the file and the problem.
 from __future__ import annotations
 
 import re
+import threading
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import NoReturn
 
 from ...errors import MetricsError
@@ -185,6 +188,21 @@ def load_all(folder: Path | str = DATA) -> dict[str, Lesson]:
     if not lessons:
         raise MetricsError(f"no lesson files (*.toml) in {folder}")
     return {lesson.id: lesson for lesson in sorted(lessons, key=lambda le: (le.order, le.id))}
+
+
+_CATALOGUE: list[Mapping[str, Lesson]] = []
+_CATALOGUE_LOCK = threading.Lock()
+
+
+def catalogue() -> Mapping[str, Lesson]:
+    """The package's lessons (:func:`load_all` of ``DATA``), read and checked once per process and
+    shared read-only. Reading them computes every placeholder of every text: about 1 s on the bench
+    machine, which each Course page run and each change of a course paid, and a lecture's burst
+    would pay once per thread without the lock."""
+    with _CATALOGUE_LOCK:
+        if not _CATALOGUE:
+            _CATALOGUE.append(MappingProxyType(load_all()))
+        return _CATALOGUE[0]
 
 
 def placeholder(lesson: Lesson, name: str, arg: str | None = None) -> tuple[float, str]:

@@ -8,7 +8,7 @@ import pytest
 from metrics.analysis import lessons
 from tests.metrics.analysis.lessons.hand import hand_collection
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 def test_collection_summary():
     c = LESSONS["collection"].collection

@@ -6,7 +6,7 @@ import pytest
 from metrics.analysis import lessons
 from metrics.errors import MetricsError
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 def test_reorder_and_higher_are_checked_by_the_engine():
     ex = LESSONS["discount"].exercises[2]

@@ -6,7 +6,7 @@ import pytest
 from metrics.analysis import lessons
 from tests.metrics.analysis.lessons.hand import hand, hand_value
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 @pytest.mark.parametrize("lesson_id", list(LESSONS))
 def test_every_exercise_answer_equals_the_hand_computation(lesson_id):

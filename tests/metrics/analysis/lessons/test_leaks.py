@@ -12,7 +12,7 @@ from metrics.analysis.lessons import from_spec, leaks, model
 from metrics.errors import MetricsError
 from tests.metrics.analysis.lessons.hand import dcg, hand
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 UNJUDGED = {"kind": "number", "question": "nDCG@5?", "grades": [3, "?", 2, "?", 1, 0, 2], "cutoff": 5}
 ZERO = dcg([3, 0, 2, 0, 1], 5, "exp") / dcg([3, 2, 2, 1, 0], 5, "exp")          # 0.8211: unjudged as 0
 

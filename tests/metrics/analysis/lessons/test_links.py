@@ -9,7 +9,7 @@ import pytest
 from metrics.analysis import lessons
 from metrics.errors import MetricsError
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 
 def all_exercises():
     return [ex for lesson in LESSONS.values() for ex in lesson.exercises]

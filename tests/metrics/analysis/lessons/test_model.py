@@ -14,6 +14,14 @@ from tests.metrics.analysis.lessons.hand import gain, hand, hand_collection
 LESSONS = lessons.load_all()
 
 
+def test_the_catalogue_is_the_package_read_once_and_read_only():
+    catalogue = lessons.catalogue()
+    assert lessons.catalogue() is catalogue
+    assert list(catalogue) == list(LESSONS) and all(catalogue[i] == LESSONS[i] for i in LESSONS)
+    with pytest.raises(TypeError):
+        catalogue["graded"] = LESSONS["gain"]  # type: ignore[index]
+
+
 def test_the_syllabus_is_there_in_order():
     assert list(LESSONS) == ["graded", "gain", "discount", "idcg", "cutoff", "ties", "unjudged", "rivals",
                              "collection"]

@@ -8,7 +8,7 @@ from metrics.analysis import lessons
 from metrics.analysis.lessons import prose
 from metrics.errors import MetricsError
 
-LESSONS = lessons.load_all()
+LESSONS = lessons.catalogue()
 LESSON = '''
 title = "T"
 order = 1
