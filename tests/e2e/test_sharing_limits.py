@@ -17,6 +17,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from tests.e2e.helpers import (
     LEGAL,
@@ -89,12 +90,13 @@ def test_an_upload_is_kept_through_an_instant_page_switch_and_bounds_refuse_a_wh
     wait_for_app(page)   # the refusal's run is over: the run seen below is the upload's own
     with page.expect_response(lambda r: "/_stcore/upload_file" in r.url and r.request.method == "PUT"):
         box.locator('input[type="file"]').set_input_files(str(quick))
-    # ... once the browser has asked the server for the run that carries the file (its rerun message
-    # names the file): a click in the instant between the PUT's answer and that message drops the file
-    # in Streamlit's frontend, before any app code can see it; on a loaded machine that instant lasted
-    # seconds, and a fixed wait for the run's state missed it in full CI runs
+    # ... once the browser has asked the server for the run that carries the file (a rerun message
+    # whose widget states name it): a click in the instant between the PUT's answer and that message
+    # drops the file in Streamlit's frontend, before any app code can see it. The message that asks
+    # for the upload's address names the file too, and it is sent before the PUT: a wait for any
+    # frame naming the file ended at once, and the click raced the rerun in full CI runs.
     for _ in range(TIMEOUT // 50):
-        if any(b"quick_switch.run" in frame for frame in sent):
+        if any(asks_for_the_run_with(frame, b"quick_switch.run") for frame in sent):
             break
         page.wait_for_timeout(50)
     else:
@@ -106,6 +108,15 @@ def test_an_upload_is_kept_through_an_instant_page_switch_and_bounds_refuse_a_wh
         expect(runs_table(page)).to_contain_text("quick_switch", timeout=TIMEOUT)
     except AssertionError as exc:   # what the page said instead (it failed twice in a full CI run, never alone)
         raise AssertionError(f"{exc}\nthe page said: {page.locator('body').inner_text()[:3000]!r}") from None
+
+
+def asks_for_the_run_with(frame: bytes, name: bytes) -> bool:
+    """Whether a websocket frame the browser sent is a rerun request whose widget states name ``name``."""
+    try:
+        message = BackMsg.FromString(frame)
+    except Exception:   # noqa: BLE001 -- a frame that is not a BackMsg is not the rerun
+        return False
+    return message.WhichOneof("type") == "rerun_script" and name in message.rerun_script.SerializeToString()
 
 
 def test_titles_run_names_and_a_collection_name_stay_text(server, page, tmp_path):
