@@ -10,6 +10,7 @@ from metrics.io.memory import limit_arenas
 from ndcg_lab.ui import admission, contrast, keyboard, projector, reconnect, session, share, state
 from ndcg_lab.ui.paths import PACKAGE
 
+ICON = PACKAGE / "static" / "icon.png"
 limit_arenas()   # script runs are threads: two glibc arenas, not 16, keep what large inputs leave
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
@@ -33,7 +34,9 @@ PAGES = [
 def main() -> None:
     """Declare the pages (by absolute path, whichever script Streamlit runs) and run the chosen one,
     once this run is admitted (:mod:`ndcg_lab.ui.admission`)."""
-    st.set_page_config(page_title="nDCG Lab", page_icon=":material/monitoring:", layout="wide")
+    # The icon is the package's own file: a Material icon here becomes a favicon that every
+    # visitor's browser fetches from fonts.gstatic.com, a third party (and a failed request offline).
+    st.set_page_config(page_title="nDCG Lab", page_icon=str(ICON), layout="wide")
     # A projector view (ndcg_lab.ui.projector) draws nothing of the workbench: no menu, no sidebar.
     on_projector = projector.requested()
     if session.settings().deployment is not None:   # several processes: a reconnect may reach another

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 import pytest
@@ -103,6 +104,8 @@ def test_first_screen_is_the_sample_leaderboard(module_app_server, page, open_ap
     value = metrics.means(metrics.evaluate(LEGAL / "qrels.txt", LEGAL / "bm25_ce.run",
                                            ["nDCG(dcg='exp-log2')@10"])).iloc[0, 0]
 
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
     open_app(page, module_app_server)
 
     table = main(page).locator(LEADERBOARD).first
@@ -110,6 +113,13 @@ def test_first_screen_is_the_sample_leaderboard(module_app_server, page, open_ap
     expect(table).to_contain_text(f"{value:.4f}", timeout=TIMEOUT)
     assert read_leaderboard(page)["bm25_ce"]["nDCG(dcg='exp-log2')@10"] == f"{value:.4f}"
     assert page.locator('[data-testid="stException"]').count() == 0
+    # the page asks nothing of another host (a Material page icon made every browser fetch its
+    # favicon from fonts.gstatic.com); the favicon is the package's own
+    host = urlsplit(module_app_server).hostname
+    assert [url for url in asked if urlsplit(url).scheme in ("http", "https", "ws", "wss")
+            and urlsplit(url).hostname != host] == []
+    icon = page.locator('link[rel~="icon"]').first.get_attribute("href") or ""
+    assert urlsplit(urljoin(page.url, icon)).hostname == host
 
 
 def test_uploaded_collection_and_runs_then_gain_switch(module_app_server, page, open_app, wait_for_app,

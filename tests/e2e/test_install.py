@@ -78,7 +78,8 @@ def test_the_wheel_holds_every_module_of_the_tree(installed):
     assert {"metrics/store/workspace.py", "metrics/analysis/judgments/__init__.py",
             "metrics/analysis/sandbox/__init__.py", "ndcg_lab/app.py", "ndcg_lab/ui/state.py",
             "ndcg_lab/views/leaderboard.py", "ndcg_lab/.streamlit/config.toml",
-            "ndcg_lab/sample_data/legal/qrels.txt", "ndcg_lab/sample_data/web/qrels.txt"} <= names
+            "ndcg_lab/sample_data/legal/qrels.txt", "ndcg_lab/sample_data/web/qrels.txt",
+            "ndcg_lab/static/icon.png"} <= names
     assert not {n for n in names if n.startswith("ndcg_lab/sample_data/") and n.endswith(".py")}
 
 
