@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.runtime import memory_media_file_storage
+from streamlit.runtime.media_file_storage import MediaFileKind
 
 import metrics
 from metrics import store
@@ -96,6 +97,8 @@ def downloads(monkeypatch):
     original = memory_media_file_storage.MemoryMediaFileStorage.load_and_get_id
 
     def record(self, path_or_data, mimetype, kind, filename=None):
+        if kind != MediaFileKind.DOWNLOADABLE:   # the page's icon
+            return original(self, path_or_data, mimetype, kind, filename)
         seen[filename] = path_or_data if isinstance(path_or_data, str) else bytes(path_or_data).decode()
         return original(self, path_or_data, mimetype, kind, filename)
 
