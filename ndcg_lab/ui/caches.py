@@ -24,6 +24,7 @@ import streamlit as st
 import metrics
 from metrics.evaluation import evaluate_ranked, tidy
 from metrics.ranking import Ranked
+from metrics.report.figures.curves import mean_curves as mean_curve_frames
 from metrics.store.records import judgments_changed
 from ndcg_lab.ui import session
 from ndcg_lab.ui.selection import Selection
@@ -120,6 +121,28 @@ def curves(sel: Selection, family: str, max_k: int | None = None) -> dict[str, p
     """{system: per-query curve (index qid, columns k)} for the selected systems."""
     return {name: _curve(sel.scope, sel.collection, sel.qrels_digest, name, digest, family, max_k)
             for name, digest in sel.systems}
+
+@st.cache_data(show_spinner=False, max_entries=256, ttl=CACHE_TTL)
+def _mean_curve(_scope: str, _collection: str, qrels_digest: str, name: str, digest: str,
+                family: str) -> tuple[pd.DataFrame, int]:
+    """One run's mean curve (``figures.mean_curves`` of its per-query curve) and its number of
+    queries. The per-query curve is dropped once averaged: for a 7M-line run it is 6,980 queries x
+    1,000 cutoffs of float64, 56 MB, which :func:`_curve` keeps pickled for the pages that need the
+    queries (a band, a difference profile)."""
+    ranked = cached_ranked(_scope, _collection, qrels_digest, name, digest, None, False)
+    per_query = metrics.curve_ranked(ranked, family)
+    return mean_curve_frames({name: per_query}), len(per_query)
+
+def mean_curves(sel: Selection, family: str) -> tuple[pd.DataFrame, int]:
+    """(tidy ``system, k, value`` mean over queries per selected system, the largest number of
+    queries): ``figures.mean_curves(curves(sel, family))`` and its query count, without holding any
+    per-query curve."""
+    parts = [_mean_curve(sel.scope, sel.collection, sel.qrels_digest, name, digest, family)
+             for name, digest in sel.systems]
+    if not parts:
+        return mean_curve_frames({}), 0
+    return (pd.concat([frame for frame, _ in parts], ignore_index=True).astype({"system": "string", "k": "int64"}),
+            max(n for _, n in parts))
 
 @st.cache_data(show_spinner=False, max_entries=256, ttl=CACHE_TTL)
 def _lint(scope: str, collection: str, qrels_digest: str, name: str, digest: str, k: int):

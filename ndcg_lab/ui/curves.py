@@ -21,7 +21,10 @@ STEPS = {0.1: "11 points (0, 0.1, …, 1)", 0.05: "21 points", 0.02: "51 points"
 
 @st.cache_data(show_spinner="Computing the curves…", max_entries=32, hash_funcs=state.HASH_FUNCS)
 def mean_curves(sel: state.Selection, measure: str, with_band: bool) -> tuple[pd.DataFrame, int]:
-    """(mean curve over k per system, with its bootstrap band when asked, number of queries)."""
+    """(mean curve over k per system, with its bootstrap band when asked, number of queries). Only a
+    band, which resamples the queries, reads the per-query curves."""
+    if not with_band:
+        return state.mean_curves(sel, measure)
     per_query = state.curves(sel, measure)
     mean = figures.mean_curves(per_query, n_boot=N_BOOT if with_band else None, seed=SEED)
     return mean, max((len(c) for c in per_query.values()), default=0)

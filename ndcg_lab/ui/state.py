@@ -15,6 +15,7 @@ from ndcg_lab.ui.caches import (
     docs,
     evaluate,
     lint,
+    mean_curves,
     means,
     proxy,
     qrels,
@@ -60,6 +61,6 @@ from ndcg_lab.ui.session import (
 __all__ = ["CACHE_TTL", "CORRECTIONS", "DEFAULT_COLLECTION", "GAINS", "HASH_FUNCS", "SAMPLES", "SAMPLE_BASELINES",
            "SAMPLE_COLLECTIONS", "TESTS", "TOKEN_PARAM", "Selection", "access", "all_system_names",
            "app_arguments", "base_url", "cached_ranked", "collection_info", "curves", "docs", "evaluate",
-           "forget_baseline", "link", "lint", "manager", "means", "open_collection", "proxy", "qrels", "ranked",
-           "read_only", "reload_sample", "remember", "run", "run_page", "samples", "scope_of", "selection",
+           "forget_baseline", "link", "lint", "manager", "mean_curves", "means", "open_collection", "proxy", "qrels",
+           "ranked", "read_only", "reload_sample", "remember", "run", "run_page", "samples", "scope_of", "selection",
            "settings", "sidebar", "stamp", "topics", "workspace"]

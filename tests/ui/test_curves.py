@@ -3,10 +3,12 @@ directly (a second route past the workspace and the caches); recall levels by ha
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import metrics
-from ndcg_lab.ui import curves
+from metrics.report.figures import curves as figures
+from ndcg_lab.ui import caches, curves
 from tests.ui.conftest import LEGAL
 
 RUNS = {path.stem: path for path in sorted(LEGAL.glob("*.run"))}
@@ -31,6 +33,21 @@ def test_mean_curve_at_k_is_the_mean_of_the_measure_at_k(legal):
         got = mean[mean["k"] == k].set_index("system")["value"]
         assert got.to_dict() == pytest.approx(expected[f"nDCG(dcg='exp-log2')@{k}"].to_dict())
     assert "low" not in mean.columns and "lo" not in mean.columns
+
+
+def test_the_mean_without_a_band_equals_the_mean_of_the_per_query_curves_and_keeps_none(legal, monkeypatch):
+    sel, _ = legal
+
+    def kept(*args):
+        raise AssertionError("the mean without a band read the cache of per-query curves")
+    with monkeypatch.context() as patch:
+        patch.setattr(caches, "_curve", kept)
+        mean, n_queries = curves.mean_curves.__wrapped__(sel, "Judged", False)
+    per_query = caches.curves(sel, "Judged")
+    pd.testing.assert_frame_equal(mean, figures.mean_curves(per_query))   # the same values, dtypes and order
+    assert n_queries == max(len(c) for c in per_query.values()) == 50
+    banded, _ = curves.mean_curves.__wrapped__(sel, "Judged", True)
+    assert banded["value"].tolist() == mean["value"].tolist()
 
 
 def test_the_band_brackets_the_mean(legal):
