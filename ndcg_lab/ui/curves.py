@@ -26,7 +26,7 @@ def mean_curves(sel: state.Selection, measure: str, with_band: bool) -> tuple[pd
     if not with_band:
         return state.mean_curves(sel, measure)
     per_query = state.curves(sel, measure)
-    mean = figures.mean_curves(per_query, n_boot=N_BOOT if with_band else None, seed=SEED)
+    mean = figures.mean_curves(per_query, n_boot=N_BOOT, seed=SEED)
     return mean, max((len(c) for c in per_query.values()), default=0)
 
 
