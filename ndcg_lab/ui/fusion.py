@@ -27,6 +27,13 @@ POOLS_KEPT = 1
 (five arrays of 14M rows and the candidates' docnos), so only the latest is kept; a fused run and its
 evaluation are cached apart and do not need it again."""
 
+FUSED_KEPT = 2
+"""Fused runs kept by the server: the fused run of two 7M-line runs is a parsed run of about 0.3 GB
+(7M candidates' qids, docnos, scores), one per setting of k, method, normalisation and weights; with
+16 kept, trying settings one after another could hold 16 x 0.3, about 5 GB (computed, not measured).
+Its evaluation is cached apart (:func:`_fused_frame`, a few rows), so going back to an earlier
+setting fuses again and evaluates nothing again."""
+
 
 @st.cache_resource(show_spinner=False, max_entries=POOLS_KEPT, ttl=state.CACHE_TTL)
 def _pool(inputs: tuple, depth: int | None, _collection: str, _workspace) -> fusion.Pool:
@@ -43,7 +50,7 @@ def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
     return _pool(tuple(inputs), depth, sel.collection, state.workspace())
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=FUSED_KEPT, ttl=state.CACHE_TTL)
 def _fused(inputs: tuple, method: str, k: float, norm: str | None, weights: tuple | None, depth: int | None,
            _prepare) -> fusion.Fused:
     # the pool is asked for on a miss only (``_prepare()``): a cached fused run needs none
