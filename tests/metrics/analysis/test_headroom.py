@@ -207,7 +207,9 @@ def test_docno_codes_of_a_pair_are_kept_while_its_columns_live():
     assert all(x is y for x, y in zip(kept, hr._source_codes(again_first.docnos().source,
                                                              again_other.docnos().source)))
     assert hr.rank_in(again_first, again_other).tolist() == [-1, 1, 0]
-    # the reverse pair is another pair: its own codes, the same matches
+    # the reverse pair is served by the same codes, swapped (no second hash pass)
+    reverse = hr._source_codes(again_other.docnos().source, again_first.docnos().source)
+    assert reverse[0] is kept[1] and reverse[1] is kept[0]
     assert hr.rank_in(again_other, again_first).tolist() == [2, 1, -1]
 
 
