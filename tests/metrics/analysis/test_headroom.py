@@ -2,11 +2,13 @@
 reached and the depth sweep, by hand arithmetic, against pytrec_eval, and on the legal sample."""
 from __future__ import annotations
 
+import dataclasses
 from math import log2
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import metrics
@@ -211,6 +213,88 @@ def test_docno_codes_of_a_pair_are_kept_while_its_columns_live():
     reverse = hr._source_codes(again_other.docnos().source, again_first.docnos().source)
     assert reverse[0] is kept[1] and reverse[1] is kept[0]
     assert hr.rank_in(again_other, again_first).tolist() == [2, 1, -1]
+
+
+def _where_by_hand(a, b) -> list[int]:
+    """rank_in's answer from the docno strings: the 0-based position in b's list of the same query."""
+    out = []
+    for i in range(a.n_queries):
+        listed = b.docno.to_pylist()[b.offsets[i]:b.offsets[i + 1]]
+        out += [listed.index(d) if d in listed else -1 for d in a.docno.to_pylist()[a.offsets[i]:a.offsets[i + 1]]]
+    return out
+
+
+NUMBERED = {
+    "numbers": (["7", "70", "0", "123456", "8841821"], None),
+    "one prefix": (["D7", "D70", "D0", "D123456", "D8841821"], None),
+    # strings a cast reads as the same number must not share a code
+    "leading zeros": (["7", "07", "007", "0", "00"], "dictionary"),
+    "hex": (["7", "0x7", "16", "0x10", "1048575"], "dictionary"),
+    "signs": (["7", "-7", "0", "-0", "12"], "dictionary"),
+    "two prefixes": (["D7", "E7", "D70", "D0", "D12"], "dictionary"),
+    "wider than a key": (["999999999999999999", "7", "123456789012345678", "0", "42"], None),
+    "words": (["alpha", "beta", "gamma", "delta", "7"], "dictionary"),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBERED))
+def test_docno_codes_read_as_numbers_only_where_the_numbers_are_the_strings(case):
+    docs, way = NUMBERED[case]
+    rng = np.random.default_rng(len(case))
+    qids = ["q1", "q2", "q3"]
+    qrels = qrels_of([(q, docs[0], 1) for q in qids])
+    lists_a = {q: list(rng.permutation(docs)[:4]) for q in qids}
+    lists_b = {q: list(rng.permutation(docs)[:3]) for q in qids}
+    a, b = rank(run_of(lists_a, "a"), qrels), rank(run_of(lists_b, "b"), qrels)
+    numbered = hr._numbered([*hr._chunks(a.docnos().source), *hr._chunks(b.docnos().source)])
+    assert (numbered is None) == (way == "dictionary")
+    code_a, code_b = hr.docno_codes(a, b)
+    strings = a.docno.to_pylist() + b.docno.to_pylist()
+    codes = np.concatenate([code_a, code_b]).tolist()
+    assert all((codes[i] == codes[j]) == (strings[i] == strings[j])
+               for i in range(len(codes)) for j in range(len(codes)))
+    assert hr.rank_in(a, b).tolist() == _where_by_hand(a, b)
+    assert hr.rank_in(b, a).tolist() == _where_by_hand(b, a)
+
+
+@pytest.mark.parametrize("numbered", [True, False])
+def test_rank_in_of_random_lists_matches_the_strings(numbered):
+    rng = np.random.default_rng(7)
+    pool = [str(n) if numbered else f"doc-{n}x" for n in rng.choice(10**9, size=60, replace=False)]
+    qids = [f"q{i}" for i in range(12)]
+    qrels = qrels_of([(q, pool[0], 1) for q in qids])
+    lists = [{q: list(rng.choice(pool, size=int(rng.integers(0, 40)), replace=False)) for q in qids} for _ in "ab"]
+    a, b = (rank(run_of(lists_, name), qrels, missing="zero") for lists_, name in zip(lists, "ab"))
+    assert hr.rank_in(a, b).tolist() == _where_by_hand(a, b)
+    assert hr.rank_in(b, a).tolist() == _where_by_hand(b, a)
+
+
+def test_rank_in_is_kept_for_the_same_rankings_while_they_live():
+    qrels = qrels_of([("q1", "a", 1)])
+    first, other = rank(run_of({"q1": list("abc")}, "f"), qrels), rank(run_of({"q1": list("cbz")}, "r"), qrels)
+    assert hr.rank_in(first, other).tolist() == [-1, 1, 0]
+    kept = hr._pair_where[(id(first), id(other))]
+    assert kept[0]() is first and kept[1]() is other
+    assert hr.rank_in(first, other).tolist() == [-1, 1, 0]
+    assert hr.rank_in(first, other).dtype == np.int64
+    # new rankings of other lists, even at a reused address, are never answered from the kept result
+    del first
+    again = rank(run_of({"q1": list("zyx")}, "f"), qrels)
+    assert hr.rank_in(again, other).tolist() == [2, -1, -1]
+
+
+@pytest.mark.parametrize("twice", ["first", "second"])
+def test_rank_in_of_a_list_holding_a_document_twice_is_never_an_inverse(twice):
+    """A ranking built by hand may list a docno twice; the answer is then the first position, and
+    the other direction of the pair is computed, not inverted."""
+    qrels = qrels_of([("q1", "x", 1)])
+    base = rank(run_of({"q1": ["x", "y", "w"]}, "t"), qrels)
+    doubled = dataclasses.replace(base, docno=pa.array(["x", "y", "x"]))
+    single = rank(run_of({"q1": ["x", "z"]}, "s"), qrels)
+    one, two = (doubled, single) if twice == "first" else (single, doubled)
+    expected = {id(doubled): [0, -1, 0], id(single): [0, -1]}
+    assert hr.rank_in(one, two).tolist() == expected[id(one)]
+    assert hr.rank_in(two, one).tolist() == expected[id(two)]
 
 
 @pytest.mark.parametrize("depth,keep", [(3, 2), (3, 5), (6, 6), (1, 4)])
