@@ -107,6 +107,10 @@ class RankedCache:
 
     # -- reading -----------------------------------------------------------------------
 
+    def has(self, run: str, qrels: str, proxy: str | None) -> bool:
+        """Whether the cache files of these digests exist (here or in the store)."""
+        return self._located(join_name(run, qrels, proxy)).exists() and self._located(rows_name(run, qrels)).exists()
+
     def load(self, run: str, qrels: str, proxy: str | None, name: str) -> Ranked | None:
         """The cached Ranked of these digests, or None when absent or not to be trusted."""
         join_path = self._located(join_name(run, qrels, proxy))

@@ -36,7 +36,9 @@ class Runs(Host):
         run = tables.as_run(run)
         self._check_room(run.table.nbytes)   # the lines (the log of a small insert is in the reserve)
         with self._write(run.source) as cur:
-            return self._add_run(cur, collection, run, name, recipe)
+            info = self._add_run(cur, collection, run, name, recipe)
+        self._prepare_ranked(collection, run, info.digest)
+        return info
 
     @writes
     def add_runs(self, collection: str, runs) -> list[RunInfo]:
@@ -45,7 +47,10 @@ class Runs(Host):
         runs = [tables.as_run(run) for run in runs]
         self._check_room(sum(run.table.nbytes for run in runs))
         with self._write(", ".join(run.source for run in runs[:3]) + (", ..." if len(runs) > 3 else "")) as cur:
-            return [self._add_run(cur, collection, run, None, None) for run in runs]
+            infos = [self._add_run(cur, collection, run, None, None) for run in runs]
+        for run, info in zip(runs, infos):
+            self._prepare_ranked(collection, run, info.digest)
+        return infos
 
     def _add_run(self, cur, collection: str, run, name: str | None, recipe) -> RunInfo:
         name = tables.clean_name(run.name if name is None else name, "run")

@@ -2,6 +2,8 @@
 read-only views, two Workspace objects on one file, and the coded run layout's upgrade."""
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from metrics.errors import MetricsError
 from metrics.ranking import rank
 from metrics.store import Quota, Workspace
 from metrics.store import cached as cached_module
+from metrics.store import space as space_module
 from metrics.store import workspace as workspace_module
 
 from .test_workspace import schema_1_file
@@ -86,10 +89,44 @@ def test_a_cached_ranked_run_equals_ranking_and_evaluation_of_the_files(ws, file
     assert_same(condensed, rank(io.read_run(run), io.read_qrels(qrels), name="sys").condensed())
 
 
+def test_a_stored_run_gets_its_ranked_cache_so_the_first_load_sorts_nothing(tmp_path, files, monkeypatch):
+    """add_run ranks the parsed run in hand; the files equal what load_ranked would have built from
+    the stored run and qrels, array for array."""
+    run, qrels, _ = files
+    with Workspace(tmp_path / "w.duckdb") as ws:
+        ws.create_collection("c", io.read_qrels(qrels))
+        ws.add_runs("c", [io.read_run(run), io.read_run(text_run(seed=5), name="other", source="other.run")])
+        assert len(cache_files(ws)) == 4   # a rows file and a join file for each run
+        want = {name: rank(ws.load_run("c", name), ws.load_qrels("c"), name=name) for name in ("sys", "other")}
+        monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
+        for name in want:
+            assert_same(ws.load_ranked("c", name), want[name])
+
+
+def test_a_run_stored_on_a_nearly_full_disk_gets_no_cache_then(tmp_path, files, monkeypatch):
+    """The cache is derived data: written at store time only where the disk keeps its reserve after
+    it (the run itself is stored as before), else built by the first load as always."""
+    run, qrels, _ = files
+    parsed = io.read_run(run)
+    with Workspace(tmp_path / "w.duckdb") as ws:
+        ws.create_collection("c", io.read_qrels(qrels))
+        total = 20 * 10**6   # a reserve of total / 20; room for the run's lines, not for its cache (>= 64 KiB)
+        free = total // 20 + parsed.table.nbytes + 8_000
+        monkeypatch.setattr(space_module.shutil, "disk_usage",
+                            lambda path: shutil._ntuple_diskusage(total, total - free, free))
+        ws.add_run("c", parsed)
+        assert [r.name for r in ws.runs("c")] == ["sys"] and cache_files(ws) == []
+        monkeypatch.undo()
+        want = rank(ws.load_run("c", "sys"), ws.load_qrels("c"), name="sys")
+        assert_same(ws.load_ranked("c", "sys"), want)
+        assert len(cache_files(ws)) == 2
+
+
 def test_the_proxy_variant_round_trips(ws, files, monkeypatch):
     run, qrels, proxy = files
+    assert len(cache_files(ws)) == 2  # stored: one rows file for the run and qrels, the join without a proxy
     ws.load_ranked("c", "sys", inferred=True)
-    assert len(cache_files(ws)) == 2  # one rows file for the run and qrels, one join file per proxy
+    assert len(cache_files(ws)) == 3  # one join file per proxy
     ws.load_ranked("c", "sys")
     assert len(cache_files(ws)) == 3
     monkeypatch.setattr(cached_module, "rank", lambda *a, **k: pytest.fail("not read from the cache"))
@@ -186,6 +223,7 @@ def test_cache_files_count_in_the_usage_and_stay_within_the_quota(tmp_path, file
 
 def test_a_read_only_view_reads_the_cache_and_never_writes_it(ws, files, monkeypatch):
     run, qrels, _ = files
+    shutil.rmtree(workspace_module.cache_folder(ws.path))   # the files written when the run was stored
     view = ws.read_only_view()
     want = rank(io.read_run(run), io.read_qrels(qrels), name="sys")
     assert_same(view.load_ranked("c", "sys"), want)

@@ -455,7 +455,8 @@ def test_usage_is_the_data_bytes_formula(ws):
     run_bytes = sum(len(r["qid"].encode()) + len(r["docno"].encode()) + len(r["tag"].encode()) + 16 for r in rows)
     qrels_bytes = sum(len(r["qid"]) + len(r["docno"]) + 8 for r in make_qrels().table.to_pylist())
     names = (len("dl19") + 64) + (len("qrels") + len("qrels.txt") + 64) + (len("bm25") + len("bm25.run") + 64)
-    assert ws.usage() == store.Usage(bytes=run_bytes + qrels_bytes + names, runs=1)
+    usage = ws.usage()   # the run's ranked cache, written as it was stored, is counted apart
+    assert (usage.bytes, usage.runs) == (run_bytes + qrels_bytes + names, 1)
 
 
 def test_over_quota_nothing_is_written(tmp_path, monkeypatch):
