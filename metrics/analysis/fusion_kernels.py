@@ -18,6 +18,7 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluation import as_runs
 from ..ranking import canonical_order, offsets_of, positions
+from .codes import encode
 
 __all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]
 
@@ -100,15 +101,18 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         for name, value in (("qcode", qcode), ("rank", rank), ("score", score), ("docno", docno)):
             cols[name].append(value)
     qcode = np.concatenate(cols.pop("qcode"))
-    docno = pa.chunked_array(cols.pop("docno"), type=pa.string()).combine_chunks()
-    encoded = pc.dictionary_encode(docno)
-    del docno
-    n_docs = max(len(encoded.dictionary), 1)
-    key = qcode.astype(np.int64) * n_docs + encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    docnos = [chunk for docno in cols.pop("docno") for chunk in _chunks_of(docno)]
+    coded = encode(docnos)
+    n_docs = int(coded.codes.max(initial=0)) + 1
+    if n_q * n_docs >= 2**62:   # numbers too large for one int64 key: a dictionary's codes, below the rows
+        coded = encode(docnos, numbers=False)
+        n_docs = int(coded.codes.max(initial=0)) + 1
+    del docnos
+    key = qcode.astype(np.int64) * n_docs + coded.codes.astype(np.int64)
     unique_key, group = np.unique(key, return_inverse=True)
     del key
-    group_docno = encoded.dictionary.take(pa.array(unique_key % n_docs))
-    del encoded
+    group_docno = coded.strings(unique_key % n_docs)
+    del coded
     group_qcode = (unique_key // n_docs).astype(query_type)
     del unique_key
     query_offsets = offsets_of(np.bincount(group_qcode, minlength=n_q))
@@ -286,6 +290,10 @@ def positive_int(value, what: str) -> int:
     if number < 1 or number != value:
         raise MetricsError(f"{what} must be a whole number >= 1, got {value!r}", fix=f"e.g. {what}=100")
     return number
+
+
+def _chunks_of(col) -> list:
+    return list(col.chunks) if isinstance(col, pa.ChunkedArray) else [col]
 
 
 def _as_array(col) -> pa.Array:

@@ -12,6 +12,7 @@ import pytest
 
 import metrics
 from metrics import MetricsError, read_run
+from metrics.analysis import codes as codes_module
 from metrics.analysis import fusion, fusion_kernels
 from metrics.analysis.fusion import Recipe, fuse
 
@@ -321,3 +322,20 @@ def test_ranx_names_are_accepted():
     assert fusion.method("comb_mnz").name == "combmnz"
     assert fusion.method("CombSUM").name == "combsum"
     assert fusion.norm_name("min-max") == "minmax" and fusion.norm_name("zmuv") == "zscore"
+
+
+@pytest.mark.parametrize("names", ["numbers", "one prefix", "wider than a key"])
+@pytest.mark.parametrize("method", ["rrf", "combmnz", "bordafuse", "condorcet"])
+def test_numbered_docnos_fuse_as_a_dictionary_of_their_strings_does(monkeypatch, names, method):
+    """Docnos read as their numbers (metrics.analysis.codes) give the fused run, table for table,
+    that the dictionary's codes give; numbers too wide for one key fall back to the dictionary."""
+    spell = {"numbers": str, "one prefix": lambda d: f"D{d}", "wider than a key": lambda d: str(9 * 10**18 + d)}[names]
+    runs = [{q: {spell(int(d[1:])): s for d, s in docs.items()} for q, docs in run.items()}
+            for run in tie_free_runs(seed=11, n_runs=3)]
+    parsed = [read_run(r, name=f"r{i}") for i, r in enumerate(runs)]
+    chunks = [c for run in parsed for c in run.table["docno"].chunks]
+    assert codes_module.numbered(chunks) is not None
+    numbered, _ = fuse(parsed, method)
+    monkeypatch.setattr(fusion_kernels, "encode", lambda chunks, numbers=True: codes_module.encode(chunks, False))
+    dictionary, _ = fuse(parsed, method)
+    assert numbered.table.equals(dictionary.table)

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import metrics
+from metrics.analysis import codes as codes_module
 from metrics.analysis import headroom as hr
 from metrics.errors import MetricsError
 from metrics.ranking import rank
@@ -246,7 +247,7 @@ def test_docno_codes_read_as_numbers_only_where_the_numbers_are_the_strings(case
     lists_a = {q: list(rng.permutation(docs)[:4]) for q in qids}
     lists_b = {q: list(rng.permutation(docs)[:3]) for q in qids}
     a, b = rank(run_of(lists_a, "a"), qrels), rank(run_of(lists_b, "b"), qrels)
-    numbered = hr._numbered([*hr._chunks(a.docnos().source), *hr._chunks(b.docnos().source)])
+    numbered = codes_module.numbered([*hr._chunks(a.docnos().source), *hr._chunks(b.docnos().source)])
     assert (numbered is None) == (way == "dictionary")
     code_a, code_b = hr.docno_codes(a, b)
     strings = a.docno.to_pylist() + b.docno.to_pylist()
@@ -313,3 +314,37 @@ def test_oracle_and_sweep_runs_cut_at_keep_are_the_whole_runs_first_keep(depth, 
 
     assert _lists(hr.oracle_run(first, depth, "nDCG@3", keep=keep)) == cut(hr.oracle_run(first, depth, "nDCG@3"))
     assert _lists(hr.sweep_run(first, other, depth, keep=keep)) == cut(hr.sweep_run(first, other, depth))
+
+
+def _oracle_by_sorting_gains(first, depth: int, measure: str) -> dict:
+    """The oracle's lists from its definition: per query, the top ``depth`` by gain descending (the
+    measure's gain, 0 unjudged), equal gains in first-stage order, then the rest in order."""
+    m = metrics.parse_measure(measure)
+    params = m.family.params
+    out = {}
+    for i, q in enumerate(first.qids):
+        lo, hi = first.offsets[i], first.offsets[i + 1]
+        rel, judged = first.rel[lo:hi], first.judged[lo:hi]
+        gain = metrics.measures.gain_of(rel, m.param("dcg"), m.param("gains")) if "dcg" in params else \
+            metrics.measures.gain_of(rel)
+        gain = np.where(judged, gain, 0.0)
+        top = sorted(range(min(depth, hi - lo)), key=lambda j: (-gain[j], j))
+        docnos = first.docno.to_pylist()[lo:hi]
+        out[str(q)] = [docnos[j] for j in top] + docnos[depth:]
+    return out
+
+
+@pytest.mark.parametrize("measure", ["nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0: 5, 2: 1, 3: 1})@10",
+                                     "P@10", "AP"])
+@pytest.mark.parametrize("spread", [4, 200_000])
+def test_the_oracle_orders_by_gain_as_its_definition_says(measure, spread):
+    """Grades from -1 up (a gain map that is not monotone, an unjudged document gaining 0, equal
+    gains); ``spread`` beyond the grade table gives the per-row path."""
+    rng = np.random.default_rng(spread)
+    docs = [f"d{i}" for i in range(30)]
+    lists = {f"q{q}": list(rng.permutation(docs)[: rng.integers(1, 30)]) for q in range(8)}
+    grades = [-1, 0, 1, 2, 3, spread]
+    qrels = qrels_of([(q, d, int(rng.choice(grades))) for q, ds in lists.items() for d in ds[::2]])
+    first = rank(run_of(lists, "first"), qrels)
+    for depth in (1, 5, 30):
+        assert _lists(hr.oracle_run(first, depth, measure)) == _oracle_by_sorting_gains(first, depth, measure)
