@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from metrics.analysis import fusion_kernels
 from metrics.analysis.fusion_kernels import combine, positive_int, prepare
 from metrics.errors import MetricsError
 
@@ -210,3 +211,12 @@ def test_narrow_codes_give_the_values_of_int64_codes():
     for method, norm in cases:
         got, want = combine(narrow, method, k=7, norm=norm), combine(wide, method, k=7, norm=norm)
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (method, norm)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 5000])
+def test_unique_inverse_is_numpys(n):
+    rng = np.random.default_rng(n)
+    key = np.concatenate([np.sort(rng.integers(0, 50, n // 2)), rng.integers(0, 50, n - n // 2)]).astype(np.int64)
+    unique, inverse = fusion_kernels._unique_inverse(key)
+    want_unique, want_inverse = np.unique(key, return_inverse=True)
+    assert np.array_equal(unique, want_unique) and np.array_equal(inverse, want_inverse)
