@@ -17,10 +17,10 @@ import pyarrow.compute as pc
 from .. import io
 from ..errors import MetricsError
 from ..evaluation import as_runs
-from ..ranking import canonical_order, offsets_of, positions
+from ..ranking import Ranked, canonical_order, offsets_of, positions
 from .codes import encode
 
-__all__ = ["PAIR_BUDGET", "Pool", "combine", "positive_int", "prepare"]
+__all__ = ["PAIR_BUDGET", "Pool", "RankedInput", "combine", "positive_int", "prepare"]
 
 PAIR_BUDGET = 1 << 22   # document pairs per Condorcet chunk (bounds its memory, ~100 MB)
 
@@ -63,52 +63,107 @@ class Pool:
         return len(self.group_qcode)
 
 
+@dataclass(frozen=True)
+class RankedInput:
+    """A stored run given by its ranking against some qrels (:class:`metrics.ranking.Ranked`, the
+    canonical order fusion needs, memory-mapped in a workspace), for :func:`prepare`: only when no
+    query of the run was left out of it (every line of the run is a row of ``ranked``), with the
+    run's name and digest."""
+
+    name: str
+    digest: str
+    ranked: Ranked
+
+
+@dataclass
+class _Input:
+    """One input in canonical order: its sorted query ids with a row count each, and per row its
+    score and where its docno is (``rows`` into the concatenated ``docnos`` chunks; None: all)."""
+
+    name: str
+    digest: str
+    qids: pa.Array
+    lengths: np.ndarray
+    score: np.ndarray
+    docnos: list
+    rows: np.ndarray | None
+
+
+def _of_run(run) -> _Input:
+    qid = _as_array(run.table["qid"])
+    qids = _as_array(pc.unique(qid))
+    qids = qids.take(pc.sort_indices(qids))
+    qcode = pc.index_in(qid, value_set=qids).to_numpy(zero_copy_only=False).astype(code_type(len(qids)))
+    score = run.table["score"].to_numpy()
+    docno = _as_array(run.table["docno"])
+    order = canonical_order(qcode, score, docno)
+    if order is not None:
+        score = score[order]
+    return _Input(run.name, run.digest, qids, np.bincount(qcode, minlength=len(qids)), score, [docno], order)
+
+
+def _of_ranked(given: RankedInput) -> _Input:
+    ranked = given.ranked
+    lengths = ranked.lengths
+    kept = lengths > 0   # the qrels' queries the run lacks have no rows
+    column = ranked.docnos()
+    return _Input(given.name, given.digest, pa.array(np.asarray(ranked.qids)[kept].astype(str).tolist(), pa.string()),
+                  lengths[kept], np.asarray(ranked.score), _chunks_of(column.source), column.rows)
+
+
 def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> Pool:
     """Order every input canonically, cut it at ``depth`` and group rows by (query, document).
 
-    ``runs``: a list of runs or a {name: run} mapping, in any form ``metrics.io.read_run`` takes.
+    ``runs``: a list of runs or a {name: run} mapping, in any form ``metrics.io.read_run`` takes, or
+    a list of :class:`RankedInput` (already in canonical order: neither parsed nor sorted again).
     """
     if isinstance(runs, Mapping):   # {name: run}; each value may itself be a {qid: {docno: score}} dict
         runs = [io.read_run(run, name=str(key), on_duplicate=on_duplicate) for key, run in runs.items()]
-    parsed = as_runs(list(runs) if not isinstance(runs, (str, bytes)) else runs, on_duplicate=on_duplicate)
-    if len(parsed) < 2:
-        raise MetricsError(f"fusion needs at least two runs, got {len(parsed)}", fix="give two or more runs")
+    if isinstance(runs, list) and runs and all(isinstance(r, RankedInput) for r in runs):
+        inputs = [_of_ranked(r) for r in runs]
+    else:
+        parsed = as_runs(list(runs) if not isinstance(runs, (str, bytes)) else runs, on_duplicate=on_duplicate)
+        inputs = [_of_run(r) for r in parsed]
+    if len(inputs) < 2:
+        raise MetricsError(f"fusion needs at least two runs, got {len(inputs)}", fix="give two or more runs")
     if depth is not None:
         depth = positive_int(depth, "depth")
-    all_qids = [_as_array(r.table["qid"]) for r in parsed]
-    qids = _as_array(pc.unique(pa.chunked_array(all_qids, type=pa.string())))
+    qids = _as_array(pc.unique(pa.chunked_array([i.qids for i in inputs], type=pa.string())))
     qids = qids.take(pc.sort_indices(qids))
     n_q = len(qids)
-    cols: dict[str, list[Any]] = {"source": [], "qcode": [], "rank": [], "score": [], "docno": []}
-    per_input = np.zeros((len(parsed), n_q), dtype=np.int64)
-    query_type, source_type = code_type(n_q), code_type(len(parsed))
-    for i, run in enumerate(parsed):
-        qcode = pc.index_in(all_qids[i], value_set=qids).to_numpy(zero_copy_only=False).astype(query_type)
-        score = run.table["score"].to_numpy()
-        docno = _as_array(run.table["docno"])
-        order = canonical_order(qcode, score, docno)
-        if order is not None:
-            qcode, score, docno = qcode[order], score[order], docno.take(pa.array(order))
-        counts = np.bincount(qcode, minlength=n_q)
+    cols: dict[str, list[Any]] = {"source": [], "qcode": [], "rank": [], "score": [], "rows": []}
+    per_input = np.zeros((len(inputs), n_q), dtype=np.int64)
+    query_type, source_type = code_type(n_q), code_type(len(inputs))
+    docnos, base = [], 0
+    for i, one in enumerate(inputs):
+        block = pc.index_in(one.qids, value_set=qids).to_numpy(zero_copy_only=False).astype(query_type)
+        qcode = np.repeat(block, one.lengths)
+        counts = np.zeros(n_q, dtype=np.int64)
+        counts[block] = one.lengths
         offsets = offsets_of(counts)
         rank = (positions(offsets) + 1).astype(code_type(int(counts.max(initial=0))))
+        rows = np.arange(len(qcode), dtype=np.int64) if one.rows is None else np.asarray(one.rows, dtype=np.int64)
+        score = one.score
         if depth is not None and counts.max(initial=0) > depth:
             cut = rank <= depth
-            qcode, score, rank, docno = qcode[cut], score[cut], rank[cut], docno.filter(pa.array(cut))
+            qcode, score, rank, rows = qcode[cut], score[cut], rank[cut], rows[cut]
             counts = np.minimum(counts, depth)
         per_input[i] = counts
         cols["source"].append(np.full(len(qcode), i, dtype=source_type))
-        for name, value in (("qcode", qcode), ("rank", rank), ("score", score), ("docno", docno)):
+        for name, value in (("qcode", qcode), ("rank", rank), ("score", score), ("rows", rows + base)):
             cols[name].append(value)
+        docnos += one.docnos
+        base += sum(len(chunk) for chunk in one.docnos)
     qcode = np.concatenate(cols.pop("qcode"))
-    docnos = [chunk for docno in cols.pop("docno") for chunk in _chunks_of(docno)]
+    rows = np.concatenate(cols.pop("rows"))
     coded = encode(docnos)
     n_docs = int(coded.codes.max(initial=0)) + 1
     if n_q * n_docs >= 2**62:   # numbers too large for one int64 key: a dictionary's codes, below the rows
         coded = encode(docnos, numbers=False)
         n_docs = int(coded.codes.max(initial=0)) + 1
     del docnos
-    key = qcode.astype(np.int64) * n_docs + coded.codes.astype(np.int64)
+    key = qcode.astype(np.int64) * n_docs + coded.codes[rows].astype(np.int64)
+    del rows
     unique_key, group = _unique_inverse(key)
     del key
     group_docno = coded.strings(unique_key % n_docs)
@@ -118,7 +173,7 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     query_offsets = offsets_of(np.bincount(group_qcode, minlength=n_q))
     lacking = (per_input == 0).any(axis=0)
     return Pool(
-        names=[r.name for r in parsed], digests=[r.digest for r in parsed], depth=depth, qids=qids,
+        names=[i.name for i in inputs], digests=[i.digest for i in inputs], depth=depth, qids=qids,
         source=np.concatenate(cols["source"]), qcode=qcode,
         rank=np.concatenate(cols["rank"]),
         score=np.concatenate(cols["score"]), group=group.astype(code_type(len(group_qcode))),

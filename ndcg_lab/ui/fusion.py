@@ -15,7 +15,7 @@ import streamlit as st
 
 import metrics
 from metrics import stats
-from metrics.analysis import fusion, fusion_tuning
+from metrics.analysis import fusion, fusion_kernels, fusion_tuning
 from metrics.io.memory import release_memory
 from ndcg_lab.ui import state
 
@@ -36,9 +36,16 @@ setting fuses again and evaluates nothing again."""
 
 
 @st.cache_resource(show_spinner=False, max_entries=POOLS_KEPT, ttl=state.CACHE_TTL)
-def _pool(inputs: tuple, depth: int | None, _collection: str, _workspace) -> fusion.Pool:
-    # The runs are read here, on a miss only, and not kept: the pool holds what fusion needs of them,
-    # and what reading and ordering them took goes back to the system before the page goes on.
+def _pool(inputs: tuple, depth: int | None, _collection: str, _workspace, _ranked) -> fusion.Pool:
+    # On a miss only. A run whose ranking holds every line of it (no query left out for lack of
+    # judgments) is read from that ranking, memory-mapped and in canonical order already: neither
+    # parsed nor sorted. Otherwise the run is read and ordered here, and not kept: the pool holds
+    # what fusion needs of it, and the rest goes back to the system before the page goes on.
+    lines = {r.name: r.n_lines for r in _workspace.runs(_collection)}
+    rankings = [fusion_kernels.RankedInput(n, d, _ranked(n, d)) for n, d in inputs]
+    if all(int(r.ranked.offsets[-1]) == lines.get(r.name) for r in rankings):
+        return fusion.prepare(rankings, depth=depth)
+    del rankings
     prepared = fusion.prepare([_workspace.load_run(_collection, n, digest=d) for n, d in inputs], depth=depth)
     release_memory()
     return prepared
@@ -47,7 +54,7 @@ def _pool(inputs: tuple, depth: int | None, _collection: str, _workspace) -> fus
 def pool(sel: state.Selection, inputs: tuple, depth: int | None) -> fusion.Pool:
     """The inputs (``((name, digest), ...)``) prepared for fusion at ``depth`` (cached on the names and
     digests, for every session of the server); their parsed runs are not cached beside it."""
-    return _pool(tuple(inputs), depth, sel.collection, state.workspace())
+    return _pool(tuple(inputs), depth, sel.collection, state.workspace(), lambda n, d: state.ranked(sel, n, d))
 
 
 @st.cache_resource(show_spinner=False, max_entries=FUSED_KEPT, ttl=state.CACHE_TTL)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
+import streamlit as st
 
 import metrics
 from metrics.analysis import fusion as library
@@ -74,3 +77,35 @@ def test_sessions_of_other_workspaces_share_the_pool_and_the_fused_run(legal):
     other = dataclasses.replace(sel, scope=f"{sel.scope}-another-workspace")
     assert fusion.pool(other, inputs(sel), 50) is fusion.pool(sel, inputs(sel), 50)
     assert fusion.fused(other, inputs(sel), "rrf", k=20) is fusion.fused(sel, inputs(sel), "rrf", k=20)
+
+
+def test_the_pool_reads_rankings_that_hold_every_line_and_the_runs_otherwise(legal, monkeypatch):
+    """Every query of the legal runs is judged, so their rankings hold every line: the pool reads
+    no run. Judgments that leave a query out make the rankings partial: the runs are read then,
+    and the pool is the same."""
+    import dataclasses
+
+    from metrics.store import Workspace
+
+    sel, ws = legal
+    read = []
+    real = Workspace.load_run
+    monkeypatch.setattr(Workspace, "load_run", lambda self, *a, **k: read.append(a[1]) or real(self, *a, **k))
+    whole = fusion.pool(sel, inputs(sel), 50)
+    assert read == []
+    qrels = metrics.read_qrels(QRELS)
+    dropped = qrels.table["qid"][0].as_py()
+    partial = qrels.table.filter(pa.compute.not_equal(qrels.table["qid"], dropped)).to_pandas()
+    ws.create_collection("partial", metrics.read_qrels(partial.rename(columns={"rel": "label"})))
+    for name, path in FILES.items():
+        ws.add_run("partial", metrics.read_run(path), name=name)
+    info = {c.name: c for c in ws.collections()}["partial"]
+    other = dataclasses.replace(sel, collection="partial", qrels_digest=info.qrels.digest, proxy_digest=None,
+                                systems=tuple((r.name, r.digest) for r in ws.runs("partial")))
+    st.cache_resource.clear()
+    again = fusion.pool(other, inputs(other), 50)
+    assert sorted(read) == sorted(FILES)
+    # the candidates may be numbered in another order (a dictionary's codes follow the rows' order,
+    # file order or ranked order); every fused run is the same
+    for method in ("rrf", "combmnz", "bordafuse", "condorcet"):
+        assert library.fuse(again, method).run.table.equals(library.fuse(whole, method).run.table), method

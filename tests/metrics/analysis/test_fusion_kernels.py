@@ -8,12 +8,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 import pytest
 from scipy import stats
 
 from metrics.analysis import fusion_kernels
 from metrics.analysis.fusion_kernels import combine, positive_int, prepare
 from metrics.errors import MetricsError
+from metrics.io import read_qrels, read_run
+from metrics.ranking import rank
 
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
 B = {"q1": {"b": 0.9, "d": 0.5}}
@@ -220,3 +224,33 @@ def test_unique_inverse_is_numpys(n):
     unique, inverse = fusion_kernels._unique_inverse(key)
     want_unique, want_inverse = np.unique(key, return_inverse=True)
     assert np.array_equal(unique, want_unique) and np.array_equal(inverse, want_inverse)
+
+
+def _pool_fields(pool) -> dict:
+    out = {}
+    for name, value in vars(pool).items():
+        if isinstance(value, np.ndarray):
+            out[name] = (value.dtype, value.tolist())
+        elif isinstance(value, (pa.Array, pa.ChunkedArray)):
+            out[name] = value.to_pylist()
+        else:
+            out[name] = value
+    return out
+
+
+@pytest.mark.parametrize("depth", [None, 3])
+@pytest.mark.parametrize("docnos", ["d{}", "doc-{}x"])
+def test_a_pool_from_rankings_is_the_pool_from_the_runs(depth, docnos):
+    """Rankings that hold every line of their runs give the pool the runs give, field for field:
+    tied scores, queries out of order in the file, a query of the qrels that one run lacks."""
+    rng = np.random.default_rng(3)
+    runs = []
+    for name in ("a", "b"):
+        rows = [(f"q{q}", docnos.format(d), float(np.round(rng.normal(), 1)))
+                for q in rng.permutation(9)[:int(rng.integers(6, 9))] for d in rng.choice(40, 8, replace=False)]
+        runs.append(read_run(pd.DataFrame(rows, columns=["qid", "docno", "score"]), name=name))
+    qrels = read_qrels(pd.DataFrame([(f"q{q}", docnos.format(0), 1) for q in range(12)],
+                                    columns=["qid", "docno", "label"]))
+    given = [fusion_kernels.RankedInput(run.name, run.digest, rank(run, qrels)) for run in runs]
+    assert [int(g.ranked.offsets[-1]) for g in given] == [run.table.num_rows for run in runs]
+    assert _pool_fields(prepare(given, depth=depth)) == _pool_fields(prepare(runs, depth=depth))
