@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetricsError
+from ..evaluation import first_seen
 from .bootstrap import bootstrap_pass, resample_chunks
 from .common import (
     CORRECTIONS,
@@ -103,7 +104,7 @@ def compare(frame: pd.DataFrame, baseline: str, systems: Sequence[str] | None = 
     level = check_level(level)
     family = check_family(family)
     resamples = check_count("resamples", resamples)
-    present = list(dict.fromkeys(frame["system"].astype(str)))
+    present = [str(s) for s in first_seen(frame["system"])]
     if baseline not in present:
         raise MetricsError(f"baseline {baseline!r} is not among the systems ({', '.join(present) or 'none'})",
                            fix="pick the baseline among the evaluated runs")
@@ -204,7 +205,7 @@ def versus_baseline(frame, baseline: str, alpha: float = 0.05, *, test: str = "t
     """
     columns = ["system", "measure", "baseline_mean", "mean", "p_value", "p_adjusted", "p_holm", "significant",
                "marker", "test", "correction", "family"]
-    systems = [s for s in dict.fromkeys(frame["system"].astype(str)) if s != baseline]
+    systems = [s for s in dict.fromkeys(str(s) for s in first_seen(frame["system"])) if s != baseline]
     if not systems or not len(frame):
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
     full = compare(frame, baseline, systems, test=test, correction=correction, alpha=alpha, seed=seed,

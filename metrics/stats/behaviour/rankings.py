@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MetricsError
-from ...evaluation import TIE_DECIMALS, means
+from ...evaluation import TIE_DECIMALS, first_seen, means
 from ..agreement import ranking_stability
 from ..common import scipy_stats
 
@@ -146,7 +146,7 @@ def per_query_agreement(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     if a not in wide.columns or b not in wide.columns:
         raise MetricsError(f"per-query agreement needs both {a} and {b} in the frame", fix="evaluate both measures")
     rows = []
-    systems = list(dict.fromkeys(frame["system"]))
+    systems = first_seen(frame["system"])
     for system, part in [*((s, wide.xs(s, level="system")) for s in systems if s in wide.index.get_level_values(0)),
                          ("(all)", wide)]:
         x, y = part[a].to_numpy(dtype=np.float64), part[b].to_numpy(dtype=np.float64)
