@@ -137,6 +137,9 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     docnos, base = [], 0
     for i, one in enumerate(inputs):
         block = pc.index_in(one.qids, value_set=qids).to_numpy(zero_copy_only=False).astype(query_type)
+        if np.any(block[1:] <= block[:-1]):   # a ranking's queries come in the order of their ids
+            raise MetricsError(f"{one.name}: its queries are not in the order of their ids",
+                               fix="give the run itself, or its ranking by metrics.ranking.rank")
         qcode = np.repeat(block, one.lengths)
         counts = np.zeros(n_q, dtype=np.int64)
         counts[block] = one.lengths

@@ -153,7 +153,7 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
     if out is None:
         out, once = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
     else:
-        once = True   # b is inverted only when it lists each document once
+        once = True   # the inverse found no row of a twice: b lists no document of a twice
     with _pair_codes_lock:
         _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out.astype(np.int32), once)
         while len(_pair_where) > PAIR_WHERE_KEPT:

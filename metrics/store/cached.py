@@ -6,6 +6,7 @@ a join. It is derived data: every write removes the files no collection's (run, 
 more, and the oldest ones while the cache takes more than the byte quota leaves free."""
 from __future__ import annotations
 
+from ..errors import MetricsError
 from ..ranking import Ranked, rank
 from . import tables
 from .host import Host
@@ -83,14 +84,18 @@ class Cached(Host):
             qrels_links = tables.links(cur, cid, "qrels") if cid is not None else []
         if not qrels_links or cache.has(digest, qrels_links[0][4], None):
             return
-        qrels = self.load_qrels(collection)
-        if qrels.digest != qrels_links[0][4]:   # replaced meanwhile: the next page builds its own
+        try:
+            qrels = self.load_qrels(collection)
+            if qrels.digest != qrels_links[0][4]:   # replaced meanwhile: the next page builds its own
+                return
+            ranked = rank(run, qrels)
+            if self._cache_fits(ranked) and self._keeps_room(_cache_bytes(ranked)):
+                cache.save(ranked, digest, qrels.digest, None)
+            del ranked
+        except (MetricsError, OSError):   # derived data: the first page that needs it builds it
             return
-        ranked = rank(run, qrels)
-        if self._cache_fits(ranked) and self._keeps_room(_cache_bytes(ranked)):
-            cache.save(ranked, digest, qrels.digest, None)
-        del ranked
-        self._after_bulk_read(len(run.table))   # the sort's and the join's scratch, given back
+        finally:
+            self._after_bulk_read(len(run.table))   # the sort's and the join's scratch, given back
 
     def _keeps_room(self, needed: int) -> bool:
         """Whether the disk keeps its reserve after ``needed`` bytes more (:func:`.space.check_room`):

@@ -5,6 +5,7 @@ Inputs: A ranks q1 a(3) > b(2) > c(1) and q2 x(1); B ranks q1 b(0.9) > d(0.5) an
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -254,3 +255,13 @@ def test_a_pool_from_rankings_is_the_pool_from_the_runs(depth, docnos):
     given = [fusion_kernels.RankedInput(run.name, run.digest, rank(run, qrels)) for run in runs]
     assert [int(g.ranked.offsets[-1]) for g in given] == [run.table.num_rows for run in runs]
     assert _pool_fields(prepare(given, depth=depth)) == _pool_fields(prepare(runs, depth=depth))
+
+
+def test_a_ranking_whose_queries_are_not_in_id_order_is_refused():
+    runs = [read_run(pd.DataFrame([(q, d, 1.0) for q in ("q1", "q2") for d in ("a", "b")],
+                                  columns=["qid", "docno", "score"]), name=n) for n in ("x", "y")]
+    qrels = read_qrels(pd.DataFrame([("q1", "a", 1), ("q2", "a", 1)], columns=["qid", "docno", "label"]))
+    given = [fusion_kernels.RankedInput(r.name, r.digest, rank(r, qrels)) for r in runs]
+    backwards = dataclasses.replace(given[0].ranked, qids=given[0].ranked.qids[::-1].copy())
+    with pytest.raises(MetricsError, match="not in the order of their ids"):
+        prepare([dataclasses.replace(given[0], ranked=backwards), given[1]])

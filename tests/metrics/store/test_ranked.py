@@ -103,6 +103,19 @@ def test_a_stored_run_gets_its_ranked_cache_so_the_first_load_sorts_nothing(tmp_
             assert_same(ws.load_ranked("c", name), want[name])
 
 
+def test_a_ranking_that_fails_at_store_time_leaves_the_run_stored(tmp_path, files, monkeypatch):
+    run, qrels, _ = files
+
+    def fail(*args, **kwargs):
+        raise MetricsError("a ranking that fails")
+
+    with Workspace(tmp_path / "w.duckdb") as ws:
+        ws.create_collection("c", io.read_qrels(qrels))
+        monkeypatch.setattr(cached_module, "rank", fail)
+        info = ws.add_run("c", io.read_run(run), name="sys")
+        assert [r.name for r in ws.runs("c")] == ["sys"] and info.n_lines > 0 and cache_files(ws) == []
+
+
 def test_a_run_stored_on_a_nearly_full_disk_gets_no_cache_then(tmp_path, files, monkeypatch):
     """The cache is derived data: written at store time only where the disk keeps its reserve after
     it (the run itself is stored as before), else built by the first load as always."""
