@@ -190,6 +190,11 @@ def _chunked(col) -> pa.Array:
     return col
 
 
+SEGMENT_ROWS = 32
+"""Rows a query's block must hold on average for :func:`canonical_order` to sort the blocks one by
+one (a Python step each) rather than all rows with ``np.lexsort``."""
+
+
 def canonical_order(qcode: np.ndarray, score: np.ndarray, docno: pa.Array,
                     rank: np.ndarray | None = None, ties: str = "score") -> np.ndarray | None:
     """Row permutation giving the canonical order within queries (``qcode`` ascending).
@@ -235,6 +240,16 @@ def _canonical(qcode: np.ndarray, score: np.ndarray, docno: Docnos, rank: np.nda
         order = np.repeat((heads[by_code] - (np.cumsum(moved) - moved)).astype(index), moved)
         order += np.arange(n, dtype=index)
         q, p = np.repeat(head_codes[by_code], moved), primary[order]
+    elif len(np.unique(head_codes)) == len(heads) and n >= SEGMENT_ROWS * len(heads):
+        # one block per query, scores out of order inside: sort each block alone (7M rows in blocks
+        # of 1,000: 0.8 s against np.lexsort's 5.6 s), the blocks in query order
+        key = -primary if descending else primary
+        ends = np.append(heads[1:], n)
+        by_code = np.argsort(head_codes, kind="stable")
+        order = np.concatenate([start + np.argsort(key[start:end], kind="stable")
+                                for start, end in zip(heads[by_code].tolist(), ends[by_code].tolist())])
+        del key
+        q, p = qcode[order], primary[order]
     else:
         order = np.lexsort((-primary if descending else primary, qcode))
         q, p = qcode[order], primary[order]

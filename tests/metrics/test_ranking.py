@@ -34,6 +34,33 @@ def test_canonical_order_by_rank_column():
         canonical_order(qcode, score, pa.array(["a", "b", "c"]), ties="rank")
 
 
+def _canonical_by_hand(qcode, primary, docno, descending: bool) -> list[int]:
+    """trec_eval's order from its definition: query, then the score descending (or the rank
+    ascending), then the docno's bytes descending."""
+    docs = docno.to_pylist()
+    # descending bytes: sort ascending on the complement of each byte, longer strings before their prefixes
+    flipped = [tuple(255 - b for b in d.encode()) + (256,) for d in docs]
+    return sorted(range(len(docs)), key=lambda i: (qcode[i], -primary[i] if descending else primary[i], flipped[i]))
+
+
+@pytest.mark.parametrize("layout", ["blocks out of order inside", "blocks shuffled", "rows shuffled", "small blocks"])
+@pytest.mark.parametrize("ties", ["score", "rank"])
+def test_canonical_order_of_every_layout_is_its_definition(layout, ties):
+    """One contiguous block per query with its rows out of order takes the block-by-block sort;
+    shuffled rows take np.lexsort; both give the definition's order, ties by docno included."""
+    rng = np.random.default_rng(len(layout))
+    sizes = rng.integers(1, 5 if layout == "small blocks" else 120, size=25)
+    qcode = np.repeat(rng.permutation(25) if layout != "blocks out of order inside" else np.arange(25), sizes)
+    if layout == "rows shuffled":
+        qcode = rng.permutation(qcode)
+    score = np.round(rng.normal(size=len(qcode)), 1)          # rounding makes ties
+    rank = rng.integers(1, 40, size=len(qcode))
+    docno = pa.array([f"d{rng.integers(0, 60)}" for _ in range(len(qcode))])
+    order = canonical_order(qcode, score, docno, rank=rank, ties=ties)
+    got = list(range(len(qcode))) if order is None else np.asarray(order).tolist()
+    assert got == _canonical_by_hand(qcode, score if ties == "score" else rank, docno, ties == "score")
+
+
 def test_positions_restart_in_every_segment():
     assert positions(np.array([0, 3, 3, 5])).tolist() == [0, 1, 2, 0, 1]
 
