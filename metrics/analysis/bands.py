@@ -27,7 +27,7 @@ from ..evaluation import curve_ranked
 from ..measures import Context, parse, with_gain
 from ..ranked_runs import evaluate_rankings, judged, rankings
 from ..ranking import Ranked, positions
-from .headroom import docno_codes, rank_in
+from .matching import docno_codes, rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]
 

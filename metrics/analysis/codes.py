@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["Coded", "encode", "numbered"]
+__all__ = ["Coded", "chunks_of", "encode", "numbered"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,11 @@ class Coded:
             return self.dictionary.take(pa.array(codes))
         text = pc.cast(pa.array(np.asarray(codes, dtype=np.int64)), pa.string())
         return pc.binary_join_element_wise(self.prefix, text, "") if self.prefix else text
+
+
+def chunks_of(column) -> list:
+    """The chunks of a column: an array's one, or a chunked array's."""
+    return list(column.chunks) if isinstance(column, pa.ChunkedArray) else [column]
 
 
 def numbered(chunks: list) -> tuple[list[np.ndarray], str] | None:

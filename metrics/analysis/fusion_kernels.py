@@ -18,7 +18,7 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluation import as_runs
 from ..ranking import Ranked, canonical_order, offsets_of, positions
-from .codes import encode
+from .codes import chunks_of, encode
 
 __all__ = ["PAIR_BUDGET", "Pool", "RankedInput", "combine", "positive_int", "prepare"]
 
@@ -108,7 +108,7 @@ def _of_ranked(given: RankedInput) -> _Input:
     kept = lengths > 0   # the qrels' queries the run lacks have no rows
     column = ranked.docnos()
     return _Input(given.name, given.digest, pa.array(np.asarray(ranked.qids)[kept].astype(str).tolist(), pa.string()),
-                  lengths[kept], np.asarray(ranked.score), _chunks_of(column.source), column.rows)
+                  lengths[kept], np.asarray(ranked.score), chunks_of(column.source), column.rows)
 
 
 def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> Pool:
@@ -361,10 +361,6 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(len(key), dtype=np.int64)
     inverse[perm] = np.cumsum(first) - 1
     return ordered[first], inverse
-
-
-def _chunks_of(col) -> list:
-    return list(col.chunks) if isinstance(col, pa.ChunkedArray) else [col]
 
 
 def _as_array(col) -> pa.Array:

@@ -26,8 +26,6 @@ qrels (a workspace's memory-mapped cache): they are then neither parsed nor orde
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,8 +47,8 @@ from ..stats import (
     bootstrap_means,
     paired_pvalues,
 )
-from .codes import encode
 from .heads import head_rows
+from .matching import docno_codes, rank_in
 
 __all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "docno_codes", "headroom", "oracle_run",
            "list_depth", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
@@ -62,156 +60,9 @@ HEADROOM_TOLERANCE = 1e-12
 """|O - F| at or below this is no headroom: the share is undefined there."""
 
 
-PAIR_CODES_KEPT = 2
-"""Pairs of docno columns whose codes :func:`docno_codes` keeps (two int32 per run line each): the
-page "Where it differs" asks for the same pair's codes in its headroom and its rank bands."""
-
-_pair_codes: dict[tuple, tuple] = {}
-_pair_codes_lock = threading.Lock()
-
-
-def _chunks(source) -> list:
-    return source.chunks if isinstance(source, pa.ChunkedArray) else [source]
-
-
-def _identity(source) -> tuple:
-    """Where a column's memory is: (type, offset, length and buffer addresses) of each chunk. Arrow
-    columns are immutable, so while the chunks are held (as :data:`_pair_codes` holds them), equal
-    identities mean equal strings; a new wrapper of the same memory (``table["docno"]``) matches."""
-    return tuple((str(chunk.type), chunk.offset, len(chunk),
-                  *(b.address if b is not None else 0 for b in chunk.buffers())) for chunk in _chunks(source))
-
-
-def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of every row of two docno columns (arrays or chunked arrays), equal exactly where the
-    strings are equal (:func:`metrics.analysis.codes.encode` of both, concatenated). The last
-    :data:`PAIR_CODES_KEPT` pairs are kept, with their chunks (so that their memory stays theirs),
-    and serve both orders: codes only say which strings are equal, so (b, a) is (a, b) swapped.
-    The page's depth detection asks for (re-ranked, first) and its headroom for (first, re-ranked)."""
-    key = (_identity(source_a), _identity(source_b))
-    with _pair_codes_lock:
-        kept = _pair_codes.get(key)
-        swapped = _pair_codes.get((key[1], key[0])) if kept is None else None
-    if kept is not None:
-        return kept[1], kept[2]
-    if swapped is not None:
-        return swapped[2], swapped[1]
-    held = [*_chunks(source_a), *_chunks(source_b)]
-    codes = encode(held).codes
-    codes_a, codes_b = codes[:len(source_a)], codes[len(source_a):]
-    with _pair_codes_lock:
-        _pair_codes[key] = (held, codes_a, codes_b)
-        while len(_pair_codes) > PAIR_CODES_KEPT:
-            del _pair_codes[next(iter(_pair_codes))]
-    return codes_a, codes_b
-
-
-def docno_codes(a: Ranked, b: Ranked) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of the docnos of ``a`` and ``b``, row by row (equal codes, equal strings). One
-    pass over the two runs' docno columns (:func:`_source_codes`, kept for the pair), taken at the
-    rankings' rows; the strings themselves are never gathered into ranked order."""
-    column_a, column_b = a.docnos(), b.docnos()
-    codes_a, codes_b = _source_codes(column_a.source, column_b.source)
-    rows_a = codes_a if column_a.rows is None else codes_a[column_a.rows]
-    rows_b = codes_b if column_b.rows is None else codes_b[column_b.rows]
-    return rows_a.astype(np.int64), rows_b.astype(np.int64)
-
-
 GRADE_TABLE = 1 << 16
 """The oracle reads gains from a table of the grades between the lowest and the highest when they
 are at most this far apart (every real qrels), else computes a gain per row."""
-
-PAIR_WHERE_KEPT = 2
-""":func:`rank_in` results kept (one int32 per row of ``a``): the page "Where it differs" asks for
-both directions of one pair five times (the depth detection, the headroom, the rank bands)."""
-
-_pair_where: dict[tuple[int, int], tuple] = {}
-
-
-def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """For every row of ``a``: the 0-based position of the same document in ``b``'s list of the
-    same query, -1 where ``b`` lacks it (the first position when ``b`` lists it twice). ``a`` and
-    ``b`` are ranked against the same qrels; ``codes`` is :func:`docno_codes` (a, b) when already
-    known.
-
-    Integer work after one pass over the docno strings (:func:`docno_codes`): ``b``'s (query, code,
-    position) keys sorted once, and a binary search for each of ``a``'s (query, code). The last
-    :data:`PAIR_WHERE_KEPT` results are kept for the same two ranking objects while both live
-    (rankings are not changed after they are built), and the other direction of a kept pair is its
-    inverse when neither list holds a document twice."""
-    if not np.array_equal(a.qids, b.qids):
-        raise MetricsError("the two runs were ranked against different queries",
-                           fix="rank both against the same qrels with missing='zero'")
-    with _pair_codes_lock:
-        kept = _pair_where.get((id(a), id(b)))
-        reverse = _pair_where.get((id(b), id(a)))
-    if kept is not None and kept[0]() is a and kept[1]() is b:
-        return kept[2].astype(np.int64)
-    out = None
-    if reverse is not None and reverse[0]() is b and reverse[1]() is a and reverse[3]:
-        out = _inverse(b, a, reverse[2])
-    if out is None:
-        out, once = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
-    else:
-        once = True   # the inverse found no row of a twice: b lists no document of a twice
-    with _pair_codes_lock:
-        _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out.astype(np.int32), once)
-        while len(_pair_where) > PAIR_WHERE_KEPT:
-            del _pair_where[next(iter(_pair_where))]
-    return out
-
-
-def _inverse(b: Ranked, a: Ranked, where: np.ndarray) -> np.ndarray | None:
-    """:func:`rank_in` (a, b) from ``where`` = rank_in (b, a), given that ``a`` lists each document
-    once per query: ``b``'s row at position p of query q found at position r of ``a`` is ``a``'s row
-    of position r of q, found at p. None when ``b`` lists a document of ``a`` twice (two rows of ``b``
-    point at one row of ``a``, which must answer with the first)."""
-    found = np.flatnonzero(where >= 0)
-    query = np.repeat(np.arange(b.n_queries, dtype=np.int64), b.lengths)[found]
-    target = a.offsets[query].astype(np.int64) + where[found]
-    out = np.full(len(a.rel), -1, dtype=np.int64)
-    out[target] = positions(b.offsets)[found]
-    if np.count_nonzero(out >= 0) != len(found):   # a target hit twice
-        return None
-    return out
-
-
-def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
-    """:func:`rank_in` (a, b) from the codes, and whether ``b`` lists each document once per query."""
-    code_a, code_b = (np.asarray(c, dtype=np.int64) for c in codes)
-    if not len(code_a) or not len(code_b):
-        return np.full(len(code_a), -1, dtype=np.int64), True
-    width = int(max(code_a.max(), code_b.max())) + 1
-    bits = max((int(b.lengths.max(initial=1)) - 1).bit_length(), 1)   # b's positions in the low bits
-    if a.n_queries * width >= 2**62 >> bits:   # codes too wide for one int64 key: number them densely
-        dense = np.unique(np.concatenate([code_a, code_b]), return_inverse=True)[1]
-        code_a, code_b = dense[:len(code_a)], dense[len(code_a):]
-        width = int(dense.max()) + 1
-
-    def keys(ranked: Ranked, code: np.ndarray) -> np.ndarray:
-        """(query * width + code) << bits of every row, in place on one new array: a first call in a
-        process pays a page fault for every page of every temporary of 7M rows."""
-        key = np.repeat(np.arange(ranked.n_queries, dtype=np.int64) * width, ranked.lengths)
-        key += code
-        key <<= bits
-        return key
-
-    # b's keys carry its positions in their low bits: one sort, no permutation to gather through,
-    # and a document listed twice finds its first position
-    sorted_b = keys(b, code_b)
-    sorted_b |= positions(b.offsets)
-    sorted_b.sort(kind="stable")   # rows come query by query: timsort's runs, 2x quicker than quicksort
-    high = sorted_b >> bits
-    once = not np.any(high[1:] == high[:-1])
-    del high
-    wanted = keys(a, code_a)
-    hit = np.searchsorted(sorted_b, wanted)
-    np.minimum(hit, len(sorted_b) - 1, out=hit)
-    found = sorted_b[hit]
-    del hit
-    found ^= wanted   # the position where the (query, code) bits agree, larger than any position elsewhere
-    return np.where(found < (1 << bits), found, -1), once
-
 
 def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> np.ndarray:
     """Per re-ranked row: the deepest 0-based first-stage position among the re-ranked documents

@@ -14,6 +14,7 @@ import pytest
 import metrics
 from metrics.analysis import codes as codes_module
 from metrics.analysis import headroom as hr
+from metrics.analysis import matching
 from metrics.errors import MetricsError
 from metrics.ranking import rank
 from tests.metrics.analysis.lists import qrels_of, run_of
@@ -205,13 +206,13 @@ def test_docno_codes_of_a_pair_are_kept_while_its_columns_live():
     first_run, other_run = run_of({"q1": list("abc")}, "f"), run_of({"q1": list("cbz")}, "r")
     first, other = rank(first_run, qrels), rank(other_run, qrels)
     again_first, again_other = rank(first_run, qrels), rank(other_run, qrels)   # new rankings, same columns
-    assert hr._identity(first.docnos().source) == hr._identity(again_first.docnos().source)
-    kept = hr._source_codes(first.docnos().source, other.docnos().source)
-    assert all(x is y for x, y in zip(kept, hr._source_codes(again_first.docnos().source,
+    assert matching._identity(first.docnos().source) == matching._identity(again_first.docnos().source)
+    kept = matching._source_codes(first.docnos().source, other.docnos().source)
+    assert all(x is y for x, y in zip(kept, matching._source_codes(again_first.docnos().source,
                                                              again_other.docnos().source)))
     assert hr.rank_in(again_first, again_other).tolist() == [-1, 1, 0]
     # the reverse pair is served by the same codes, swapped (no second hash pass)
-    reverse = hr._source_codes(again_other.docnos().source, again_first.docnos().source)
+    reverse = matching._source_codes(again_other.docnos().source, again_first.docnos().source)
     assert reverse[0] is kept[1] and reverse[1] is kept[0]
     assert hr.rank_in(again_other, again_first).tolist() == [2, 1, -1]
 
@@ -247,7 +248,8 @@ def test_docno_codes_read_as_numbers_only_where_the_numbers_are_the_strings(case
     lists_a = {q: list(rng.permutation(docs)[:4]) for q in qids}
     lists_b = {q: list(rng.permutation(docs)[:3]) for q in qids}
     a, b = rank(run_of(lists_a, "a"), qrels), rank(run_of(lists_b, "b"), qrels)
-    numbered = codes_module.numbered([*hr._chunks(a.docnos().source), *hr._chunks(b.docnos().source)])
+    chunks = [*codes_module.chunks_of(a.docnos().source), *codes_module.chunks_of(b.docnos().source)]
+    numbered = codes_module.numbered(chunks)
     assert (numbered is None) == (way == "dictionary")
     code_a, code_b = hr.docno_codes(a, b)
     strings = a.docno.to_pylist() + b.docno.to_pylist()
@@ -274,7 +276,7 @@ def test_rank_in_is_kept_for_the_same_rankings_while_they_live():
     qrels = qrels_of([("q1", "a", 1)])
     first, other = rank(run_of({"q1": list("abc")}, "f"), qrels), rank(run_of({"q1": list("cbz")}, "r"), qrels)
     assert hr.rank_in(first, other).tolist() == [-1, 1, 0]
-    kept = hr._pair_where[(id(first), id(other))]
+    kept = matching._pair_where[(id(first), id(other))]
     assert kept[0]() is first and kept[1]() is other
     assert hr.rank_in(first, other).tolist() == [-1, 1, 0]
     assert hr.rank_in(first, other).dtype == np.int64
