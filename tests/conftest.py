@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -38,6 +39,33 @@ def pytest_collection_modifyitems(config, items):
         first[item] = e2e in path.parents
         item.add_marker(pytest.mark.xdist_group("e2e" if first[item] else str(path.relative_to(ROOT))))
     items.sort(key=lambda item: not first[item])   # stable: the order within each unit stays
+
+
+_START = time.monotonic()
+_WORKERS: dict[str, dict[str, float]] = {}
+
+
+def pytest_runtest_logreport(report):
+    """The timeline of the xdist workers, on the controller only (pytest-xdist sets ``report.node``
+    there; in one process, ``-n 0``, nothing is kept or printed): each worker's summed setup, call
+    and teardown seconds of tests/e2e and of the rest; its end comes from pytest_testnodedown."""
+    node = getattr(report, "node", None)
+    if node is not None:
+        worker = _WORKERS.setdefault(node.gateway.id, {"e2e": 0.0, "rest": 0.0, "end": 0.0})
+        worker["e2e" if report.nodeid.startswith("tests/e2e/") else "rest"] += report.duration
+        worker["end"] = time.monotonic() - _START
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    if node.gateway.id in _WORKERS:
+        _WORKERS[node.gateway.id]["end"] = time.monotonic() - _START
+
+
+def pytest_terminal_summary(terminalreporter):
+    for name, worker in sorted(_WORKERS.items()):
+        terminalreporter.write_line(f"worker {name}: finished at {worker['end']:.0f} s; tests summed "
+                                    f"{worker['e2e']:.0f} s e2e + {worker['rest']:.0f} s rest")
 
 
 @pytest.fixture
