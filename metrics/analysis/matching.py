@@ -83,7 +83,9 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
     known.
 
     Integer work after one pass over the docno strings (:func:`docno_codes`): ``b``'s (query, code,
-    position) keys sorted once, and a binary search for each of ``a``'s (query, code). The last
+    position) keys sorted once, and a binary search for each of ``a``'s (query, code); or, when
+    both list the same documents in every query, each once (a re-ranking of its whole first
+    stage), ``a``'s keys sorted too and paired with ``b``'s one to one, both directions at once. The last
     :data:`PAIR_WHERE_KEPT` results are kept for the same two ranking objects while both live
     (rankings are not changed after they are built), and the other direction of a kept pair is its
     inverse when neither list holds a document twice."""
@@ -99,11 +101,13 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
     if reverse is not None and reverse[0]() is b and reverse[1]() is a and reverse[3]:
         out = _inverse(b, a, reverse[2])
     if out is None:
-        out, once = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
+        out, once, back = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
     else:
-        once = True   # the inverse found no row of a twice: b lists no document of a twice
+        once, back = True, None   # the inverse found no row of a twice: b lists no document of a twice
     with _pair_codes_lock:
         _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out.astype(np.int32), once)
+        if back is not None:   # the same documents in every query, each once: the other direction too
+            _pair_where[(id(b), id(a))] = (weakref.ref(b), weakref.ref(a), back.astype(np.int32), True)
         while len(_pair_where) > PAIR_WHERE_KEPT:
             del _pair_where[next(iter(_pair_where))]
     return out
@@ -124,38 +128,64 @@ def _inverse(b: Ranked, a: Ranked, where: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
-    """:func:`rank_in` (a, b) from the codes, and whether ``b`` lists each document once per query."""
+def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool, np.ndarray | None]:
+    """:func:`rank_in` (a, b) from the codes; whether ``b`` lists each document once per query; and
+    :func:`rank_in` (b, a) when it comes for free (else None): when every query of ``a`` lists the
+    same documents as ``b``'s, each once (a re-ranking of the whole of its first stage)."""
     code_a, code_b = (np.asarray(c, dtype=np.int64) for c in codes)
     if not len(code_a) or not len(code_b):
-        return np.full(len(code_a), -1, dtype=np.int64), True
+        return np.full(len(code_a), -1, dtype=np.int64), True, None
     width = int(max(code_a.max(), code_b.max())) + 1
-    bits = max((int(b.lengths.max(initial=1)) - 1).bit_length(), 1)   # b's positions in the low bits
+    longest = int(max(a.lengths.max(initial=1), b.lengths.max(initial=1)))
+    bits = max((longest - 1).bit_length(), 1)   # positions in the low bits
     if a.n_queries * width >= 2**62 >> bits:   # codes too wide for one int64 key: number them densely
         dense = np.unique(np.concatenate([code_a, code_b]), return_inverse=True)[1]
         code_a, code_b = dense[:len(code_a)], dense[len(code_a):]
         width = int(dense.max()) + 1
 
-    def keys(ranked: Ranked, code: np.ndarray) -> np.ndarray:
-        """(query * width + code) << bits of every row, in place on one new array: a first call in a
-        process pays a page fault for every page of every temporary of 7M rows."""
+    def keys(ranked: Ranked, code: np.ndarray, position: bool) -> np.ndarray:
+        """(query * width + code) << bits of every row (| its position with ``position``), in place on
+        one new array: a first call in a process pays a page fault for every page of every
+        temporary of 7M rows."""
         key = np.repeat(np.arange(ranked.n_queries, dtype=np.int64) * width, ranked.lengths)
         key += code
         key <<= bits
+        if position:
+            key |= positions(ranked.offsets)
         return key
 
     # b's keys carry its positions in their low bits: one sort, no permutation to gather through,
     # and a document listed twice finds its first position
-    sorted_b = keys(b, code_b)
-    sorted_b |= positions(b.offsets)
+    sorted_b = keys(b, code_b, True)
     sorted_b.sort(kind="stable")   # rows come query by query: timsort's runs, 2x quicker than quicksort
     high = sorted_b >> bits
     once = not np.any(high[1:] == high[:-1])
+    if once and np.array_equal(a.offsets, b.offsets):
+        sorted_a = keys(a, code_a, True)
+        sorted_a.sort(kind="stable")
+        if np.array_equal(sorted_a >> bits, high):   # the same documents, query by query, each once
+            del high
+            return _paired(a, sorted_a, sorted_b, bits)
+        del sorted_a
     del high
-    wanted = keys(a, code_a)
+    wanted = keys(a, code_a, False)
     hit = np.searchsorted(sorted_b, wanted)
     np.minimum(hit, len(sorted_b) - 1, out=hit)
     found = sorted_b[hit]
     del hit
     found ^= wanted   # the position where the (query, code) bits agree, larger than any position elsewhere
-    return np.where(found < (1 << bits), found, -1), once
+    return np.where(found < (1 << bits), found, -1), once, None
+
+
+def _paired(a: Ranked, sorted_a: np.ndarray, sorted_b: np.ndarray, bits: int) -> tuple[np.ndarray, bool, np.ndarray]:
+    """Both directions of :func:`rank_in` for two rankings with the same offsets whose sorted keys
+    agree above their ``bits`` low (position) bits: the i-th sorted key of either is the same document
+    of the same query, at the positions in the low bits; sorted keys keep the queries' order, so the
+    row of a position is its query's first row plus it."""
+    mask = (1 << bits) - 1
+    start = np.repeat(a.offsets[:-1].astype(np.int64), a.lengths)
+    pos_a, pos_b = sorted_a & mask, sorted_b & mask
+    out, back = np.empty(len(pos_a), dtype=np.int64), np.empty(len(pos_b), dtype=np.int64)
+    out[start + pos_a] = pos_b
+    back[start + pos_b] = pos_a
+    return out, True, back

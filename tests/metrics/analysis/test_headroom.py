@@ -272,6 +272,36 @@ def test_rank_in_of_random_lists_matches_the_strings(numbered):
     assert hr.rank_in(b, a).tolist() == _where_by_hand(b, a)
 
 
+@pytest.mark.parametrize("numbered", [True, False])
+def test_rank_in_of_lists_of_the_same_documents_pairs_both_ways(numbered):
+    """A re-ranking of the whole of its first stage (every query the same documents, in another
+    order) is matched by pairing the two sorted lists, both directions at once: each equals the
+    strings' answer, and the other direction is kept for the pair."""
+    rng = np.random.default_rng(11)
+    pool = [str(n) if numbered else f"doc-{n}x" for n in rng.choice(10**9, size=80, replace=False)]
+    qids = [f"q{i}" for i in range(15)]
+    qrels = qrels_of([(q, pool[0], 1) for q in qids])
+    first_lists = {q: list(rng.choice(pool, size=int(rng.integers(1, 60)), replace=False)) for q in qids}
+    second_lists = {q: list(rng.permutation(docs)) for q, docs in first_lists.items()}
+    a, b = (rank(run_of(lists, name), qrels, missing="zero")
+            for lists, name in ((first_lists, "a"), (second_lists, "b")))
+    assert hr.rank_in(a, b).tolist() == _where_by_hand(a, b)
+    kept = matching._pair_where[(id(b), id(a))]
+    assert kept[0]() is b and kept[1]() is a and kept[3]
+    assert kept[2].tolist() == _where_by_hand(b, a) == hr.rank_in(b, a).tolist()
+
+
+def test_rank_in_of_lists_of_the_same_documents_one_listed_twice_answers_the_first_position():
+    """The same multiset in both lists, with a document twice: never paired one to one."""
+    qrels = qrels_of([("q1", "x", 1)])
+    base = rank(run_of({"q1": ["x", "y", "w", "v"]}, "t"), qrels)
+    one = dataclasses.replace(base, docno=pa.array(["x", "y", "x", "v"]))
+    two = dataclasses.replace(rank(run_of({"q1": ["v", "u", "y", "t"]}, "s"), qrels),
+                              docno=pa.array(["x", "v", "y", "x"]))
+    assert hr.rank_in(one, two).tolist() == [0, 2, 0, 1]
+    assert hr.rank_in(two, one).tolist() == [0, 3, 1, 0]
+
+
 def test_rank_in_is_kept_for_the_same_rankings_while_they_live():
     qrels = qrels_of([("q1", "a", 1)])
     first, other = rank(run_of({"q1": list("abc")}, "f"), qrels), rank(run_of({"q1": list("cbz")}, "r"), qrels)
