@@ -23,6 +23,12 @@ FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".jpg": "jpeg", ".jpeg":
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 """Browser commands looked up on the PATH, in this order, when ``BROWSER_PATH`` is not set."""
 
+ATTEMPTS = 2
+"""Tries of a figure in a new browser each: kaleido 1.5 sometimes calls its first figure's script in
+the blank page before its own page has loaded ("ReferenceError: kaleido_scopes is not defined",
+1 browser in 30 on a loaded machine); the file of that figure is then missing, and a second
+browser draws it."""
+
 
 def browser_path() -> str:
     """The Chromium or Chrome that draws figures: ``BROWSER_PATH`` (choreographer's variable) when
@@ -61,7 +67,8 @@ def save(fig, path, *, width: int | None = None, height: int | None = None, scal
 def save_all(items: Iterable[tuple[object, str | os.PathLike]], *, width: int | None = None,
              height: int | None = None, scale: float | None = None) -> list[Path]:
     """Write several ``(figure, path)`` pairs with one browser (starting it costs about a second)."""
-    specs, paths = [], []
+    specs: list[dict] = []
+    paths: list[Path] = []
     for fig, path in items:
         path = Path(path)
         opts: dict[str, str | float] = {"format": format_of(path)}
@@ -69,6 +76,7 @@ def save_all(items: Iterable[tuple[object, str | os.PathLike]], *, width: int | 
             if value is not None:
                 opts[key] = value
         path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)      # a file found after drawing is this drawing's
         specs.append({"fig": fig, "path": path, "opts": opts})
         paths.append(path)
     if not specs:
@@ -79,12 +87,17 @@ def save_all(items: Iterable[tuple[object, str | os.PathLike]], *, width: int | 
         raise MetricsError("drawing figures as files needs the kaleido package",
                            fix="pip install 'kaleido>=1' (it uses the Chromium already installed)") from None
     browser = browser_path()
-    try:
-        kaleido.write_fig_from_object_sync(specs, kopts={"path": browser, "mathjax": False})
-    except Exception as error:   # the browser's failures arrive as many types; name the files and the browser
-        raise MetricsError(f"{paths[0]}: drawing the figure failed in {browser}: {type(error).__name__}: {error}",
-                           fix="check that the browser starts (BROWSER_PATH), then try again") from error
-    missing = [p for p in paths if not p.is_file()]
-    if missing:
-        raise MetricsError(f"{missing[0]}: kaleido wrote no file", fix="try again; check the browser")
-    return paths
+    error: BaseException | None = None
+    for _ in range(ATTEMPTS):
+        try:
+            # kaleido returns the figures' errors rather than raising them, and deletes each failed file
+            errors = kaleido.write_fig_from_object_sync(specs, kopts={"path": browser, "mathjax": False})
+        except Exception as failed:   # the browser's failures arrive as many types
+            errors = (failed,)
+        specs = [spec for spec in specs if not spec["path"].is_file()]
+        if not specs:
+            return paths
+        error = next(iter(errors or ()), None)
+    detail = f": {type(error).__name__}: {str(error)[:300]}" if error is not None else ""
+    raise MetricsError(f"{specs[0]['path']}: drawing the figure failed in {browser}{detail}",
+                       fix="check that the browser starts (BROWSER_PATH), then try again")

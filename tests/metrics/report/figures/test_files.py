@@ -151,3 +151,35 @@ def test_an_unknown_figure_format_is_refused_before_evaluating(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "--figure-formats" in err and "'gif'" in err
     assert not list(tmp_path.iterdir())
+
+
+def _kaleido_that_fails(times: int, calls: list):
+    """A stand-in for kaleido.write_fig_from_object_sync whose first ``times`` calls draw nothing and
+    return the error, as kaleido 1.5 does when it calls its script in the page before its own has
+    loaded; later calls write each file."""
+    def write(specs, kopts):
+        calls.append([spec["path"].name for spec in specs])
+        if len(calls) <= times:
+            return (RuntimeError("ReferenceError: kaleido_scopes is not defined"),)
+        for spec in specs:
+            spec["path"].write_bytes(b"drawn")
+        return ()
+    return write
+
+
+def test_a_figure_kaleido_did_not_draw_is_drawn_again_in_a_new_browser(tmp_path, monkeypatch):
+    kaleido = pytest.importorskip("kaleido")
+    monkeypatch.setattr(figures.files, "browser_path", lambda: "/usr/bin/chromium")
+    (tmp_path / "a.png").write_bytes(b"an older drawing")            # not taken for this one's
+    calls: list = []
+    monkeypatch.setattr(kaleido, "write_fig_from_object_sync", _kaleido_that_fails(1, calls))
+    assert figures.save_all([({}, tmp_path / "a.png"), ({}, tmp_path / "b.svg")]) == [tmp_path / "a.png",
+                                                                                      tmp_path / "b.svg"]
+    assert calls == [["a.png", "b.svg"], ["a.png", "b.svg"]]
+    assert (tmp_path / "a.png").read_bytes() == b"drawn"
+    calls.clear()
+    monkeypatch.setattr(kaleido, "write_fig_from_object_sync", _kaleido_that_fails(2, calls))
+    with pytest.raises(MetricsError, match=r"c\.png: drawing the figure failed in /usr/bin/chromium: "
+                                           r"RuntimeError: ReferenceError: kaleido_scopes"):
+        figures.save({}, tmp_path / "c.png")
+    assert len(calls) == 2 and not (tmp_path / "c.png").exists()
