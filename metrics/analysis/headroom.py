@@ -37,7 +37,7 @@ from ..errors import MetricsError
 from ..evaluation import means
 from ..measures import gain_of, parse
 from ..ranked_runs import evaluate_rankings, judged, rankings
-from ..ranking import Ranked, positions
+from ..ranking import Ranked, offsets_of, positions
 from ..stats import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -114,18 +114,33 @@ def outside_count(first: Ranked, reranked: Ranked, depth: int, deepest: np.ndarr
     return int(np.count_nonzero(deepest[at] >= depth))
 
 
-def _frame(ranked: Ranked, rows: np.ndarray, query: np.ndarray, pos: np.ndarray, order: np.ndarray,
+def _frame(ranked: Ranked, rows: np.ndarray, query: np.ndarray, order: np.ndarray,
            keep: int | None = None) -> pa.Table:
-    """Rows ``rows`` of ``ranked`` (the first n of every query, :func:`metrics.analysis.heads.head_rows`,
-    with their ``query`` and ``pos``) in ``order`` (a permutation of them within queries) as a run
-    table (qid, docno, score) whose scores give that order: score = -(new 0-based position, which
-    is ``pos`` at the same place); with ``keep``, only the first ``keep`` of every query. Arrow
-    columns throughout, so a run of millions of lines is never a list of Python strings."""
+    """Rows ``rows`` of ``ranked`` (with their ``query``, query by query) in ``order`` (a permutation
+    of them within queries) as a run table (qid, docno, score) whose scores give that order: score =
+    -(new 0-based position); with ``keep``, only the first ``keep`` of every query. Arrow columns
+    throughout, so a run of millions of lines is never a list of Python strings."""
+    pos = positions(offsets_of(np.bincount(query, minlength=ranked.n_queries)))   # new positions
     if keep is not None:
         inside = pos < keep
         order, pos = order[inside], pos[inside]
     qids = pa.array(ranked.qids.astype(str).tolist(), type=pa.string()).take(pa.array(query[order]))
     return pa.table({"qid": qids, "docno": ranked.docnos().take(rows[order]), "score": -pos.astype(np.float64)})
+
+
+def _located(ranked: Ranked, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, query, pos)`` of ascending ``rows`` of ``ranked``: their query and 0-based position."""
+    query = np.searchsorted(ranked.offsets, rows, side="right") - 1
+    return rows, query, rows - ranked.offsets[query]
+
+
+def _with_heads(ranked: Ranked, rows: np.ndarray, keep: int, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_located` of ascending ``rows``, a query with fewer than ``keep`` of them taking its first
+    ``head`` rows instead (all the rows a run of it could draw its first ``keep`` from)."""
+    rows, query, _ = _located(ranked, rows)
+    short = np.bincount(query, minlength=ranked.n_queries) < keep
+    heads = head_rows(ranked.offsets, head, np.flatnonzero(short))[0]
+    return _located(ranked, np.sort(np.concatenate([rows[~short[query]], heads])))
 
 
 def _head(ranked: Ranked, depth: int, keep: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,18 +180,32 @@ def oracle_run(first: Ranked, depth: int, measure="nDCG@10", keep: int | None = 
     their order. A run table (qid, docno, score), cut at ``keep`` documents per query if given.
     Unjudged documents gain 0."""
     depth = _check_depth(depth)
-    rows, query, pos = _head(first, depth, keep)
-    rel, judged = first.rel[rows], first.judged[rows]
-    lo, hi = (int(rel.min()), int(rel.max())) if len(rel) else (0, 0)
-    if hi - lo <= GRADE_TABLE:   # a row's gain from a table: 0 for the unjudged, 1 + grade - lo for a grade
+    lo, hi = (int(first.rel.min()), int(first.rel.max())) if len(first.rel) else (0, 0)
+    table = None   # a row's gain from a table: 0 for the unjudged, 1 + grade - lo for a grade
+    if hi - lo <= GRADE_TABLE:
         table = np.concatenate([[0.0], _gain_of(measure, np.arange(lo, hi + 1))])
+    if table is not None and keep is not None and keep < depth and table.min() >= 0:
+        # no gain below 0: a query's first keep are its rows of positive gain within depth, best
+        # first, then rows of gain 0 by position, which are among its first keep positions (rows of
+        # positive gain below depth come after all of these)
+        gained = np.flatnonzero(first.judged & (table[1:] > 0)[first.rel - lo])
+        rows, query, pos = _located(first, np.union1d(head_rows(first.offsets, keep)[0], gained))
+    else:
+        rows, query, pos = _head(first, depth, keep)
+    rel, judged = first.rel[rows], first.judged[rows]
+    if table is not None:
         levels = np.unique(-table)                       # gains descending; equal gains one level
         level = np.searchsorted(levels, -table)[np.where(judged, rel - lo + 1, 0)]
     else:
         levels, level = np.unique(-np.where(judged, _gain_of(measure, rel), 0.0), return_inverse=True)
     span = int(pos.max(initial=0)) + 1
     key = np.where(pos < depth, level, len(levels)) * span + pos
-    return _frame(first, rows, query, pos, _in_query_order(query, key, (len(levels) + 1) * span), keep)
+    return _frame(first, rows, query, _in_query_order(query, key, (len(levels) + 1) * span), keep)
+
+
+SWEEP_LOOK = 4
+"""A sweep run cut at ``keep`` documents looks for them among the re-ranked run's first
+``SWEEP_LOOK * keep`` (a query with fewer there takes the whole of its first stage's top)."""
 
 
 def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | None = None,
@@ -188,11 +217,19 @@ def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | N
     given."""
     depth = _check_depth(depth)
     where = rank_in(first, reranked) if where is None else where
-    rows, query, pos = _head(first, depth, keep)
+    look = None if keep is None else SWEEP_LOOK * int(keep)
+    if look is not None and look < depth:
+        # a query's first keep are the first keep (in re-ranked order) of its rows within depth
+        # found at a re-ranked position below look, when it has that many
+        near = where.astype(np.uint64) < look          # -1 (not re-ranked) is far past look
+        near &= positions(first.offsets) < depth
+        rows, query, pos = _with_heads(first, np.flatnonzero(near), keep, max(depth, int(keep)))
+    else:
+        rows, query, pos = _head(first, depth, keep)
     where = where[rows]
     far = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
     key = np.where(pos >= depth, 2 * far + pos, np.where(where >= 0, where, far + pos))
-    return _frame(first, rows, query, pos, _in_query_order(query, key, 3 * far), keep)
+    return _frame(first, rows, query, _in_query_order(query, key, 3 * far), keep)
 
 
 def _check_depth(depth) -> int:

@@ -330,21 +330,29 @@ def test_rank_in_of_a_list_holding_a_document_twice_is_never_an_inverse(twice):
     assert hr.rank_in(two, one).tolist() == expected[id(two)]
 
 
-@pytest.mark.parametrize("depth,keep", [(3, 2), (3, 5), (6, 6), (1, 4)])
-def test_oracle_and_sweep_runs_cut_at_keep_are_the_whole_runs_first_keep(depth, keep):
-    """Cut at ``keep``, the oracle and sweep runs sort only each query's first max(depth, keep)
-    documents; they must equal the whole runs (sorted over every document) cut afterwards."""
-    rng = np.random.default_rng(7)
-    docs = [f"d{i}" for i in range(12)]
-    lists = {f"q{q}": list(rng.permutation(docs)[: rng.integers(1, 12)]) for q in range(6)}
-    qrels = qrels_of([(q, d, int(rng.integers(-1, 4))) for q, ds in lists.items() for d in ds[::2]])
+@pytest.mark.parametrize("grades", [(-1, 4), (0, 4)])
+@pytest.mark.parametrize("depth,keep", [(3, 2), (3, 5), (6, 6), (1, 4), (30, 2), (25, 3), (60, 5), (13, 3)])
+def test_oracle_and_sweep_runs_cut_at_keep_are_the_whole_runs_first_keep(depth, keep, grades):
+    """Cut at ``keep``, the oracle and sweep runs sort only the rows their first ``keep`` can come
+    from (each query's first max(depth, keep) documents; for the oracle without a negative gain, the
+    rows of positive gain and the first ``keep``; for a sweep, the rows found among the re-ranked
+    run's first ``SWEEP_LOOK * keep``, else the query's head): they must equal the whole runs (sorted
+    over every document) cut afterwards. The other run lacks some documents and adds others; some
+    queries are shorter than ``keep``."""
+    rng = np.random.default_rng(depth * 100 + keep)
+    docs = [f"d{i}" for i in range(80)]
+    lists = {f"q{q}": list(rng.permutation(docs)[: rng.integers(1, 80)]) for q in range(12)}
+    qrels = qrels_of([(q, d, int(rng.integers(*grades))) for q, ds in lists.items() for d in ds[::3]])
     first = rank(run_of(lists, "first"), qrels)
-    other = rank(run_of({q: list(rng.permutation(ds)) for q, ds in lists.items()}, "other"), qrels)
+    others = {q: list(rng.permutation(ds[: int(rng.integers(0, len(ds) + 1))] + ["new1", "new2"][: q.count("1")]))
+              for q, ds in lists.items()}
+    other = rank(run_of(others, "other"), qrels, missing="zero")
 
     def cut(table) -> dict:
         return {q: ds[:keep] for q, ds in _lists(table).items()}
 
-    assert _lists(hr.oracle_run(first, depth, "nDCG@3", keep=keep)) == cut(hr.oracle_run(first, depth, "nDCG@3"))
+    for measure in ("nDCG@3", "nDCG(dcg='exp-log2')@3", "P@3", "nDCG(gains={0: -1, 2: -3})@3"):
+        assert _lists(hr.oracle_run(first, depth, measure, keep=keep)) == cut(hr.oracle_run(first, depth, measure))
     assert _lists(hr.sweep_run(first, other, depth, keep=keep)) == cut(hr.sweep_run(first, other, depth))
 
 
