@@ -217,8 +217,8 @@ def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | N
     given."""
     depth = _check_depth(depth)
     where = rank_in(first, reranked) if where is None else where
-    look = None if keep is None else SWEEP_LOOK * int(keep)
-    if look is not None and look < depth:
+    if keep is not None and SWEEP_LOOK * int(keep) < depth:
+        look = SWEEP_LOOK * int(keep)
         # a query's first keep are the first keep (in re-ranked order) of its rows within depth
         # found at a re-ranked position below look, when it has that many
         near = where.astype(np.uint64) < look          # -1 (not re-ranked) is far past look
