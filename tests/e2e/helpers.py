@@ -66,11 +66,49 @@ def _die_with_parent() -> None:
         pass
 
 
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on now."""
+PORTS_PER_WORKER = 2000
+"""Each pytest-xdist worker takes the ports of its servers from a block of its own (gw0 from 10000,
+gw1 from 12000, ...), below the kernel's ephemeral range: a port bound to 0 or the local end of a
+connection is never taken from there, so the port one worker chose and has not yet started its
+server on cannot be handed to another worker, nor taken by a client's connection meanwhile."""
+_GIVEN: set[int] = set()
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _unused(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind(("127.0.0.1", port))     # no SO_REUSEADDR: a port in TIME_WAIT counts as used
+        except OSError:
+            return False
+    return True
+
+
+def free_port(count: int = 1) -> int:
+    """The first of ``count`` consecutive TCP ports of 127.0.0.1 that nothing uses now and this
+    process has not handed out before, from this worker's block (:data:`PORTS_PER_WORKER`); a random
+    start in the block keeps two test sessions at once apart (``ndcg-lab app --replicas N`` on port P
+    listens on P to P+N)."""
+    import random
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    low = 10_000 + PORTS_PER_WORKER * (int(worker) if worker.isdigit() else 0)
+    if low + PORTS_PER_WORKER > _ephemeral_start():
+        raise RuntimeError(f"no block of ports below {_ephemeral_start()} for xdist worker gw{worker}")
+    start = random.randrange(PORTS_PER_WORKER)
+    for step in range(PORTS_PER_WORKER):
+        first = low + (start + step * count) % (PORTS_PER_WORKER - count)
+        block = range(first, first + count)
+        if not _GIVEN.intersection(block) and all(map(_unused, block)):
+            _GIVEN.update(block)
+            return first
+    raise RuntimeError(f"no {count} free consecutive ports in {low}-{low + PORTS_PER_WORKER - 1}")
 
 
 @dataclass

@@ -39,9 +39,13 @@ def nginx_present() -> bool:
 class Deployment:
     home: Path
     replicas: int = 2
-    port: int = field(default_factory=free_port)
+    port: int = 0
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen | None = None
+
+    def __post_init__(self) -> None:
+        if not self.port:   # nginx on the port, the processes on the next ones: all free, and ours
+            self.port = free_port(1 + self.replicas)
 
     @property
     def url(self) -> str:
