@@ -17,7 +17,9 @@ from tests.e2e.helpers import TIMEOUT, main, no_exception
 from tests.metrics.analysis.lessons.hand import hand_value
 
 LESSONS = lessons.catalogue()
-NUMBER = re.compile(r"(?<![\w@^.,])(\d+(?:[.,]\d+)?)(\s?%)?")
+NUMBER = re.compile(r"(?<![\w@^.,])(\d+(?:[.,]\d+)?)(?![.,]?\w)(\s?%)?")
+"""A number as a reader sees one: not a part of a word, an address or a code on either side (a short
+link's code is random, ``/s/4KQ2ZZ7A``: its 4 is no number), nor a measure's cutoff (``nDCG@4``)."""
 READ = """(root) => {
     const skip = root.querySelectorAll('[role="radiogroup"]');
     const parts = [root.innerText];
