@@ -183,9 +183,12 @@ def _paired(a: Ranked, sorted_a: np.ndarray, sorted_b: np.ndarray, bits: int) ->
     of the same query, at the positions in the low bits; sorted keys keep the queries' order, so the
     row of a position is its query's first row plus it."""
     mask = (1 << bits) - 1
+    sorted_a &= mask   # the positions, in place: a page fault per page of every new 7M-row array
+    sorted_b &= mask
     start = np.repeat(a.offsets[:-1].astype(np.int64), a.lengths)
-    pos_a, pos_b = sorted_a & mask, sorted_b & mask
-    out, back = np.empty(len(pos_a), dtype=np.int64), np.empty(len(pos_b), dtype=np.int64)
-    out[start + pos_a] = pos_b
-    back[start + pos_b] = pos_a
+    out, back = np.empty(len(sorted_a), dtype=np.int64), np.empty(len(sorted_b), dtype=np.int64)
+    rows = sorted_a + start
+    out[rows] = sorted_b
+    np.add(sorted_b, start, out=rows)
+    back[rows] = sorted_a
     return out, True, back
