@@ -51,7 +51,7 @@ from .heads import head_rows
 from .matching import docno_codes, rank_in
 
 __all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "docno_codes", "headroom", "oracle_run",
-           "list_depth", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
+           "list_depth", "near_rows", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
 
 DEFAULT_SWEEP = (10, 20, 50, 100, 200, 500, 1000)
 """Depths d of the sweep (those below k), then k itself."""
@@ -208,22 +208,28 @@ SWEEP_LOOK = 4
 ``SWEEP_LOOK * keep`` (a query with fewer there takes the whole of its first stage's top)."""
 
 
+def near_rows(where: np.ndarray, keep: int) -> np.ndarray:
+    """The rows of the first stage whose document the re-ranked run lists within its first
+    ``SWEEP_LOOK * keep`` (``where``: :func:`rank_in` (first, reranked)), ascending: what a sweep run
+    cut at ``keep`` draws its first documents from (the same for every depth)."""
+    return np.flatnonzero(where.astype(np.uint64) < SWEEP_LOOK * int(keep))   # -1 (not re-ranked) is far
+
+
 def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | None = None,
-              keep: int | None = None) -> pa.Table:
+              keep: int | None = None, near: np.ndarray | None = None) -> pa.Table:
     """The run that re-ranks only the first stage's top ``depth``: those documents in the re-ranked
     run's order (any the re-ranked run lacks after them, in first-stage order), then the first
     stage's documents below ``depth`` in their order. ``where`` is :func:`rank_in` (first, reranked)
-    when already known. A run table (qid, docno, score), cut at ``keep`` documents per query if
-    given."""
+    and ``near`` :func:`near_rows` (where, keep) when already known. A run table (qid, docno,
+    score), cut at ``keep`` documents per query if given."""
     depth = _check_depth(depth)
     where = rank_in(first, reranked) if where is None else where
     if keep is not None and SWEEP_LOOK * int(keep) < depth:
-        look = SWEEP_LOOK * int(keep)
         # a query's first keep are the first keep (in re-ranked order) of its rows within depth
-        # found at a re-ranked position below look, when it has that many
-        near = where.astype(np.uint64) < look          # -1 (not re-ranked) is far past look
-        near &= positions(first.offsets) < depth
-        rows, query, pos = _with_heads(first, np.flatnonzero(near), keep, max(depth, int(keep)))
+        # found at a re-ranked position below SWEEP_LOOK * keep, when it has that many
+        near = near_rows(where, keep) if near is None else near
+        near = near[_located(first, near)[2] < depth]
+        rows, query, pos = _with_heads(first, near, keep, max(depth, int(keep)))
     else:
         rows, query, pos = _head(first, depth, keep)
     where = where[rows]
@@ -338,7 +344,8 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     where = rank_in(first_ranked, reranked_ranked, codes)
     keep = list_depth(m, judged_only)   # the oracle and sweep runs only as deep as the measure looks
     runs = {"first": first_base, "reranked": reranked_base, "oracle": oracle_run(first_ranked, depth, m, keep)}
-    runs.update({f"sweep:{d}": sweep_run(first_ranked, reranked_ranked, d, where, keep) for d in depths})
+    near = None if keep is None else near_rows(where, keep)
+    runs.update({f"sweep:{d}": sweep_run(first_ranked, reranked_ranked, d, where, keep, near) for d in depths})
     recall = f"R@{depth}"
     frame = evaluate_rankings(qrels, runs, [m, recall], missing=missing, judged_only=judged_only, inferred=proxy,
                               rel_level=rel_level)
