@@ -144,7 +144,9 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         counts = np.zeros(n_q, dtype=np.int64)
         counts[block] = one.lengths
         offsets = offsets_of(counts)
-        rank = (positions(offsets) + 1).astype(code_type(int(counts.max(initial=0))))
+        rank = positions(offsets)
+        rank += 1
+        rank = rank.astype(code_type(int(counts.max(initial=0))), copy=False)
         rows = np.arange(len(qcode), dtype=np.int64) if one.rows is None else np.asarray(one.rows, dtype=np.int64)
         score = one.score
         if depth is not None and counts.max(initial=0) > depth:
@@ -165,7 +167,9 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         coded = encode(docnos, numbers=False)
         n_docs = int(coded.codes.max(initial=0)) + 1
     del docnos
-    key = qcode.astype(np.int64) * n_docs + coded.codes[rows].astype(np.int64)
+    key = qcode.astype(np.int64)   # in place from here: each new array of 14M rows costs its page faults
+    key *= n_docs
+    key += coded.codes[rows]
     del rows
     unique_key, group = _unique_inverse(key)
     del key
@@ -179,7 +183,7 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         names=[i.name for i in inputs], digests=[i.digest for i in inputs], depth=depth, qids=qids,
         source=np.concatenate(cols["source"]), qcode=qcode,
         rank=np.concatenate(cols["rank"]),
-        score=np.concatenate(cols["score"]), group=group.astype(code_type(len(group_qcode))),
+        score=np.concatenate(cols["score"]), group=group.astype(code_type(len(group_qcode)), copy=False),
         group_qcode=group_qcode, group_docno=group_docno, query_offsets=query_offsets,
         per_input=per_input, partial=qids.filter(pa.array(lacking)).to_pylist())
 
@@ -352,14 +356,17 @@ def positive_int(value, what: str) -> int:
 
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` by one stable sort: the inputs' rows come query by
-    query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs)."""
+    query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs). The
+    inverse comes in the narrowest type of its groups (:func:`code_type`), as the pool keeps it."""
     perm = np.argsort(key, kind="stable")
     ordered = key[perm]
     first = np.empty(len(key), dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    inverse = np.empty(len(key), dtype=np.int64)
-    inverse[perm] = np.cumsum(first) - 1
+    group = np.cumsum(first)
+    group -= 1
+    inverse = np.empty(len(key), dtype=code_type(int(group[-1]) if len(group) else 0))
+    inverse[perm] = group
     return ordered[first], inverse
 
 
