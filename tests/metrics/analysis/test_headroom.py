@@ -354,6 +354,8 @@ def test_oracle_and_sweep_runs_cut_at_keep_are_the_whole_runs_first_keep(depth, 
     for measure in ("nDCG@3", "nDCG(dcg='exp-log2')@3", "P@3", "nDCG(gains={0: -1, 2: -3})@3"):
         assert _lists(hr.oracle_run(first, depth, measure, keep=keep)) == cut(hr.oracle_run(first, depth, measure))
     assert _lists(hr.sweep_run(first, other, depth, keep=keep)) == cut(hr.sweep_run(first, other, depth))
+    near = hr.near_rows(hr.rank_in(first, other), keep)   # as headroom() finds it once for every depth
+    assert _lists(hr.sweep_run(first, other, depth, keep=keep, near=near)) == cut(hr.sweep_run(first, other, depth))
 
 
 def _oracle_by_sorting_gains(first, depth: int, measure: str) -> dict:
