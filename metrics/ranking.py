@@ -158,10 +158,20 @@ def offsets_of(counts: np.ndarray) -> np.ndarray:
 
 
 def positions(offsets: np.ndarray) -> np.ndarray:
-    """0-based rank of every element within its segment."""
+    """0-based rank of every element within its segment (int64).
+
+    One array of the rows' length, made by a running sum of steps (1 within a segment, back to 0
+    at each segment's first row), not ``arange - repeat`` (three such arrays: each costs a page
+    fault per page, about 40 ms for 7M rows on a busy machine)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
     n = int(offsets[-1])
-    lengths = np.diff(offsets)
-    return np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    out = np.ones(n, dtype=np.int64)
+    if n:
+        starts = offsets[:-1][np.diff(offsets) > 0]   # first rows of the non-empty segments
+        out[0] = 0
+        out[starts[1:]] = starts[:-1] - starts[1:] + 1   # back from the previous segment's last position
+        np.cumsum(out, out=out)
+    return out
 
 
 def _sorted_unique_strings(values: pa.Array) -> pa.Array:

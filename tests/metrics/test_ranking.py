@@ -65,6 +65,17 @@ def test_positions_restart_in_every_segment():
     assert positions(np.array([0, 3, 3, 5])).tolist() == [0, 1, 2, 0, 1]
 
 
+def test_positions_are_the_row_minus_its_segments_first_row():
+    """Against the definition, with empty segments anywhere (first, last, several in a row)."""
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        lengths = rng.integers(0, 5, int(rng.integers(0, 12))) * (rng.random(1)[0] < 0.8)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        want = [i - int(offsets[np.searchsorted(offsets, i, side="right") - 1]) for i in range(int(offsets[-1]))]
+        got = positions(offsets)
+        assert got.dtype == np.int64 and got.tolist() == want, offsets
+
+
 def test_rank_joins_grades_and_keeps_judged_queries_the_run_lacks():
     qrels = io.read_qrels(b"q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 x 1\nq3 0 y 3\n")
     run = io.read_run(b"q1 Q0 a 1 1.0 t\nq1 Q0 c 2 3.0 t\nq1 Q0 u 3 2.0 t\nq2 Q0 x 1 1.0 t\nq9 Q0 z 1 1.0 t\n")
