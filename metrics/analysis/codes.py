@@ -58,9 +58,13 @@ def numbered(chunks: list) -> tuple[list[np.ndarray], str] | None:
                 return None
             number = pc.utf8_slice_codeunits(chunk, len(prefix)) if prefix else chunk
             if len(chunk) and not (pc.all(pc.ascii_is_decimal(number)).as_py() and not pc.any(
-                    pc.and_(pc.starts_with(number, "0"), pc.greater(pc.binary_length(number), 1))).as_py()):
+                    pc.and_(pc.starts_with(number, "0"), pc.not_equal(number, "0"))).as_py()):
                 return None   # a sign, a hex digit, a leading zero: not a number's own text
-            out.append(pc.cast(number, pa.int64()).to_numpy(zero_copy_only=False))   # ArrowInvalid past int64
+            try:   # int32 where every number fits (MS MARCO's do): half the memory, no narrowing copy
+                cast = pc.cast(number, pa.int32())
+            except pa.ArrowInvalid:
+                cast = pc.cast(number, pa.int64())   # ArrowInvalid past int64
+            out.append(cast.to_numpy(zero_copy_only=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):   # not a number, or not strings: a dictionary then
         return None
     return out, prefix
@@ -73,8 +77,8 @@ def encode(chunks: list, numbers: bool = True) -> Coded:
     read = numbered(chunks) if numbers else None
     if read is not None:
         values, prefix = read
-        codes = np.concatenate(values) if values else np.zeros(0, dtype=np.int64)
-        if not len(codes) or codes.max() < 2**31:
+        codes = np.concatenate(values) if values else np.zeros(0, dtype=np.int32)
+        if codes.dtype != np.int32 and (not len(codes) or codes.max() < 2**31):
             codes = codes.astype(np.int32)   # as a dictionary's indices: half the memory
         return Coded(codes, None, prefix)
     if len({chunk.type for chunk in chunks}) > 1 or sum(chunk.nbytes for chunk in chunks) >= 2**31:
