@@ -27,7 +27,7 @@ from ..evaluation import curve_ranked
 from ..measures import Context, parse, with_gain
 from ..ranked_runs import evaluate_rankings, judged, rankings
 from ..ranking import Ranked, positions
-from .matching import docno_codes, rank_in
+from .matching import rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]
 
@@ -165,13 +165,12 @@ def _spread(parts: pd.DataFrame, column: str, labels: list, qids, total: pd.Seri
 def _only_one(ra: Ranked, rb: Ranked, name_a: str, name_b: str, k: int, rel_level: int, qids: set) -> pd.DataFrame:
     """Relevant documents in the top k of exactly one of the runs, with their grades and ranks.
 
-    Rows are picked on integer arrays (query numbers, positions, one docno code per row from
-    :func:`docno_codes`, shared by both directions); strings are taken for the picked rows only."""
+    Rows are picked on integer arrays (query numbers, positions, :func:`rank_in` both ways, which
+    keeps its results and the docno codes of the pair); strings are taken for the picked rows only."""
     out = []
-    codes = docno_codes(ra, rb)
-    for this, other, name, code in ((ra, rb, name_a, codes), (rb, ra, name_b, codes[::-1])):
+    for this, other, name in ((ra, rb, name_a), (rb, ra, name_b)):
         pos = positions(this.offsets)
-        where = rank_in(this, other, code)
+        where = rank_in(this, other)
         names = this.qids.astype(str)
         query = np.repeat(np.arange(this.n_queries), this.lengths)
         pick = (pos < k) & this.judged & (this.rel >= rel_level) & ((where < 0) | (where >= k))

@@ -328,8 +328,9 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     m = str(parse(measure))
     first_ranked = judged(first_base, qrels, inferred=proxy)
     reranked_ranked = judged(reranked_base, qrels, inferred=proxy)
-    codes = docno_codes(first_ranked, reranked_ranked)   # one hash pass serves both directions
-    deepest = reach(first_ranked, reranked_ranked, rank_in(reranked_ranked, first_ranked, codes[::-1]))
+    # rank_in keeps its results for the pair (and the docno codes of the two columns), so the page's
+    # depth detection, this and its rank bands match the pair once
+    deepest = reach(first_ranked, reranked_ranked, rank_in(reranked_ranked, first_ranked))
     detected = detect_depth(first_ranked, reranked_ranked, deepest)
     if depth is None:
         if detected is None:
@@ -341,7 +342,7 @@ def headroom(qrels, first, reranked, *, depth: int | None = None, measure="nDCG@
     depth = _check_depth(depth)
     depths = sweep_depths(depth, sweep)
 
-    where = rank_in(first_ranked, reranked_ranked, codes)
+    where = rank_in(first_ranked, reranked_ranked)
     keep = list_depth(m, judged_only)   # the oracle and sweep runs only as deep as the measure looks
     runs = {"first": first_base, "reranked": reranked_base, "oracle": oracle_run(first_ranked, depth, m, keep)}
     near = None if keep is None else near_rows(where, keep)
