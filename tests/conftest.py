@@ -26,19 +26,41 @@ TREC_EVAL10_DATA = DATA / "trec_eval10"
 APP = ROOT / "ndcg_lab" / "app.py"
 
 
+E2E_SECONDS = {
+    "test_accessibility.py": 382, "test_replicas.py": 110, "test_load.py": 108, "test_install.py": 100,
+    "test_lessons.py": 95, "test_tasks.py": 94, "test_exercises.py": 90, "test_sharing.py": 82,
+    "test_classroom.py": 80, "test_sharing_limits.py": 79, "test_course.py": 64, "test_dashboard.py": 61,
+    "test_task_edges.py": 61, "test_research.py": 37, "test_keyboard.py": 35, "test_upload_memory.py": 33,
+    "test_pristine.py": 30, "test_measures_and_address.py": 28, "test_fusion_topics.py": 26, "test_sessions.py": 25,
+}
+"""Seconds of each file of tests/e2e (its tests' setup, call and teardown), measured with both workers
+in browsers (``pytest tests/e2e -n 2 --junitxml``): what balances the two browser units. A file not
+named counts 12 s."""
+
+
+def e2e_groups(files) -> dict[str, str]:
+    """{file name: "e2e-1" | "e2e-2"}: the longest file first, each to the unit with fewer seconds."""
+    load, groups = {"e2e-1": 0, "e2e-2": 0}, {}
+    for name in sorted(files, key=lambda name: (-E2E_SECONDS.get(name, 12), name)):
+        groups[name] = min(load, key=load.__getitem__)
+        load[groups[name]] += E2E_SECONDS.get(name, 12)
+    return groups
+
+
 @pytest.hookimpl(tryfirst=True)    # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """The units of work of pytest-xdist (`make test`: ``--dist loadgroup --no-loadscope-reorder``):
-    a test file, so that a module's fixtures are made once; and all of tests/e2e, so that the
-    browser tests run one at a time on one worker, as without xdist, while the other worker takes
-    the rest. The browser unit, the longest, goes first."""
+    a test file, so that a module's fixtures are made once; and tests/e2e in two units of whole
+    files balanced by :data:`E2E_SECONDS`, so that each worker runs browser tests one at a time
+    (each worker has its own servers, browser and ports: tests/e2e/helpers.py's free_port). The
+    browser units, the longest, go first: one to each worker."""
     e2e = ROOT / "tests" / "e2e"
-    first = {}
-    for item in items:
-        path = Path(item.path).resolve()
-        first[item] = e2e in path.parents
-        item.add_marker(pytest.mark.xdist_group("e2e" if first[item] else str(path.relative_to(ROOT))))
-    items.sort(key=lambda item: not first[item])   # stable: the order within each unit stays
+    paths = {item: Path(item.path).resolve() for item in items}
+    groups = e2e_groups({path.name for path in paths.values() if path.parent == e2e})
+    for item, path in paths.items():
+        group = groups[path.name] if path.parent == e2e else str(path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: paths[item].parent != e2e)   # stable: the order within each unit stays
 
 
 _START = time.monotonic()
