@@ -56,11 +56,12 @@ def pytest_collection_modifyitems(config, items):
     browser units, the longest, go first: one to each worker."""
     e2e = ROOT / "tests" / "e2e"
     paths = {item: Path(item.path).resolve() for item in items}
-    groups = e2e_groups({path.name for path in paths.values() if path.parent == e2e})
+    browser = {item: path.relative_to(e2e).as_posix() for item, path in paths.items() if e2e in path.parents}
+    groups = e2e_groups(set(browser.values()))
     for item, path in paths.items():
-        group = groups[path.name] if path.parent == e2e else str(path.relative_to(ROOT))
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: paths[item].parent != e2e)   # stable: the order within each unit stays
+        item.add_marker(pytest.mark.xdist_group(groups[browser[item]] if item in browser
+                                                 else str(path.relative_to(ROOT))))
+    items.sort(key=lambda item: item not in browser)   # stable: the order within each unit stays
 
 
 _START = time.monotonic()
