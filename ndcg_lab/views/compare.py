@@ -131,7 +131,10 @@ st.markdown(f"**{md(system)}** vs **{md(baseline)}** on **{md(measure)}**: {row[
 
 charts = {}
 charts.update(ui.query_figures(rows, measure, baseline, system, tolerance))
-st.caption("Per-query Δ, most helped first. Click a bar to open the query in the query explorer.")
+st.caption("Per-query Δ, most helped first. " + (
+    f"With more than {figs.MAX_MARKS:,} queries the bars are one filled line and the scatter a density: "
+    "hover names a query; open it in the query explorer." if len(rows) > figs.MAX_MARKS
+    else "Click a bar to open the query in the query explorer."))
 event = plotly_chart(charts["Per-query difference"], width="stretch", config=FIGURE_CONFIG, on_select="rerun",
                         selection_mode="points", key="cmp_delta_chart")
 ui.open_query("delta", ui.clicked_qid(event), [baseline, system])

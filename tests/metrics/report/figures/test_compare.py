@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import plotly.colors
 import pytest
 
 from metrics.errors import MetricsError
@@ -127,3 +128,66 @@ def test_figures_html_escapes_headings_and_loads_plotly_once():
     page = figs.figures_html({"<Δ>": bars, "again": bars}, "a & b")
     assert "<title>a &amp; b</title>" in page and "<h2>&lt;Δ&gt;</h2>" in page
     assert page.count("<h2>") == 2 and page.count("cdn.plot.ly") == 1
+
+
+
+# --------------------------------------------------------------------------- beyond MAX_MARKS queries
+
+def many_queries(n: int = figs.MAX_MARKS + 1) -> pd.DataFrame:
+    """``n`` queries of baseline 0.51: a third helped, a third tied, a third hurt, by 0.1 each."""
+    sign = np.resize([1, 0, -1], n)
+    return per_query([0.51] * n, list(0.51 + 0.1 * sign))
+
+
+def test_delta_bars_of_many_queries_are_one_filled_step_line_per_sign():
+    rows = many_queries()
+    fig = figs.delta_bars(rows, measure="AP", baseline="a", system="b")
+    assert [t.type for t in fig.data] == ["scatter"] * 3 and [t.name for t in fig.data] == ["helped", "tied", "hurt"]
+    helped, tied, hurt = fig.data
+    expected = rows.sort_values(["delta", "qid"], ascending=[False, True], kind="stable")["qid"].tolist()
+    assert [*helped.x, *tied.x, *hurt.x] == expected == list(fig.layout.xaxis.categoryarray)
+    assert (len(helped.x), len(tied.x), len(hurt.x)) == (334, 334, 333)
+    assert np.asarray(helped.y) == pytest.approx([0.1] * 334) and np.asarray(hurt.y) == pytest.approx([-0.1] * 333)
+    assert (helped.line.color, tied.line.color, hurt.line.color) == (BETTER, TIE, WORSE)
+    assert all(t.fill == "tozeroy" and t.mode == "lines" and t.line.shape == "hv" for t in fig.data)
+    assert [row[0] for row in hurt.customdata] == list(hurt.x)     # the hover names each query
+    assert "Δ = %{y:+.4f}" in hurt.hovertemplate and fig.layout.hovermode == "x"
+    # one query fewer: one bar per query, as before
+    (bars,) = figs.delta_bars(rows.head(figs.MAX_MARKS), measure="AP", baseline="a", system="b").data
+    assert bars.type == "bar" and len(bars.x) == figs.MAX_MARKS
+
+
+def test_paired_scatter_of_many_queries_is_a_density_of_their_counts():
+    rows = many_queries()
+    fig = figs.paired_scatter(rows, measure="AP", baseline="a", system="b<i>")
+    density, diagonal = fig.data
+    assert density.type == "heatmap" and diagonal.name == "y = x (no change)"
+    z = np.asarray(density.z, dtype=float)
+    assert z.shape == (figs.DENSITY_BINS, figs.DENSITY_BINS) and np.nansum(z) == 1001
+    # [0, 1] in 40 cells of 0.025: the baseline's 0.51 in column 20, the system's 0.61, 0.51 and 0.41
+    # in rows 24, 20 and 16; every other cell empty, so blank (NaN)
+    cells = {(int(i), int(j)): int(z[i, j]) for i, j in zip(*np.nonzero(np.nan_to_num(z)))}
+    assert cells == {(24, 20): 334, (20, 20): 334, (16, 20): 333}
+    assert np.isnan(z).sum() == figs.DENSITY_BINS ** 2 - 3
+    assert fig.layout.title.text == "1001 queries: 334 above the diagonal, 333 below it, 334 on it"
+    assert density.text[24][20] == "a in [0.500, 0.525)<br>b&lt;i&gt; in [0.600, 0.625)"
+    assert density.text[39][39].endswith("in [0.975, 1.000]")    # the last cell holds its upper edge
+    assert density.colorscale[0] == (0.0, "rgb(74, 152, 201)") and density.colorscale[-1][0] == 1
+    assert (density.zmin, density.zmax) == (1, 334) and list(density.colorbar.tickvals) == [1, 100, 334]
+    # one query fewer: one point per query, as before
+    _, points = figs.paired_scatter(rows.head(figs.MAX_MARKS), measure="AP", baseline="a", system="b").data
+    assert points.mode == "markers" and len(points.x) == figs.MAX_MARKS
+
+
+def test_the_density_colours_are_a_log_scale_of_the_counts():
+    # stops at 1, 10, 100, 1000 and the top count, where the linear bar has them, coloured by their log
+    fig = figs.paired_scatter(per_query([0.0] * 1500 + [1.0], [0.0] * 1500 + [1.0]), measure="AP", baseline="a",
+                              system="b")
+    scale = fig.data[0].colorscale
+    assert [s[0] for s in scale] == pytest.approx([0, 9 / 1499, 99 / 1499, 999 / 1499, 1])
+    logs = [np.log(t) / np.log(1500) for t in (1, 10, 100, 1000, 1500)]
+    assert [s[1] for s in scale] == plotly.colors.sample_colorscale("Blues", [0.6 + 0.4 * w for w in logs])
+    assert list(fig.data[0].colorbar.tickvals) == [1, 1000, 1500]   # 10 and 100 too close to 1 to label
+    assert figs._spaced([1, 10, 100, 1000, 1500]) == [1, 1000, 1500]
+    assert figs._spaced([1, 50, 100]) == [1, 50, 100]
+    assert figs._spaced([1, 2]) == [1, 2]
