@@ -266,12 +266,16 @@ def _resample_means(d: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     d = np.ascontiguousarray(d, dtype=np.float64)
     means = np.empty((resamples, d.shape[1]))
     rows = max(1, _PROFILE_BLOCK // max(n, 1))
-    start, pending, held = 0, [], 0
+    # one buffer for every block (rows plus one chunk: a block ends with the chunk that fills it),
+    # not a new array per block: 7,000 queries x 10,000 resamples are 560 MB of fresh pages
+    block: np.ndarray | None = None
+    start, held = 0, 0
     for counts in resample_chunks(n, resamples, seed):
-        pending.append(counts)
+        if block is None:
+            block = np.empty((min(rows + len(counts), resamples), n))
+        block[held:held + len(counts)] = counts
         held += len(counts)
         if held >= rows or start + held == resamples:
-            block = pending[0] if len(pending) == 1 else np.concatenate(pending)
-            means[start:start + held] = block @ d / n
-            start, pending, held = start + held, [], 0
+            means[start:start + held] = block[:held] @ d / n
+            start, held = start + held, 0
     return means
