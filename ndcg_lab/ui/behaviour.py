@@ -80,14 +80,14 @@ def per_query(sel: state.Selection, a: str, b: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Bootstrapping the topics…", max_entries=64, hash_funcs=state.HASH_FUNCS)
-def tau_interval(sel: state.Selection, a: str, b: str, kind: str, resamples: int, seed: int) -> dict:
-    """:func:`metrics.stats.behaviour.tau_interval` between the system orders under measures ``a`` and
-    ``b`` over the selected systems (topics x systems matrices aligned by qid)."""
+def tau_intervals(sel: state.Selection, a: str, b: str, resamples: int, seed: int) -> list[dict]:
+    """:func:`metrics.stats.behaviour.tau_intervals` (τ-b, then τ_AP) between the system orders under
+    measures ``a`` and ``b`` over the selected systems (topics x systems matrices aligned by qid)."""
     names = sel.system_names
     data = frame(sel, (a, b))
     first = paired_matrix(data, a, names)
     second = paired_matrix(data, b, names).reindex(first.index).fillna(0.0)
-    return B.tau_interval(first.to_numpy(), second.to_numpy(), kind, resamples=resamples, seed=seed)
+    return B.tau_intervals(first.to_numpy(), second.to_numpy(), ("tau", "tau_ap"), resamples=resamples, seed=seed)
 
 
 def interval_text(result: dict) -> str:

@@ -71,8 +71,8 @@ with tab_agree:
                        f"τ_AP = {result['tau_ap'].loc[a, b]:.3f}; {len(swaps)} pair(s) of systems swap "
                        "(joined by red dashed lines, the systems ringed in red).")
             if a != b:
-                for kind in ("tau", "tau_ap"):
-                    st.markdown(ui.interval_text(ui.tau_interval(sel, a, b, kind, ui.TAU_RESAMPLES, ui.SEED)))
+                for interval in ui.tau_intervals(sel, a, b, ui.TAU_RESAMPLES, ui.SEED):
+                    st.markdown(ui.interval_text(interval))
             if len(swaps):
                 st.table(plain_frame(swaps.rename(columns={"a_diff": f"Δ {a}", "b_diff": f"Δ {b}"})))
             st.markdown("**Per-query agreement**")

@@ -42,11 +42,11 @@ from .rankings import (
     tau_ap_symmetric,
 )
 from .reduction import keep_share, pool_depth, reduction_curves
-from .uncertainty import FEW_SYSTEMS, distinct_values, order_correlation, tau_interval, tau_values
+from .uncertainty import FEW_SYSTEMS, distinct_values, order_correlation, tau_interval, tau_intervals, tau_values
 
 __all__ = ["DEFAULT_MEASURES", "FEW_SYSTEMS", "SWAP_METHODS", "asl_curve", "confusion", "discriminative_power",
            "distinct_values", "keep_share", "krippendorff_alpha", "label_agreement", "measure_agreement",
            "order_correlation", "order_of", "pair_asl", "per_query_agreement", "pool_depth", "rbo",
            "reduction_curves", "share_significant", "swap_rates", "swap_summary", "swapped_pairs", "system_orders",
-           "system_shift", "tau_ap", "tau_ap_matrix", "tau_ap_symmetric", "tau_interval", "tau_values",
-           "topics_needed", "tukey_asl", "weighted_kappa"]
+           "system_shift", "tau_ap", "tau_ap_matrix", "tau_ap_symmetric", "tau_interval", "tau_intervals",
+           "tau_values", "topics_needed", "tukey_asl", "weighted_kappa"]

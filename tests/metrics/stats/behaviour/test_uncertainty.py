@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as sps
 
 from metrics.errors import MetricsError
-from metrics.stats.behaviour import distinct_values, tau_interval, tau_values
+from metrics.stats.behaviour import distinct_values, tau_interval, tau_intervals, tau_values
 from metrics.stats.behaviour.rankings import tau_ap_symmetric
 
 
@@ -50,6 +50,24 @@ def test_tau_interval_by_explicit_resampling_with_ties_and_tau_ap():
     ap_values = np.array([tau_ap_symmetric(np.round(a[i].mean(axis=0), 12), np.round(b[i].mean(axis=0), 12))
                           for i in draws])
     assert (ap["low"], ap["high"]) == pytest.approx(tuple(np.quantile(ap_values, [0.025, 0.975])), abs=1e-12)
+
+
+@pytest.mark.parametrize("block", [1, 40, 2**20])
+def test_tau_intervals_share_their_draws_and_equal_each_interval_alone(monkeypatch, block):
+    """Both kinds from one set of draws, their means a block of draws at a time (one draw, 40
+    elements: one draw of 12 topics x 3 systems a block, the last block short; all at once): each
+    result equals tau_interval alone and the explicit resampling's means to the bit."""
+    from metrics.stats.behaviour import uncertainty
+
+    monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", block)
+    a, b = matrices(12, 3, 0.3, seed=3)
+    a[:, 1] = a[:, 0]
+    draws = np.random.default_rng(5).integers(0, 12, (301, 12))
+    np.testing.assert_array_equal(uncertainty._draw_means(a, draws), np.array([a[i].mean(axis=0) for i in draws]))
+    both = tau_intervals(a, b, ("tau", "tau_ap"), resamples=301, seed=5)
+    monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", 2**20)
+    assert both == [tau_interval(a, b, kind, resamples=301, seed=5) for kind in ("tau", "tau_ap")]
+    assert [r["kind"] for r in both] == ["tau", "tau_ap"]
 
 
 def test_tau_over_a_few_systems_takes_a_few_values():
