@@ -356,10 +356,23 @@ def positive_int(value, what: str) -> int:
 
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` by one stable sort: the inputs' rows come query by
-    query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs). The
+    query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs); of the
+    keys with their rows in their low bits where both fit in 63 bits (MS MARCO's 37 + 24). The
     inverse comes in the narrowest type of its groups (:func:`code_type`), as the pool keeps it."""
-    perm = np.argsort(key, kind="stable")
-    ordered = key[perm]
+    n = len(key)
+    bits = max((n - 1).bit_length(), 1)
+    if n and key.min() >= 0 and int(key.max()) < 1 << (63 - bits):
+        # each key with its row in the low bits: a sort of values, not of indices (no gather through
+        # the permutation), in the same order as the stable argsort, as the rows break the ties
+        packed = key << bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort(kind="stable")
+        perm = packed & ((1 << bits) - 1)
+        packed >>= bits
+        ordered = packed
+    else:
+        perm = np.argsort(key, kind="stable")
+        ordered = key[perm]
     first = np.empty(len(key), dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])

@@ -219,9 +219,11 @@ def test_narrow_codes_give_the_values_of_int64_codes():
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
-def test_unique_inverse_is_numpys(n):
+@pytest.mark.parametrize("top", [50, 2**50 - 1, 2**62])   # keys and rows in 63 bits, up to 2**50 at 5000 rows
+def test_unique_inverse_is_numpys(n, top):
     rng = np.random.default_rng(n)
-    key = np.concatenate([np.sort(rng.integers(0, 50, n // 2)), rng.integers(0, 50, n - n // 2)]).astype(np.int64)
+    key = np.concatenate([np.sort(rng.integers(0, top, n // 2)), rng.integers(0, top, n - n // 2)]).astype(np.int64)
+    key[: n // 4] = key[n // 4: 2 * (n // 4)]   # repeated keys either way
     unique, inverse = fusion_kernels._unique_inverse(key)
     want_unique, want_inverse = np.unique(key, return_inverse=True)
     assert np.array_equal(unique, want_unique) and np.array_equal(inverse, want_inverse)
