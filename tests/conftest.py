@@ -32,6 +32,7 @@ E2E_SECONDS = {
     "test_classroom.py": 80, "test_sharing_limits.py": 79, "test_course.py": 64, "test_dashboard.py": 61,
     "test_task_edges.py": 61, "test_research.py": 37, "test_keyboard.py": 35, "test_upload_memory.py": 33,
     "test_pristine.py": 30, "test_measures_and_address.py": 28, "test_fusion_topics.py": 26, "test_sessions.py": 25,
+    "test_compare_many.py": 12,
 }
 """Seconds of each file of tests/e2e (its tests' setup, call and teardown), measured with both workers
 in browsers (``pytest tests/e2e -n 2 --junitxml``): what balances the two browser units. A file not
