@@ -357,30 +357,43 @@ def positive_int(value, what: str) -> int:
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` by one stable sort: the inputs' rows come query by
     query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs); of the
-    keys with their rows in their low bits where both fit in 63 bits (MS MARCO's 37 + 24). The
-    inverse comes in the narrowest type of its groups (:func:`code_type`), as the pool keeps it."""
+    keys with their rows in their low bits where both fit in 63 bits (MS MARCO's 37 + 24), in place
+    (``key`` is the caller's scratch, changed here). The inverse comes in the narrowest type of its
+    groups (:func:`code_type`), as the pool keeps it.
+
+    Few new arrays of the rows' length: on a virtual machine whose freed memory goes back to the
+    host, each page of a new array is a fault to the host, 2.6 s a GB against 0.22 s for pages the
+    process touched moments before (bench/RESULTS.md)."""
     n = len(key)
     bits = max((n - 1).bit_length(), 1)
+    index = np.int32 if n < 2**31 else np.int64
     if n and key.min() >= 0 and int(key.max()) < 1 << (63 - bits):
         # each key with its row in the low bits: a sort of values, not of indices (no gather through
         # the permutation), in the same order as the stable argsort, as the rows break the ties
-        packed = key << bits
-        packed |= np.arange(n, dtype=np.int64)
+        packed = key
+        packed <<= bits
+        for start in range(0, n, _ROW_BLOCK):   # the rows a block at a time: no arange of n rows
+            packed[start:start + _ROW_BLOCK] |= np.arange(start, min(start + _ROW_BLOCK, n), dtype=np.int64)
         packed.sort(kind="stable")
-        perm = packed & ((1 << bits) - 1)
+        perm = np.empty(n, dtype=index)
+        np.bitwise_and(packed, (1 << bits) - 1, out=perm, casting="unsafe")   # the rows, < 2**bits: they fit
         packed >>= bits
         ordered = packed
     else:
         perm = np.argsort(key, kind="stable")
         ordered = key[perm]
-    first = np.empty(len(key), dtype=bool)
+    first = np.empty(n, dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    group = np.cumsum(first)
+    group = np.cumsum(first, dtype=index)
     group -= 1
-    inverse = np.empty(len(key), dtype=code_type(int(group[-1]) if len(group) else 0))
+    inverse = np.empty(n, dtype=code_type(int(group[-1]) if n else 0))
     inverse[perm] = group
     return ordered[first], inverse
+
+
+_ROW_BLOCK = 2**20
+"""Rows of one block of row numbers in :func:`_unique_inverse`."""
 
 
 def _as_array(col) -> pa.Array:
