@@ -386,7 +386,7 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     group = np.cumsum(first, dtype=index)
-    group -= 1
+    np.subtract(group, 1, out=group)
     inverse = np.empty(n, dtype=code_type(int(group[-1]) if n else 0))
     inverse[perm] = group
     return ordered[first], inverse
