@@ -96,6 +96,12 @@ def test_detection():
     assert hr.outside_count(first, shorter, 4) == 0 and hr.outside_count(first, shorter, 2) == 2
     unrelated = rank(run_of({"q1": ["z", "a"], "q2": ["p"]}, "r"), qrels)
     assert hr.detect_depth(first, unrelated) is None
+    # reach: the deepest first-stage position so far (a document the first stage lacks: 5 + 1);
+    # the caller's rank_in is left as it was
+    where = hr.rank_in(unrelated, first)
+    assert where.tolist() == [-1, 0, 0]
+    assert hr.reach(first, unrelated, where).tolist() == [6, 6, 0] and where.tolist() == [-1, 0, 0]
+    assert hr.reach(first, unrelated).tolist() == [6, 6, 0]
     with pytest.raises(MetricsError, match="no re-ranking"):
         hr.headroom(qrels, run_of({"q1": ["a"]}, "f"), run_of({"q1": ["z"]}, "r"))
 
