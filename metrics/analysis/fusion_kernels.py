@@ -202,13 +202,17 @@ def combine(pool: Pool, method: str, *, k: float = 60, norm: str | None = "minma
     canonical normalisation; options are validated by ``fuse``.
     """
     w = np.ones(pool.n_inputs) if weights is None else np.asarray(weights, dtype=np.float64)
-    row_w = w[pool.source]
+    # every weight 1 (the default): 1.0 * x and 1.0 / x are x and 1 / x to the bit, so the scalar
+    # serves, with no array of every row's weight
+    row_w: np.ndarray | float = 1.0 if np.all(w == 1.0) else w[pool.source]
     n_groups = pool.n_groups
-    count = np.bincount(pool.group, minlength=n_groups)
     if method == "condorcet":
         return _copeland(pool, w)
     if method == "rrf":
-        return _sum(pool, row_w / (k + pool.rank.astype(np.float64)))
+        value = pool.rank.astype(np.float64)
+        value += k
+        return _sum(pool, np.divide(row_w, value, out=value))
+    count = np.bincount(pool.group, minlength=n_groups)
     if method == "isr":
         return count * _sum(pool, row_w / pool.rank.astype(np.float64) ** 2)
     if method == "bordafuse":
