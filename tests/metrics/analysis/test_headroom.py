@@ -232,6 +232,8 @@ def _where_by_hand(a, b) -> list[int]:
     return out
 
 
+_PAIRED_MOVED = matching._paired_moved
+
 NUMBERED = {
     "numbers": (["7", "70", "0", "123456", "8841821"], None),
     "one prefix": (["D7", "D70", "D0", "D123456", "D8841821"], None),
@@ -295,6 +297,41 @@ def test_rank_in_of_lists_of_the_same_documents_pairs_both_ways(numbered):
     kept = matching._pair_where[(id(b), id(a))]
     assert kept[0]() is b and kept[1]() is a and kept[3]
     assert kept[2].tolist() == _where_by_hand(b, a) == hr.rank_in(b, a).tolist()
+
+
+@pytest.mark.parametrize("numbered", [True, False])
+@pytest.mark.parametrize("change", ["top", "outsider", "twice"])
+def test_rank_in_of_a_re_ranked_top_pairs_only_the_rows_that_moved(numbered, change, monkeypatch):
+    """The top few of each list re-ranked, the rest kept in place (queries of any length, one empty):
+    only the moved rows are sorted and paired, both directions at once, each equal to the strings'
+    answer. A document from outside the first stage among the moved rows, or one listed twice in
+    the first stage, is not a permutation: the answer comes from the search, as before."""
+    calls = []
+    monkeypatch.setattr(matching, "_paired_moved", lambda *args: calls.append(1) or real(*args))
+    real = _PAIRED_MOVED
+    rng = np.random.default_rng({"top": 3, "outsider": 5, "twice": 9}[change])
+    pool = [str(n) if numbered else f"doc-{n}x" for n in rng.choice(10**9, size=300, replace=False)]
+    qids = [f"q{i}" for i in range(20)]
+    qrels = qrels_of([(q, pool[0], 1) for q in qids])
+    first_lists = {q: list(rng.choice(pool[1:], size=int(rng.integers(0, 40)), replace=False)) for q in qids}
+    first_lists["q3"] = []
+    second_lists = {q: list(rng.permutation(docs[:5])) + docs[5:] for q, docs in first_lists.items()}
+    long = max(first_lists, key=lambda q: len(first_lists[q]))
+    if change == "outsider":
+        second_lists[long][0] = pool[0]   # a document the first stage lacks
+    a, b = (rank(run_of(lists, name), qrels, missing="zero")
+            for lists, name in ((first_lists, "a"), (second_lists, "b")))
+    if change == "twice":   # the first stage lists its first document twice (a ranking built by hand)
+        docs = a.docno.to_pylist()
+        at = int(a.offsets[qids.index(long)])
+        docs[at + 6] = docs[at]
+        a = dataclasses.replace(a, docno=pa.array(docs))
+    x, y = (a, b) if change == "twice" else (b, a)   # y, the list searched, lists each document once
+    assert hr.rank_in(x, y).tolist() == _where_by_hand(x, y)
+    assert calls == [1]
+    kept = matching._pair_where.get((id(y), id(x)))   # the other direction, kept when paired
+    assert (kept is not None) == (change == "top")
+    assert hr.rank_in(y, x).tolist() == _where_by_hand(y, x)
 
 
 def test_rank_in_of_lists_of_the_same_documents_one_listed_twice_answers_the_first_position():
