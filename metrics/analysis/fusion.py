@@ -240,7 +240,7 @@ def fuse(runs, method_name: str = "rrf", *, k: float = 60, norm: str | None = No
 def _emit(pool: Pool, scores: np.ndarray, name: str, keep: int | None, recipe: Recipe) -> io.Run:
     """The fused run: candidates in canonical order (fused score desc, docno desc), ranks 1..n."""
     qcode = pool.group_qcode
-    order = canonical_order(qcode, scores, pool.group_docno)
+    order = canonical_order(qcode, scores, pool.group_docno, distinct=True)   # one candidate per document
     if order is None:
         order = np.arange(len(qcode))
     qcode, scores = qcode[order], scores[order]

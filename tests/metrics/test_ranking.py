@@ -61,6 +61,24 @@ def test_canonical_order_of_every_layout_is_its_definition(layout, ties):
     assert got == _canonical_by_hand(qcode, score if ties == "score" else rank, docno, ties == "score")
 
 
+@pytest.mark.parametrize("nan", [False, True])
+def test_canonical_order_of_distinct_docnos_by_an_unstable_sort_is_the_same(nan):
+    """``distinct`` (a fused run: one row per document) sorts each query's block by an unstable sort;
+    with ties in the scores (broken by docno) and NaN scores (never ties: the stable sort then) the
+    order is the definition's, as without it."""
+    rng = np.random.default_rng(17 + nan)
+    sizes = rng.integers(30, 120, size=25)
+    qcode = np.repeat(np.arange(25), sizes)
+    score = np.round(rng.normal(size=len(qcode)), 1)          # rounding makes ties
+    if nan:
+        score[rng.choice(len(score), 40, replace=False)] = np.nan
+    docno = pa.array([f"d{i}" for i in rng.permutation(len(qcode))])   # distinct, so in every query too
+    order = canonical_order(qcode, score, docno, distinct=True)
+    assert np.asarray(order).tolist() == np.asarray(canonical_order(qcode, score, docno)).tolist()
+    if not nan:
+        assert np.asarray(order).tolist() == _canonical_by_hand(qcode, score, docno, True)
+
+
 def test_positions_restart_in_every_segment():
     assert positions(np.array([0, 3, 3, 5])).tolist() == [0, 1, 2, 0, 1]
 
