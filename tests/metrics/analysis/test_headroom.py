@@ -307,8 +307,7 @@ def test_rank_in_of_a_re_ranked_top_pairs_only_the_rows_that_moved(numbered, cha
     answer. A document from outside the first stage among the moved rows, or one listed twice in
     the first stage, is not a permutation: the answer comes from the search, as before."""
     calls = []
-    monkeypatch.setattr(matching, "_paired_moved", lambda *args: calls.append(1) or real(*args))
-    real = _PAIRED_MOVED
+    monkeypatch.setattr(matching, "_paired_moved", lambda *args: calls.append(1) or _PAIRED_MOVED(*args))
     rng = np.random.default_rng({"top": 3, "outsider": 5, "twice": 9}[change])
     pool = [str(n) if numbered else f"doc-{n}x" for n in rng.choice(10**9, size=300, replace=False)]
     qids = [f"q{i}" for i in range(20)]

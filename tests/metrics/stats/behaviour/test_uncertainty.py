@@ -52,11 +52,11 @@ def test_tau_interval_by_explicit_resampling_with_ties_and_tau_ap():
     assert (ap["low"], ap["high"]) == pytest.approx(tuple(np.quantile(ap_values, [0.025, 0.975])), abs=1e-12)
 
 
-@pytest.mark.parametrize("block", [1, 40, 2**20])
+@pytest.mark.parametrize("block", [1, 108, 2**20])
 def test_tau_intervals_share_their_draws_and_equal_each_interval_alone(monkeypatch, block):
-    """Both kinds from one set of draws, their means a block of draws at a time (one draw, 40
-    elements: one draw of 12 topics x 3 systems a block, the last block short; all at once): each
-    result equals tau_interval alone and the explicit resampling's means to the bit."""
+    """Both kinds from one set of draws, their means a block of draws at a time (one draw of 12
+    topics x 3 systems a block; 108 elements, three draws a block, the last of the 301 alone; all
+    at once): each result equals tau_interval alone and the explicit resampling's means to the bit."""
     from metrics.stats.behaviour import uncertainty
 
     monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", block)
