@@ -36,15 +36,17 @@ E2E_SECONDS = {
 }
 """Seconds of each file of tests/e2e (its tests' setup, call and teardown), measured with both workers
 in browsers (``pytest tests/e2e -n 2 --junitxml``): what balances the two browser units. A file not
-named counts 12 s."""
+named counts :data:`E2E_UNKNOWN_SECONDS`."""
+E2E_UNKNOWN_SECONDS = 12
 
 
 def e2e_groups(files) -> dict[str, str]:
     """{file name: "e2e-1" | "e2e-2"}: the longest file first, each to the unit with fewer seconds."""
     load, groups = {"e2e-1": 0, "e2e-2": 0}, {}
-    for name in sorted(files, key=lambda name: (-E2E_SECONDS.get(name, 12), name)):
+    seconds = {name: E2E_SECONDS.get(name, E2E_UNKNOWN_SECONDS) for name in files}
+    for name in sorted(files, key=lambda name: (-seconds[name], name)):
         groups[name] = min(load, key=load.__getitem__)
-        load[groups[name]] += E2E_SECONDS.get(name, 12)
+        load[groups[name]] += seconds[name]
     return groups
 
 

@@ -164,17 +164,18 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
     if once and np.array_equal(a.offsets, b.offsets):
         moved = np.flatnonzero(code_a != code_b)   # the rows whose document is not the other's there
         if len(moved) <= len(code_a) // 2:   # a re-ranking of the top of its first stage, the rest kept
-            del high
+            # the rows in place match one to one, so the moved rows' documents agree exactly when
+            # all rows' do: None here is the whole lists' answer too, and the search follows
             paired = _paired_moved(a, code_a, code_b, moved, width, bits)
             if paired is not None:
                 return paired
-            high = sorted_b >> bits
-        sorted_a = keys(a, code_a, True)
-        sorted_a.sort(kind="stable")
-        if np.array_equal(sorted_a >> bits, high):   # the same documents, query by query, each once
-            del high
-            return _paired(a, sorted_a, sorted_b, bits)
-        del sorted_a
+        else:
+            sorted_a = keys(a, code_a, True)
+            sorted_a.sort(kind="stable")
+            if np.array_equal(sorted_a >> bits, high):   # the same documents, query by query, each once
+                del high
+                return _paired(a, sorted_a, sorted_b, bits)
+            del sorted_a
     del high
     wanted = keys(a, code_a, False)
     hit = np.searchsorted(sorted_b, wanted)
