@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..beside import beside
+
 __all__ = ["Coded", "chunks_of", "encode", "numbered"]
 
 
@@ -70,11 +72,15 @@ def numbered(chunks: list) -> tuple[list[np.ndarray], str] | None:
     return out, prefix
 
 
-def encode(chunks: list, numbers: bool = True) -> Coded:
+def encode(chunks: list, numbers: bool = True, groups: list[int] | None = None) -> Coded:
     """:class:`Coded` of the docno chunks (string arrays), concatenated: their numbers when
     :func:`numbered` reads them (and ``numbers``), else one ``dictionary_encode`` of all of them
-    together (codes below the number of distinct strings)."""
-    read = numbered(chunks) if numbers else None
+    together (codes below the number of distinct strings).
+
+    ``groups``: how many of the chunks each run gives, in order: the runs' numbers are then read on
+    two threads when they are many (pyarrow's casts release the GIL; two runs' 14M docnos), with the
+    codes :func:`numbered` gives all of them."""
+    read = None if not numbers else numbered(chunks) if groups is None else _numbered_apart(chunks, groups)
     if read is not None:
         values, prefix = read
         codes = np.concatenate(values) if values else np.zeros(0, dtype=np.int32)
@@ -86,3 +92,26 @@ def encode(chunks: list, numbers: bool = True) -> Coded:
     # one array, not chunks: a chunked array's encoding hands every chunk the dictionary so far
     encoded = pc.dictionary_encode(pa.concat_arrays(chunks) if chunks else pa.array([], pa.string()))
     return Coded(encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary)
+
+
+def _numbered_apart(chunks: list, groups: list[int]) -> tuple[list[np.ndarray], str] | None:
+    """:func:`numbered` of ``chunks``, read a group at a time: the first half of the groups on a
+    second thread (:func:`metrics.beside.beside`) while this one reads the rest. The same answer:
+    a group's prefix is its first string's leading non-digits, which hold no digit, so the groups
+    of one numbered whole are each numbered with the whole's prefix, and groups numbered with one
+    prefix are a numbered whole. A group without rows has no prefix of its own: then the whole."""
+    bounds = np.cumsum([0, *groups])
+    parts = [chunks[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    if bounds[-1] != len(chunks) or any(not any(len(chunk) for chunk in part) for part in parts):
+        return numbered(chunks)
+    half = len(parts) // 2
+
+    def first_half() -> list:
+        return [numbered(part) for part in parts[:half]]
+
+    early = beside(sum(len(chunk) for part in parts[:half] for chunk in part), first_half)
+    read = [numbered(part) for part in parts[half:]]
+    found = [r for r in early.result() + read if r is not None]
+    if len(found) < len(parts) or len({prefix for _, prefix in found}) > 1:
+        return None
+    return [values for group, _ in found for values in group], found[0][1]

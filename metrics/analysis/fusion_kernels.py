@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import io
+from ..beside import beside
 from ..errors import MetricsError
 from ..evaluation import as_runs
 from ..ranking import Ranked, canonical_order, offsets_of, positions
@@ -161,15 +162,13 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         base += sum(len(chunk) for chunk in one.docnos)
     qcode = np.concatenate(cols.pop("qcode"))
     rows = np.concatenate(cols.pop("rows"))
-    coded = encode(docnos)
+    coded = encode(docnos, groups=[len(one.docnos) for one in inputs])   # the inputs' numbers read two at once
     n_docs = int(coded.codes.max(initial=0)) + 1
     if n_q * n_docs >= 2**62:   # numbers too large for one int64 key: a dictionary's codes, below the rows
         coded = encode(docnos, numbers=False)
         n_docs = int(coded.codes.max(initial=0)) + 1
     del docnos
-    key = qcode.astype(np.int64)   # in place from here: each new array of 14M rows costs its page faults
-    key *= n_docs
-    key += coded.codes[rows]
+    key = _keys(qcode, coded.codes, rows, n_docs)
     del rows
     unique_key, group = _unique_inverse(key)
     del key
@@ -375,10 +374,17 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # each key with its row in the low bits: a sort of values, not of indices (no gather through
         # the permutation), in the same order as the stable argsort, as the rows break the ties
         packed = key
-        packed <<= bits
-        for start in range(0, n, _ROW_BLOCK):   # the rows a block at a time: no arange of n rows
-            packed[start:start + _ROW_BLOCK] |= np.arange(start, min(start + _ROW_BLOCK, n), dtype=np.int64)
-        packed.sort(kind="stable")
+
+        def pack_and_sort(lo: int, hi: int) -> None:
+            part = packed[lo:hi]
+            part <<= bits
+            for start in range(lo, hi, _ROW_BLOCK):   # the rows a block at a time: no arange of n rows
+                stop = min(start + _ROW_BLOCK, hi)
+                packed[start:stop] |= np.arange(start, stop, dtype=np.int64)
+            part.sort(kind="stable")
+
+        _halves(n, pack_and_sort)   # two sorted halves
+        packed.sort(kind="stable")   # their merge: timsort finds the two runs
         perm = np.empty(n, dtype=index)
         np.bitwise_and(packed, (1 << bits) - 1, out=perm, casting="unsafe")   # the rows, < 2**bits: they fit
         packed >>= bits
@@ -389,15 +395,41 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first = np.empty(n, dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    unique = beside(n, ordered.__getitem__, first)   # the keys of the groups, while their numbers are spread
     group = np.cumsum(first, dtype=index)
     np.subtract(group, 1, out=group)
     inverse = np.empty(n, dtype=code_type(int(group[-1]) if n else 0))
     inverse[perm] = group
-    return ordered[first], inverse
+    return unique.result(), inverse
 
 
 _ROW_BLOCK = 2**20
 """Rows of one block of row numbers in :func:`_unique_inverse`."""
+
+
+def _keys(qcode: np.ndarray, codes: np.ndarray, rows: np.ndarray, n_docs: int) -> np.ndarray:
+    """qcode * n_docs + codes[rows], as int64, a half on each of two threads (:func:`_halves`), into
+    one new array: from here the keys are changed in place, as each new array of 14M rows costs
+    its page faults."""
+    key = np.empty(len(qcode), dtype=np.int64)
+
+    def fill(lo: int, hi: int) -> None:
+        part = key[lo:hi]
+        np.multiply(qcode[lo:hi], n_docs, out=part, dtype=np.int64)
+        part += codes[rows[lo:hi]]
+
+    _halves(len(key), fill)
+    return key
+
+
+def _halves(n: int, work) -> None:
+    """``work(lo, hi)`` on the first half of ``range(n)`` on a second thread (when ``n`` is large:
+    :func:`metrics.beside.beside`) and on the second half on this one; numpy's loops and sorts
+    release the GIL, so two cores take half the time."""
+    half = n // 2
+    early = beside(half, work, 0, half)
+    work(half, n)
+    early.result()
 
 
 def _as_array(col) -> pa.Array:

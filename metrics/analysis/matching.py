@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from ..beside import beside
 from ..errors import MetricsError
 from ..ranking import Ranked, positions
 from .codes import chunks_of, encode
@@ -48,8 +49,9 @@ def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
         return kept[1], kept[2]
     if swapped is not None:
         return swapped[2], swapped[1]
-    held = [*chunks_of(source_a), *chunks_of(source_b)]
-    codes = encode(held).codes
+    held_a, held_b = chunks_of(source_a), chunks_of(source_b)
+    held = [*held_a, *held_b]
+    codes = encode(held, groups=[len(held_a), len(held_b)]).codes
     codes_a, codes_b = codes[:len(source_a)], codes[len(source_a):]
     with _pair_codes_lock:
         _pair_codes[key] = (held, codes_a, codes_b)
@@ -155,18 +157,26 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
             key |= positions(ranked.offsets)
         return key
 
-    # b's keys carry its positions in their low bits: one sort, no permutation to gather through,
-    # and a document listed twice finds its first position
-    sorted_b = keys(b, code_b, True)
-    sorted_b.sort(kind="stable")   # rows come query by query: timsort's runs, 2x quicker than quicksort
-    high = sorted_b >> bits
-    once = not np.any(high[1:] == high[:-1])
-    if once and np.array_equal(a.offsets, b.offsets):
-        moved = np.flatnonzero(code_a != code_b)   # the rows whose document is not the other's there
-        if len(moved) <= len(code_a) // 2:   # a re-ranking of the top of its first stage, the rest kept
+    def sorted_b() -> tuple[np.ndarray, np.ndarray, bool]:
+        """b's keys with its positions in their low bits, sorted: one sort, no permutation to gather
+        through, and a document listed twice finds its first position; their high bits; whether
+        b lists each document once per query."""
+        key = keys(b, code_b, True)
+        key.sort(kind="stable")   # rows come query by query: timsort's runs, 2x quicker than quicksort
+        high = key >> bits
+        return key, high, not np.any(high[1:] == high[:-1])
+
+    same_offsets = np.array_equal(a.offsets, b.offsets)
+    moved = np.flatnonzero(code_a != code_b) if same_offsets else None   # rows whose document is not b's there
+    pairing = moved is not None and len(moved) <= len(code_a) // 2   # a re-ranked top, the rest kept
+    # the moved rows are paired on this thread while b's keys are sorted on another (both release the GIL)
+    sorting = beside(len(code_b) if pairing else 0, sorted_b)
+    paired = _paired_moved(a, code_a, code_b, moved, width, bits) if pairing and moved is not None else None
+    sorted_b_keys, high, once = sorting.result()
+    if once and same_offsets:
+        if pairing:
             # the rows in place match one to one, so the moved rows' documents agree exactly when
             # all rows' do: None here is the whole lists' answer too, and the search follows
-            paired = _paired_moved(a, code_a, code_b, moved, width, bits)
             if paired is not None:
                 return paired
         else:
@@ -174,13 +184,13 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
             sorted_a.sort(kind="stable")
             if np.array_equal(sorted_a >> bits, high):   # the same documents, query by query, each once
                 del high
-                return _paired(a, sorted_a, sorted_b, bits)
+                return _paired(a, sorted_a, sorted_b_keys, bits)
             del sorted_a
     del high
     wanted = keys(a, code_a, False)
-    hit = np.searchsorted(sorted_b, wanted)
-    np.minimum(hit, len(sorted_b) - 1, out=hit)
-    found = sorted_b[hit]
+    hit = np.searchsorted(sorted_b_keys, wanted)
+    np.minimum(hit, len(sorted_b_keys) - 1, out=hit)
+    found = sorted_b_keys[hit]
     del hit
     found ^= wanted   # the position where the (query, code) bits agree, larger than any position elsewhere
     return np.where(found < (1 << bits), found, -1), once, None

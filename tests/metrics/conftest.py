@@ -14,12 +14,19 @@ import pytest
 from metrics import engines as scale
 from tests.conftest import TREC_EVAL10_DATA
 from tests.metrics.engines.collection import make_collection
+from tests.metrics.threads import force_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def trec_eval10_data() -> Path:
     """trec_eval 10's 10-decimal references (tests/data/trec_eval10, INDEX.md there)."""
     return TREC_EVAL10_DATA
+
+
+@pytest.fixture
+def threaded(monkeypatch) -> list[str]:
+    """Every metrics.beside.beside() call of the test on a second thread; the list names the work started."""
+    return force_threads(monkeypatch)
 
 
 @pytest.fixture(scope="module")

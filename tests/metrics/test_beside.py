@@ -10,25 +10,7 @@ import pytest
 import metrics.beside
 from metrics import io
 from metrics.ranking import rank
-
-
-def force_threads(mp: pytest.MonkeyPatch) -> list[str]:
-    """Every beside() call started on a second thread from now on; the list names the work started."""
-    started = []
-
-    class Counting(metrics.beside.ThreadPoolExecutor):
-        def submit(self, fn, *args, **kwargs):
-            started.append(fn.__name__)
-            return super().submit(fn, *args, **kwargs)
-
-    mp.setattr(metrics.beside, "LARGE", 0)
-    mp.setattr(metrics.beside, "ThreadPoolExecutor", Counting)
-    return started
-
-
-@pytest.fixture
-def threaded(monkeypatch):
-    return force_threads(monkeypatch)
+from tests.metrics.threads import force_threads
 
 
 def run_text(seed: int, *, duplicates: bool = False, misordered: bool = False) -> bytes:

@@ -336,6 +336,7 @@ def test_numbered_docnos_fuse_as_a_dictionary_of_their_strings_does(monkeypatch,
     chunks = [c for run in parsed for c in run.table["docno"].chunks]
     assert codes_module.numbered(chunks) is not None
     numbered, _ = fuse(parsed, method)
-    monkeypatch.setattr(fusion_kernels, "encode", lambda chunks, numbers=True: codes_module.encode(chunks, False))
+    monkeypatch.setattr(fusion_kernels, "encode",
+                        lambda chunks, numbers=True, groups=None: codes_module.encode(chunks, False))
     dictionary, _ = fuse(parsed, method)
     assert numbered.table.equals(dictionary.table)

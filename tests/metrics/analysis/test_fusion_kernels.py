@@ -19,6 +19,7 @@ from metrics.analysis.fusion_kernels import combine, positive_int, prepare
 from metrics.errors import MetricsError
 from metrics.io import read_qrels, read_run
 from metrics.ranking import rank
+from tests.metrics.threads import force_threads
 
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
 B = {"q1": {"b": 0.9, "d": 0.5}}
@@ -220,7 +221,11 @@ def test_narrow_codes_give_the_values_of_int64_codes():
 
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
 @pytest.mark.parametrize("top", [50, 2**50 - 1, 2**62])   # keys and rows in 63 bits, up to 2**50 at 5000 rows
-def test_unique_inverse_is_numpys(n, top, monkeypatch):
+@pytest.mark.parametrize("threads", [False, True])
+def test_unique_inverse_is_numpys(n, top, threads, monkeypatch):
+    """With ``threads``, each half of the rows is packed and sorted on its own thread, and the
+    halves merged; the groups' keys are taken beside their numbers."""
+    started = force_threads(monkeypatch) if threads else []
     monkeypatch.setattr(fusion_kernels, "_ROW_BLOCK", 64)   # the row numbers in blocks, the last one short
     rng = np.random.default_rng(n)
     key = np.concatenate([np.sort(rng.integers(0, top, n // 2)), rng.integers(0, top, n - n // 2)]).astype(np.int64)
@@ -228,6 +233,8 @@ def test_unique_inverse_is_numpys(n, top, monkeypatch):
     unique, inverse = fusion_kernels._unique_inverse(key.copy())   # it sorts its argument in place
     want_unique, want_inverse = np.unique(key, return_inverse=True)
     assert np.array_equal(unique, want_unique) and np.array_equal(inverse, want_inverse)
+    packed = n > 0 and int(key.max()) < 1 << (63 - max((n - 1).bit_length(), 1))   # keys and rows in 63 bits
+    assert started == (["pack_and_sort", "__getitem__"] if threads and packed else ["__getitem__"] if threads else [])
 
 
 def _pool_fields(pool) -> dict:

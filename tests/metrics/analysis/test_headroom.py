@@ -18,6 +18,7 @@ from metrics.analysis import matching
 from metrics.errors import MetricsError
 from metrics.ranking import rank
 from tests.metrics.analysis.lists import qrels_of, run_of
+from tests.metrics.threads import force_threads
 
 LEGAL = Path(__file__).resolve().parents[3] / "ndcg_lab" / "sample_data" / "legal"
 
@@ -268,8 +269,34 @@ def test_docno_codes_read_as_numbers_only_where_the_numbers_are_the_strings(case
     assert hr.rank_in(b, a).tolist() == _where_by_hand(b, a)
 
 
+GROUPED = {**{case: docs for case, (docs, _) in NUMBERED.items()},
+           "two prefixes, one per run": ["D7", "D70", "D0", "E7", "E12"],
+           "a prefix in the second run only": ["7", "70", "0", "D7", "D12"]}
+
+
+@pytest.mark.parametrize("case", [*GROUPED, "an empty run"])
+@pytest.mark.parametrize("threads", [False, True])
+def test_docno_codes_read_a_run_at_a_time_are_those_of_all_runs_at_once(case, threads, monkeypatch):
+    """Two runs' docno numbers read apart (the first beside the second, with ``threads``) give the
+    codes, prefix and dictionary of one reading of both: the first run three rows in two chunks,
+    the second two rows, or none."""
+    docs = GROUPED.get(case, GROUPED["one prefix"])
+    started = force_threads(monkeypatch) if threads else []
+    second = docs[3:] if case != "an empty run" else []
+    chunks = [pa.array(docs[:2]), pa.array(docs[2:3]), pa.array(second, pa.string())]
+    whole, apart = codes_module.encode(chunks), codes_module.encode(chunks, groups=[2, 1])
+    assert apart.codes.tolist() == whole.codes.tolist() and apart.codes.dtype == whole.codes.dtype
+    assert apart.prefix == whole.prefix
+    assert (apart.dictionary is None) == (whole.dictionary is None)
+    if whole.dictionary is not None:
+        assert apart.dictionary.equals(whole.dictionary)
+    assert started.count("first_half") == (threads and case != "an empty run")
+
+
 @pytest.mark.parametrize("numbered", [True, False])
-def test_rank_in_of_random_lists_matches_the_strings(numbered):
+@pytest.mark.parametrize("threads", [False, True])
+def test_rank_in_of_random_lists_matches_the_strings(numbered, threads, monkeypatch):
+    started = force_threads(monkeypatch) if threads else []
     rng = np.random.default_rng(7)
     pool = [str(n) if numbered else f"doc-{n}x" for n in rng.choice(10**9, size=60, replace=False)]
     qids = [f"q{i}" for i in range(12)]
@@ -278,6 +305,7 @@ def test_rank_in_of_random_lists_matches_the_strings(numbered):
     a, b = (rank(run_of(lists_, name), qrels, missing="zero") for lists_, name in zip(lists, "ab"))
     assert hr.rank_in(a, b).tolist() == _where_by_hand(a, b)
     assert hr.rank_in(b, a).tolist() == _where_by_hand(b, a)
+    assert started.count("first_half") == threads   # the first run's docnos read beside the second's
 
 
 @pytest.mark.parametrize("numbered", [True, False])
@@ -301,11 +329,15 @@ def test_rank_in_of_lists_of_the_same_documents_pairs_both_ways(numbered):
 
 @pytest.mark.parametrize("numbered", [True, False])
 @pytest.mark.parametrize("change", ["top", "outsider", "twice"])
-def test_rank_in_of_a_re_ranked_top_pairs_only_the_rows_that_moved(numbered, change, monkeypatch):
+@pytest.mark.parametrize("threads", [False, True])
+def test_rank_in_of_a_re_ranked_top_pairs_only_the_rows_that_moved(numbered, change, threads, monkeypatch):
     """The top few of each list re-ranked, the rest kept in place (queries of any length, one empty):
     only the moved rows are sorted and paired, both directions at once, each equal to the strings'
     answer. A document from outside the first stage among the moved rows, or one listed twice in
-    the first stage, is not a permutation: the answer comes from the search, as before."""
+    the first stage, is not a permutation: the answer comes from the search, as before. With
+    ``threads``, the searched list's keys are sorted on a second thread while the moved rows are
+    paired."""
+    started = force_threads(monkeypatch) if threads else []
     calls = []
     monkeypatch.setattr(matching, "_paired_moved", lambda *args: calls.append(1) or _PAIRED_MOVED(*args))
     rng = np.random.default_rng({"top": 3, "outsider": 5, "twice": 9}[change])
@@ -328,6 +360,7 @@ def test_rank_in_of_a_re_ranked_top_pairs_only_the_rows_that_moved(numbered, cha
     x, y = (a, b) if change == "twice" else (b, a)   # y, the list searched, lists each document once
     assert hr.rank_in(x, y).tolist() == _where_by_hand(x, y)
     assert calls == [1]
+    assert started.count("sorted_b") == threads
     kept = matching._pair_where.get((id(y), id(x)))   # the other direction, kept when paired
     assert (kept is not None) == (change == "top")
     assert hr.rank_in(y, x).tolist() == _where_by_hand(y, x)
