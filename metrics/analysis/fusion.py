@@ -79,6 +79,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import io
+from ..beside import beside
 from ..errors import MetricsError
 from ..ranking import canonical_order, offsets_of, positions
 from .fusion_kernels import Pool, combine, positive_int, prepare
@@ -250,8 +251,10 @@ def _emit(pool: Pool, scores: np.ndarray, name: str, keep: int | None, recipe: R
         cut = rank <= keep
         order, qcode, scores, rank = order[cut], qcode[cut], scores[cut], rank[cut]
     n = len(order)
+    qids = beside(n, pool.qids.take, pa.array(qcode))   # the two columns of strings taken at once
+    docnos = pool.group_docno.take(pa.array(order))
     table = pa.table({
-        "qid": pool.qids.take(pa.array(qcode)), "docno": pool.group_docno.take(pa.array(order)),
+        "qid": qids.result(), "docno": docnos,
         "score": pa.array(scores, pa.float64()), "rank": pa.array(rank, pa.int64()),
         "tag": pa.repeat(pa.scalar(name, pa.string()), n)}).cast(io.RUN_SCHEMA)
     return io.Run(table, name, f"fusion:{recipe.method}", recipe.digest, _findings(pool, qcode, scores))

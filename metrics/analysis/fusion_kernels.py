@@ -259,7 +259,13 @@ def _sum(pool: Pool, value: np.ndarray) -> np.ndarray:
     candidate are sorted first.
     """
     if pool.n_inputs <= 2:
-        return np.bincount(pool.group, weights=value, minlength=pool.n_groups)
+        # the first input's rows on a second thread: its sums and the second's, each from 0.0, add
+        # to the one bincount's (0.0 + x) + y, -0.0 included (0.0 + -0.0 is 0.0 either way)
+        split = int(pool.per_input[0].sum())   # the pool's rows come input by input
+        first = beside(split, np.bincount, pool.group[:split], weights=value[:split], minlength=pool.n_groups)
+        second: np.ndarray = np.bincount(pool.group[split:], weights=value[split:], minlength=pool.n_groups)
+        second += first.result()
+        return second
     ordered = _by_group(pool, value)
     ordered[np.isinf(ordered)] = 0.0
     out = np.zeros(pool.n_groups)

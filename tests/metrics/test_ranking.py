@@ -8,6 +8,7 @@ import pytest
 from metrics import io
 from metrics.errors import MetricsError
 from metrics.ranking import canonical_order, offsets_of, positions, rank
+from tests.metrics.threads import force_threads
 
 
 def test_canonical_order_breaks_ties_by_docno_descending():
@@ -62,10 +63,13 @@ def test_canonical_order_of_every_layout_is_its_definition(layout, ties):
 
 
 @pytest.mark.parametrize("nan", [False, True])
-def test_canonical_order_of_distinct_docnos_by_an_unstable_sort_is_the_same(nan):
+@pytest.mark.parametrize("threads", [False, True])
+def test_canonical_order_of_distinct_docnos_by_an_unstable_sort_is_the_same(nan, threads, monkeypatch):
     """``distinct`` (a fused run: one row per document) sorts each query's block by an unstable sort;
     with ties in the scores (broken by docno) and NaN scores (never ties: the stable sort then) the
-    order is the definition's, as without it."""
+    order is the definition's, as without it. With ``threads`` the first half of the blocks is
+    sorted on a second thread."""
+    started = force_threads(monkeypatch) if threads else []
     rng = np.random.default_rng(17 + nan)
     sizes = rng.integers(30, 120, size=25)
     qcode = np.repeat(np.arange(25), sizes)
@@ -77,6 +81,7 @@ def test_canonical_order_of_distinct_docnos_by_an_unstable_sort_is_the_same(nan)
     assert np.asarray(order).tolist() == np.asarray(canonical_order(qcode, score, docno)).tolist()
     if not nan:
         assert np.asarray(order).tolist() == _canonical_by_hand(qcode, score, docno, True)
+    assert started == ["sorted_blocks"] * 2 * threads   # with and without distinct
 
 
 def test_positions_restart_in_every_segment():

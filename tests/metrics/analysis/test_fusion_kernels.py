@@ -219,6 +219,26 @@ def test_narrow_codes_give_the_values_of_int64_codes():
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (method, norm)
 
 
+@pytest.mark.parametrize("inputs", [2, 3])
+def test_every_method_gives_the_same_bits_with_its_sums_on_two_threads(inputs, monkeypatch):
+    """With two inputs a candidate's sum is one bincount, each input's rows on its own thread and
+    the two sums added: the same bits as one bincount of every row, for every method and
+    normalisation, with signed zeros and repeated values among the scores."""
+    rng = np.random.default_rng(inputs)
+    runs = {f"r{i}": {f"q{q:02d}": {f"d{d}": float(rng.integers(-4, 5)) / 4 or -0.0
+                                    for d in rng.choice(60, 40, replace=False)} for q in range(30)}
+            for i in range(inputs)}
+    pool = prepare(runs)
+    cases = [(m, None) for m in ("rrf", "isr", "bordafuse", "condorcet")]
+    cases += [(m, n) for m in ("combsum", "combmnz", "combmax", "combmin", "combanz", "combmed")
+              for n in ("none", "minmax", "zscore", "sum", "rank")]
+    inline = {case: combine(pool, case[0], k=7, norm=case[1]) for case in cases}
+    started = force_threads(monkeypatch)
+    for method, norm in cases:
+        assert combine(pool, method, k=7, norm=norm).tobytes() == inline[method, norm].tobytes(), (method, norm)
+    assert ("bincount" in started) == (inputs == 2)
+
+
 @pytest.mark.parametrize("n", [0, 1, 7, 5000])
 @pytest.mark.parametrize("top", [50, 2**50 - 1, 2**62])   # keys and rows in 63 bits, up to 2**50 at 5000 rows
 @pytest.mark.parametrize("threads", [False, True])
