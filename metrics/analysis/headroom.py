@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import io
+from ..beside import beside
 from ..errors import MetricsError
 from ..evaluation import means
 from ..measures import gain_of, parse
@@ -387,13 +388,16 @@ def _summary(per_query: pd.DataFrame, kept: pd.DataFrame, m: str, recall: str, *
     """The means (the engine's, ``kept``) and what is derived from them, with bootstrap intervals."""
     mean_f, mean_o, mean_r = (float(kept.loc[s, m]) for s in ("first", "oracle", "reranked"))
     values = per_query[["first", "oracle", "reranked"]].to_numpy(dtype=np.float64)
+    share = per_query["share"].to_numpy(dtype=np.float64)
+    defined = share[np.isfinite(share)]
+    # the per-query shares' interval resamples its own queries: on a second thread beside the means'
+    query_share_ci = beside(len(defined) * resamples, bootstrap_ci, defined, resamples=resamples, seed=seed,
+                            level=level) if len(defined) else None
     boot = bootstrap_means(values, resamples=resamples, seed=seed)   # one set of resamples for both ratios
     tail = (1.0 - level) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         boot_share = (boot[:, 2] - boot[:, 0]) / (boot[:, 1] - boot[:, 0])
         boot_relative = (boot[:, 2] - boot[:, 0]) / boot[:, 0]
-    share = per_query["share"].to_numpy(dtype=np.float64)
-    defined = share[np.isfinite(share)]
     relative = (mean_r - mean_f) / mean_f if mean_f > 0 else float("nan")
     return {
         "queries": len(per_query), "recall": float(kept.loc["first", recall]),
@@ -401,8 +405,8 @@ def _summary(per_query: pd.DataFrame, kept: pd.DataFrame, m: str, recall: str, *
         "relative": relative, "relative_ci": _interval(boot_relative, tail),
         "share": _share_of(mean_r - mean_f, mean_o - mean_f), "share_ci": _interval(boot_share, tail),
         "defined": int(len(defined)), "query_share": float(defined.mean()) if len(defined) else float("nan"),
-        "query_share_ci": (tuple(bootstrap_ci(defined, resamples=resamples, seed=seed, level=level))
-                           if len(defined) else (float("nan"), float("nan"))),
+        "query_share_ci": (tuple(query_share_ci.result()) if query_share_ci is not None
+                           else (float("nan"), float("nan"))),
         "seed": seed, "resamples": resamples, "level": level,
     }
 

@@ -61,14 +61,15 @@ def _source_codes(source_a, source_b) -> tuple[np.ndarray, np.ndarray]:
 
 
 def docno_codes(a: Ranked, b: Ranked) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of the docnos of ``a`` and ``b``, row by row (equal codes, equal strings). One
-    pass over the two runs' docno columns (:func:`_source_codes`, kept for the pair), taken at the
-    rankings' rows; the strings themselves are never gathered into ranked order."""
+    """Integer codes of the docnos of ``a`` and ``b``, row by row (equal codes, equal strings; int32
+    where they fit, and then the kept arrays themselves: read, never written). One pass over the two
+    runs' docno columns (:func:`_source_codes`, kept for the pair), taken at the rankings' rows; the
+    strings themselves are never gathered into ranked order."""
     column_a, column_b = a.docnos(), b.docnos()
     codes_a, codes_b = _source_codes(column_a.source, column_b.source)
     rows_a = codes_a if column_a.rows is None else codes_a[column_a.rows]
     rows_b = codes_b if column_b.rows is None else codes_b[column_b.rows]
-    return rows_a.astype(np.int64), rows_b.astype(np.int64)
+    return rows_a, rows_b
 
 
 PAIR_WHERE_KEPT = 2
@@ -135,7 +136,7 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
     """:func:`rank_in` (a, b) from the codes; whether ``b`` lists each document once per query; and
     :func:`rank_in` (b, a) when it comes for free (else None): when every query of ``a`` lists the
     same documents as ``b``'s, each once (a re-ranking of the whole of its first stage)."""
-    code_a, code_b = (np.asarray(c, dtype=np.int64) for c in codes)
+    code_a, code_b = (np.asarray(c) for c in codes)   # int32 where they fit: keys widen them as they are built
     if not len(code_a) or not len(code_b):
         return np.full(len(code_a), -1, dtype=np.int64), True, None
     width = int(max(code_a.max(), code_b.max())) + 1
