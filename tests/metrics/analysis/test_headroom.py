@@ -172,6 +172,19 @@ def test_legal_interval_is_seeded(legal):
     assert other.summary["share_ci"] != legal.summary["share_ci"] and other.summary["seed"] == 1
 
 
+def test_legal_summary_is_the_same_with_the_shares_interval_on_a_second_thread(legal, monkeypatch):
+    """The per-query shares' interval draws its own resamples beside the means' (on a second thread
+    for a large bootstrap, forced here): every value of the summary is the same, and that interval
+    is the percentile bootstrap of the defined shares."""
+    started = force_threads(monkeypatch)
+    again = hr.headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", measure="nDCG@10")
+    assert "bootstrap_ci" in started
+    assert again.summary == legal.summary   # no NaN in the legal summary: == compares every value
+    share = legal.per_query["share"].to_numpy()
+    defined = share[np.isfinite(share)]
+    assert legal.summary["query_share_ci"] == metrics.stats.bootstrap_ci(defined)
+
+
 def test_legal_oracle_matches_pytrec_eval(legal):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrels = metrics.read_qrels(LEGAL / "qrels.txt")
