@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -132,36 +131,35 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     qids = _as_array(pc.unique(pa.chunked_array([i.qids for i in inputs], type=pa.string())))
     qids = qids.take(pc.sort_indices(qids))
     n_q = len(qids)
-    cols: dict[str, list[Any]] = {"source": [], "qcode": [], "rank": [], "score": [], "rows": []}
-    per_input = np.zeros((len(inputs), n_q), dtype=np.int64)
     query_type, source_type = code_type(n_q), code_type(len(inputs))
-    docnos, base = [], 0
+    per_input = np.zeros((len(inputs), n_q), dtype=np.int64)
+    blocks = []
     for i, one in enumerate(inputs):
         block = pc.index_in(one.qids, value_set=qids).to_numpy(zero_copy_only=False).astype(query_type)
         if np.any(block[1:] <= block[:-1]):   # a ranking's queries come in the order of their ids
             raise MetricsError(f"{one.name}: its queries are not in the order of their ids",
                                fix="give the run itself, or its ranking by metrics.ranking.rank")
-        qcode = np.repeat(block, one.lengths)
-        counts = np.zeros(n_q, dtype=np.int64)
-        counts[block] = one.lengths
-        offsets = offsets_of(counts)
-        rank = positions(offsets)
-        rank += 1
-        rank = rank.astype(code_type(int(counts.max(initial=0))), copy=False)
-        rows = np.arange(len(qcode), dtype=np.int64) if one.rows is None else np.asarray(one.rows, dtype=np.int64)
-        score = one.score
-        if depth is not None and counts.max(initial=0) > depth:
-            cut = rank <= depth
-            qcode, score, rank, rows = qcode[cut], score[cut], rank[cut], rows[cut]
-            counts = np.minimum(counts, depth)
-        per_input[i] = counts
-        cols["source"].append(np.full(len(qcode), i, dtype=source_type))
-        for name, value in (("qcode", qcode), ("rank", rank), ("score", score), ("rows", rows + base)):
-            cols[name].append(value)
-        docnos += one.docnos
-        base += sum(len(chunk) for chunk in one.docnos)
-    qcode = np.concatenate(cols.pop("qcode"))
-    rows = np.concatenate(cols.pop("rows"))
+        per_input[i, block] = one.lengths if depth is None else np.minimum(one.lengths, depth)
+        blocks.append(block)
+    # the pool's rows, input by input, each input's written into its part by :func:`_fill` (a half
+    # of the inputs on a second thread); the types are those of the inputs' own arrays concatenated
+    starts = offsets_of(per_input.sum(axis=1))
+    n = int(starts[-1])
+    source = np.empty(n, dtype=source_type)
+    qcode = np.empty(n, dtype=query_type)
+    rank = np.empty(n, dtype=code_type(max(int(one.lengths.max(initial=0)) for one in inputs)))
+    score = np.empty(n, dtype=np.result_type(*(one.score.dtype for one in inputs)))
+    rows = np.empty(n, dtype=np.int64)   # into the inputs' docno chunks, concatenated
+    bases = offsets_of(np.array([sum(len(chunk) for chunk in one.docnos) for one in inputs], dtype=np.int64))
+    parts = [(inputs[i], blocks[i], depth, i, int(bases[i]),
+              *(column[starts[i]:starts[i + 1]] for column in (source, qcode, rank, score, rows)))
+             for i in range(len(inputs))]
+    half = len(inputs) // 2
+    early = beside(int(starts[half]), _fill_all, parts[:half])
+    _fill_all(parts[half:])
+    early.result()
+    del parts
+    docnos = [chunk for one in inputs for chunk in one.docnos]
     coded = encode(docnos, groups=[len(one.docnos) for one in inputs])   # the inputs' numbers read two at once
     n_docs = int(coded.codes.max(initial=0)) + 1
     if n_q * n_docs >= 2**62:   # numbers too large for one int64 key: a dictionary's codes, below the rows
@@ -180,11 +178,40 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     lacking = (per_input == 0).any(axis=0)
     return Pool(
         names=[i.name for i in inputs], digests=[i.digest for i in inputs], depth=depth, qids=qids,
-        source=np.concatenate(cols["source"]), qcode=qcode,
-        rank=np.concatenate(cols["rank"]),
-        score=np.concatenate(cols["score"]), group=group.astype(code_type(len(group_qcode)), copy=False),
+        source=source, qcode=qcode, rank=rank, score=score, group=group.astype(code_type(len(group_qcode)), copy=False),
         group_qcode=group_qcode, group_docno=group_docno, query_offsets=query_offsets,
         per_input=per_input, partial=qids.filter(pa.array(lacking)).to_pylist())
+
+
+def _fill_all(parts: list) -> None:
+    for part in parts:
+        _fill(*part)
+
+
+def _fill(one: _Input, block: np.ndarray, depth: int | None, index: int, base: int, source: np.ndarray,
+          qcode: np.ndarray, rank: np.ndarray, score: np.ndarray, rows: np.ndarray) -> None:
+    """Input ``index``'s rows of the pool, into the given parts of its columns: its first ``depth``
+    documents of every query (all without a depth), with their query codes (``block``: one per
+    query of the input), 1-based ranks, scores and rows in the docno chunks of every input (its
+    own from ``base``)."""
+    lengths = one.lengths
+    cut = None
+    if depth is not None and lengths.max(initial=0) > depth:
+        cut = positions(offsets_of(lengths)) < depth
+        lengths = np.minimum(lengths, depth)
+    source[:] = index
+    qcode[:] = np.repeat(block, lengths)
+    positions(offsets_of(lengths), first=1, out=rank)
+    score[:] = one.score if cut is None else one.score[cut]
+    if one.rows is None:
+        if cut is None:
+            rows[:] = np.arange(base, base + len(rows), dtype=np.int64)
+        else:
+            rows[:] = np.flatnonzero(cut)
+            rows += base
+    else:
+        rows[:] = one.rows if cut is None else one.rows[cut]
+        rows += base
 
 
 def code_type(largest: int) -> type[np.signedinteger]:

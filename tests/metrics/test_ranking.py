@@ -88,6 +88,15 @@ def test_positions_restart_in_every_segment():
     assert positions(np.array([0, 3, 3, 5])).tolist() == [0, 1, 2, 0, 1]
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_positions_from_one_into_a_given_array_are_the_ranks(dtype):
+    offsets = np.array([0, 0, 3, 4, 4, 9], dtype=np.int64)
+    out = np.full(9, 99, dtype=dtype)
+    got = positions(offsets, first=1, out=out)
+    assert got is out and got.dtype == dtype and got.tolist() == [1, 2, 3, 1, 1, 2, 3, 4, 5]
+    assert positions(offsets).tolist() == [0, 1, 2, 0, 0, 1, 2, 3, 4]
+
+
 def test_positions_are_the_row_minus_its_segments_first_row():
     """Against the definition, with empty segments anywhere (first, last, several in a row)."""
     rng = np.random.default_rng(3)

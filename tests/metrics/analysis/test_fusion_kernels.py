@@ -269,6 +269,22 @@ def _pool_fields(pool) -> dict:
     return out
 
 
+@pytest.mark.parametrize("depth", [None, 3, 60])
+@pytest.mark.parametrize("inputs", [2, 3])
+def test_a_pool_filled_an_input_per_thread_is_the_same(depth, inputs, monkeypatch):
+    """The inputs' rows are written into the pool's columns a half of the inputs per thread: field
+    for field, types included, the pool of one thread (lists of any length, a query one input
+    lacks, a depth that cuts some lists or none)."""
+    rng = np.random.default_rng(inputs)
+    runs = {f"r{i}": {f"q{q}": {f"d{d}": float(rng.integers(0, 9)) for d in rng.choice(80, int(rng.integers(1, 50)),
+                                                                                      replace=False)}
+                      for q in range(12) if (i, q) != (1, 4)} for i in range(inputs)}
+    inline = _pool_fields(prepare(runs, depth=depth))
+    started = force_threads(monkeypatch)
+    assert _pool_fields(prepare(runs, depth=depth)) == inline
+    assert "_fill_all" in started
+
+
 @pytest.mark.parametrize("depth", [None, 3])
 @pytest.mark.parametrize("docnos", ["d{}", "doc-{}x"])
 def test_a_pool_from_rankings_is_the_pool_from_the_runs(depth, docnos):
