@@ -2,6 +2,9 @@
 the GIL: on two cores an independent step of a large input costs no wall time of its own."""
 from __future__ import annotations
 
+import queue
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 LARGE = 1 << 20
@@ -23,3 +26,54 @@ def beside(rows: int, fn, *args, **kwargs) -> Future:
         return pool.submit(fn, *args, **kwargs)
     finally:
         pool.shutdown(wait=False)   # the thread ends after this one task
+
+
+AHEAD = 4
+"""Items :func:`ahead` makes before the caller takes them (each a block of a few hundred KB)."""
+
+
+def ahead(rows: int, make: Callable[[], Iterator]) -> Iterator:
+    """The items of ``make()``, in order, made on a second thread up to :data:`AHEAD` items ahead of
+    the caller when ``rows`` is at least :data:`LARGE` (else made here, as the caller asks): one
+    thread makes the next block (a seeded generator's draws, which release the GIL) while the
+    caller uses the last. ``make()`` runs on that one thread only, so a generator it holds is
+    never shared. Its error is raised here, at its place in the items; a caller that stops early
+    (closes the iterator, or drops it) stops the thread within a tenth of a second."""
+    if rows < LARGE:
+        yield from make()
+        return
+    made: queue.Queue = queue.Queue(maxsize=AHEAD)
+    stop = threading.Event()
+    done = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                made.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in make():
+                if not put((True, item)):
+                    return
+            put((True, done))
+        except BaseException as exc:   # raised again in the caller's thread, in its place
+            put((False, exc))
+
+    worker = threading.Thread(target=produce, name="ndcg-lab-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            ok, item = made.get()
+            if not ok:
+                raise item
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()

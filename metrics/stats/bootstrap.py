@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..beside import ahead
 from ..errors import MetricsError
 from .common import (
     DEFAULT_LEVEL,
@@ -31,11 +32,16 @@ def resample_chunks(n_queries: int, resamples: int, seed: int = DEFAULT_SEED) ->
     """
     if n_queries < 1:
         raise MetricsError("bootstrap over zero queries", fix="evaluate at least one query")
-    rng = np.random.default_rng(seed)
     rows = int(np.clip(_RESAMPLE_BLOCK // n_queries, 1, resamples))
-    for start in range(0, resamples, rows):
-        size = min(rows, resamples - start)
-        picks = rng.integers(0, n_queries, size=(size, n_queries))
+    sizes = [min(rows, resamples - start) for start in range(0, resamples, rows)]
+
+    def draws() -> Iterator[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        for size in sizes:
+            yield rng.integers(0, n_queries, size=(size, n_queries))
+
+    # the next blocks are drawn on a second thread while this one counts the last (the same draws)
+    for size, picks in zip(sizes, ahead(n_queries * resamples, draws)):
         picks += np.arange(size)[:, None] * n_queries
         yield np.bincount(picks.ravel(), minlength=size * n_queries).reshape(size, n_queries).astype(np.float64)
 

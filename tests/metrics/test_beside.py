@@ -4,11 +4,14 @@ path is forced here with ``LARGE = 0`` on small generated runs, and counted, so 
 is not taken."""
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
 import metrics.beside
-from metrics import io
+from metrics import io, stats
 from metrics.ranking import rank
 from tests.metrics.threads import force_threads
 
@@ -75,3 +78,59 @@ def test_beside_gives_the_value_or_the_error_inline_and_threaded(threaded):
     with pytest.raises(ZeroDivisionError):
         metrics.beside.beside(3, lambda: 1 / 0).result()
     assert len(threaded) == 2
+
+
+def _ahead_threads() -> int:
+    return sum(t.name == "ndcg-lab-ahead" for t in threading.enumerate())
+
+
+def _blocks(n: int, fail_at: int | None = None):
+    def make():
+        for i in range(n):
+            if i == fail_at:
+                raise ValueError(f"block {i}")
+            yield np.full(3, i)
+    return make
+
+
+@pytest.mark.parametrize("rows", [10, 10**9])   # made here, and made ahead on a second thread
+def test_ahead_gives_the_items_in_order_and_the_error_in_its_place(rows):
+    before = _ahead_threads()
+    items = metrics.beside.ahead(rows, _blocks(3 * metrics.beside.AHEAD))
+    first = next(items)
+    assert _ahead_threads() == before + (rows > metrics.beside.LARGE)
+    assert [first.tolist(), *(x.tolist() for x in items)] == [[i] * 3 for i in range(3 * metrics.beside.AHEAD)]
+    assert _ahead_threads() == before
+    got = []
+    with pytest.raises(ValueError, match="block 5"):
+        for x in metrics.beside.ahead(rows, _blocks(9, fail_at=5)):
+            got.append(int(x[0]))
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_ahead_stops_its_thread_when_the_caller_stops_early():
+    before = _ahead_threads()
+    items = metrics.beside.ahead(10**9, _blocks(10**6))   # more than it may make ahead: it waits
+    assert int(next(items)[0]) == 0
+    time.sleep(0.2)
+    assert _ahead_threads() == before + 1
+    items.close()
+    assert _ahead_threads() == before
+
+
+def test_bootstrap_draws_made_ahead_are_the_draws_made_here(monkeypatch):
+    """The seeded resamples drawn on a second thread, a few blocks ahead, are the ones drawn in the
+    caller's thread: the same means, intervals and p-values to the bit."""
+    rng = np.random.default_rng(4)
+    values, diffs = rng.random((300, 3)), rng.normal(size=(300, 2))
+    here = (stats.bootstrap_means(values, resamples=700, seed=9),
+            stats.bootstrap_pvalues(diffs, resamples=700, seed=9))
+    monkeypatch.setattr(metrics.beside, "LARGE", 0)
+    spawned = []
+    real = metrics.beside.threading.Thread
+    monkeypatch.setattr(metrics.beside.threading, "Thread",
+                        lambda *a, **k: spawned.append(k.get("name")) or real(*a, **k))
+    ahead = (stats.bootstrap_means(values, resamples=700, seed=9),
+             stats.bootstrap_pvalues(diffs, resamples=700, seed=9))
+    assert spawned.count("ndcg-lab-ahead") == 2   # the module is threading itself: count only these
+    assert all(np.array_equal(x, y) for x, y in zip(here, ahead))
