@@ -8,12 +8,16 @@ never on widget objects.
 from __future__ import annotations
 
 import itertools
+import threading
+from concurrent.futures import Future
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 import metrics
 from metrics.analysis import bands as bands_analysis
 from metrics.analysis import headroom as headroom_analysis
+from metrics.beside import beside
 from metrics.report.figures import curves as figures
 from metrics.report.figures import explain as fx
 from metrics.report.text import format_p
@@ -89,6 +93,22 @@ def bands(sel: state.Selection, a: str, b: str, *, k: int, edges) -> bands_analy
     return _bands(sel.scope, sel.collection, sel.qrels_digest, (a, known[a]), (b, known[b]), int(k),
                   tuple(int(e) for e in edges), sel.gain, state.qrels(sel), state.ranked(sel, a, known[a]),
                   state.ranked(sel, b, known[b]))
+
+
+def bands_soon(sel: state.Selection, a: str, b: str, *, k: int, edges) -> Future:
+    """:func:`bands` as a future: for two large runs started on a second thread that carries this
+    script run's context (its caches are the page's), so that the page computes its headroom
+    meanwhile; for small ones computed here at once. ``.result()`` gives the bands or raises their
+    error."""
+    known = digests(sel)
+    rows = int(state.ranked(sel, a, known[a]).offsets[-1]) + int(state.ranked(sel, b, known[b]).offsets[-1])
+    ctx = get_script_run_ctx()
+
+    def in_this_run() -> bands_analysis.Bands:
+        add_script_run_ctx(threading.current_thread(), ctx)
+        return bands(sel, a, b, k=k, edges=edges)
+
+    return beside(rows, in_this_run)
 
 
 MISSING = "—"

@@ -12,6 +12,7 @@ from metrics.analysis import explain
 from metrics.analysis.bands import bands
 from metrics.analysis.headroom import headroom
 from tests.conftest import assert_ok
+from tests.metrics.threads import force_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
@@ -40,6 +41,24 @@ def test_detected_pair_and_the_librarys_share(page):
     split = bands(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", gain="exp")
     by_band = [t.value for t in page.table if list(t.value.columns) == ["B − A"]][0]
     assert by_band["B − A"].tolist() == [f"{v:+.4f}" for v in split.means("band")]
+
+
+def test_the_bands_computed_beside_the_headroom_are_the_librarys(open_app, shared_home, monkeypatch):
+    """For large runs the rank bands are computed on a second thread, in the script run's context,
+    while the page computes the headroom (forced here for the sample): the page shows the same
+    bands and headroom, and a bad band edge is still said in the page."""
+    started = force_threads(monkeypatch)
+    at = open_app("views/where.py", home=shared_home)
+    assert "in_this_run" in started
+    expected = headroom(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", measure=NDCG10)
+    assert _metric(at, "Share of the headroom reached") == f"{100 * expected.summary['share']:.1f}%"
+    split = bands(LEGAL / "qrels.txt", LEGAL / "bm25.run", LEGAL / "bm25_ce.run", gain="exp")
+    by_band = [t.value for t in at.table if list(t.value.columns) == ["B − A"]][0]
+    assert by_band["B − A"].tolist() == [f"{v:+.4f}" for v in split.means("band")]
+    at.text_input(key="where_edges").set_value("3,ten").run()
+    assert_ok(at)
+    assert [e.value for e in at.error] == ["Band edges are whole numbers separated by commas, e.g. 3,10,20,100."]
+    assert _metric(at, "Share of the headroom reached") == f"{100 * expected.summary['share']:.1f}%"
 
 
 def test_a_pair_that_is_no_reranking_can_be_declared_one(page):
