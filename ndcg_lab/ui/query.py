@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
 from metrics.analysis import querytext
+from metrics.report import export
 from metrics.report.figures import curves as figures
 from metrics.report.figures import querytext as fq
 from metrics.report.figures.explain import grade_color, text_color
 from ndcg_lab.ui import state
 from ndcg_lab.ui.charts import plotly_chart
+from ndcg_lab.ui.tables import first_rows
 from ndcg_lab.ui.text import md, plain_frame
 
 CHIP_STYLE = ("display:inline-block;min-width:1.6em;padding:0 .35em;margin-right:.35em;border-radius:.6em;"
@@ -195,7 +198,14 @@ def text_section(sel, scores: pd.DataFrame, measure: str, shown: list, *, inferr
         per_system, unique = overlap(sel, tuple(shown), int(k), inferred)
         st.markdown(f"**Documents retrieved by only one system** in the top {int(k)} (systems side by side above)")
         st.dataframe(per_system, width="stretch", key="qt_overlap")
-        st.dataframe(unique, hide_index=True, width="stretch", key="qt_unique")
+        shown_unique, more = first_rows(unique, "by system, query and rank")
+        if more:   # thousands of queries: megabytes a visit would send; the CSV (made on a click) holds all
+            st.caption(f"{more} The CSV holds all {len(unique):,}.")
+            st.download_button(f"All {len(unique):,} (CSV)",
+                               partial(export.to_csv, unique.set_index("system"), {"top_k": int(k)}),
+                               file_name=f"unique-top-{int(k)}-{sel.collection}.csv", mime="text/csv",
+                               key="qt_unique_csv")
+        st.dataframe(shown_unique, hide_index=True, width="stretch", key="qt_unique")
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=state.CACHE_TTL, hash_funcs=state.HASH_FUNCS)

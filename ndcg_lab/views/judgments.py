@@ -9,6 +9,7 @@ from metrics.report.figures import judgments as jfig
 from ndcg_lab.ui import curves, paths, state
 from ndcg_lab.ui import judgments as ju
 from ndcg_lab.ui.charts import plotly_chart
+from ndcg_lab.ui.tables import first_rows
 from ndcg_lab.ui.text import md, plain_frame
 
 st.header("Judgments")
@@ -93,9 +94,10 @@ with tab_unjudged:
         who = c1.selectbox("System", [ju.POOLED, *sel.system_names], key="todo_system")
         depth = int(c2.number_input("Top k", min_value=1, max_value=1000, value=10, step=1, key="todo_depth"))
         todo = ju.todo(sel, who, depth)
+        shown_todo, more = first_rows(todo, "the highest ranked; the template below holds them all")
         st.caption(f"{len(todo):,} unjudged (query, document) pairs in the top {depth} of "
-                   f"{'any selected system' if who == ju.POOLED else md(who)}, highest ranked first.")
-        st.dataframe(ju.with_titles(todo, docs, topics), hide_index=True, width="stretch", placeholder="",
+                   f"{'any selected system' if who == ju.POOLED else md(who)}, highest ranked first. {more}")
+        st.dataframe(ju.with_titles(shown_todo, docs, topics), hide_index=True, width="stretch", placeholder="",
                      column_config=ju.RANKS_COLUMN)
         template = ju.todo_template(
             sel, who, depth, note=f"collection {sel.collection}; unjudged documents in the top {depth} of "

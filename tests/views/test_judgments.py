@@ -191,3 +191,21 @@ def test_the_data_page_marks_the_baseline_when_none_was_stored(open_app, tmp_pat
     assert baseline_box(at).value == "dense"
     runs = next(t.value for t in at.table if "sha256" in t.value.columns)
     assert list(runs["name"]) == ["dense (baseline)", "bm25"]
+
+
+def test_a_long_to_do_list_shows_its_first_rows_and_the_template_holds_them_all(open_app, downloads, monkeypatch):
+    """Past :data:`ndcg_lab.ui.tables.SHOWN_ROWS` pairs (set to 4 here: 7M-line runs have about
+    100,000 in their top 10) the list shows the highest ranked ones and says so; the judging
+    template still holds every pair."""
+    import ndcg_lab.ui.tables
+
+    monkeypatch.setattr(ndcg_lab.ui.tables, "SHOWN_ROWS", 4)
+    at = open_app(PAGE)
+    assert not at.exception, at.exception
+    (caption,) = [c.value for c in at.caption if "unjudged (query, document) pairs" in c.value]
+    total = int(caption.split(" ", 1)[0].replace(",", ""))
+    assert total > 4 and f"The first 4 of {total:,} are shown (the highest ranked" in caption
+    (todo,) = [d.value for d in at.dataframe if "docno" in d.value.columns and len(d.value) == 4]
+    template = next(data for data, _m, name in downloads if name.startswith("judging-legal")).decode()
+    pairs = {tuple(line.split()[::2]) for line in template.splitlines() if line and not line.startswith("#")}
+    assert len(pairs) == total and {tuple(p) for p in todo[["qid", "docno"]].astype(str).to_numpy()} < pairs

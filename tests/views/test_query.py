@@ -115,3 +115,20 @@ def test_query_text_section(app, board):
         holders += [s] if row["docno"] in set(q["docno"]) else []
     assert holders == [row["system"]]
     assert np.isfinite(_frame(at, "qt_overlap")["unique"]).all()
+
+
+def test_a_long_list_of_unique_documents_shows_its_first_rows_and_downloads_them_all(app, monkeypatch):
+    """Past :data:`ndcg_lab.ui.tables.SHOWN_ROWS` rows (set to 5 here: 7M-line runs have 125,548)
+    the page shows the first rows, says so, and offers them all as CSV."""
+    import ndcg_lab.ui.tables
+
+    at = app.switch_page("views/query.py").run()
+    whole = _frame(at, "qt_unique")
+    assert len(whole) > 5 and not [b for b in at.get("download_button") if "qt_unique_csv" in b.proto.id]
+    monkeypatch.setattr(ndcg_lab.ui.tables, "SHOWN_ROWS", 5)
+    at.run()
+    assert not at.exception, at.exception
+    assert _frame(at, "qt_unique").equals(whole.iloc[:5])
+    assert any(f"The first 5 of {len(whole):,} are shown" in c.value and f"CSV holds all {len(whole):,}" in c.value
+               for c in at.caption)
+    assert [b for b in at.get("download_button") if "qt_unique_csv" in b.proto.id]
