@@ -26,6 +26,8 @@ qrels (a workspace's memory-mapped cache): they are then neither parsed nor orde
 """
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,17 +67,38 @@ GRADE_TABLE = 1 << 16
 """The oracle reads gains from a table of the grades between the lowest and the highest when they
 are at most this far apart (every real qrels), else computes a gain per row."""
 
+REACH_KEPT = 2
+""":func:`reach` results kept (one int32 per re-ranked row, read-only): the page "Where it differs"
+asks for the same pair's in its depth detection and in its headroom."""
+
+_reach_kept: dict[tuple[int, int], tuple] = {}
+_reach_lock = threading.Lock()
+
+
 def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> np.ndarray:
     """Per re-ranked row: the deepest 0-based first-stage position among the re-ranked documents
     at or above it (a document the first stage lacks counts as deeper than any). The input of
     :func:`detect_depth` and :func:`outside_count`, which take it when it is known; ``where`` is
-    :func:`rank_in` (reranked, first) when already known."""
+    :func:`rank_in` (reranked, first) when already known. The last :data:`REACH_KEPT` results are
+    kept for the same two ranking objects while both live (rankings are not changed after they
+    are built), and given read-only."""
+    with _reach_lock:
+        kept = _reach_kept.get((id(first), id(reranked)))
+    if kept is not None and kept[0]() is first and kept[1]() is reranked:
+        return kept[2]
     where = rank_in(reranked, first) if where is None else where
     deepest = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
     where = np.where(where < 0, deepest, where)
     query = np.repeat(np.arange(reranked.n_queries), reranked.lengths)
     shift = query * (deepest + 1)   # queries in increasing blocks: one running max serves them all
-    return np.maximum.accumulate(where + shift) - shift if len(where) else where
+    out = np.maximum.accumulate(where + shift) - shift if len(where) else where
+    out = out.astype(np.int32) if deepest < 2**31 else out   # positions: half the memory kept
+    out.flags.writeable = False
+    with _reach_lock:
+        _reach_kept[(id(first), id(reranked))] = (weakref.ref(first), weakref.ref(reranked), out)
+        while len(_reach_kept) > REACH_KEPT:
+            del _reach_kept[next(iter(_reach_kept))]
+    return out
 
 
 def detect_depth(first: Ranked, reranked: Ranked, deepest: np.ndarray | None = None) -> int | None:

@@ -102,7 +102,11 @@ def test_detection():
     where = hr.rank_in(unrelated, first)
     assert where.tolist() == [-1, 0, 0]
     assert hr.reach(first, unrelated, where).tolist() == [6, 6, 0] and where.tolist() == [-1, 0, 0]
-    assert hr.reach(first, unrelated).tolist() == [6, 6, 0]
+    kept = hr.reach(first, unrelated)
+    assert kept.tolist() == [6, 6, 0] and not kept.flags.writeable
+    assert hr.reach(first, unrelated) is kept   # kept for the pair: the page's detection, then its headroom
+    again = rank(run_of({"q1": ["a", "z"], "q2": ["p"]}, "r"), qrels)   # another ranking: computed anew
+    assert hr.reach(first, again).tolist() == [0, 6, 0]
     with pytest.raises(MetricsError, match="no re-ranking"):
         hr.headroom(qrels, run_of({"q1": ["a"]}, "f"), run_of({"q1": ["z"]}, "r"))
 
