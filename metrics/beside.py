@@ -36,13 +36,20 @@ def ahead(rows: int, make: Callable[[], Iterator]) -> Iterator:
     """The items of ``make()``, in order, made on a second thread up to :data:`AHEAD` items ahead of
     the caller when ``rows`` is at least :data:`LARGE` (else made here, as the caller asks): one
     thread makes the next block (a seeded generator's draws, which release the GIL) while the
-    caller uses the last. ``make()`` runs on that one thread only, so a generator it holds is
-    never shared. Its error is raised here, at its place in the items; a caller that stops early
-    (closes the iterator, or drops it) stops the thread within a tenth of a second."""
+    caller uses the last. A generator's body runs on that one thread only, so a random generator
+    it makes there is never shared (:func:`made_ahead`)."""
     if rows < LARGE:
         yield from make()
         return
-    made: queue.Queue = queue.Queue(maxsize=AHEAD)
+    yield from made_ahead(make(), depth=AHEAD)
+
+
+def made_ahead(items: Iterator, *, depth: int = 1, name: str = "ndcg-lab-ahead", daemon: bool = True) -> Iterator:
+    """``items`` (an iterator) with the next ones produced on a second thread, at most ``depth``
+    ahead, while the caller works on the one in hand. An error of the producer is raised to the
+    caller at the item where it happened; closing the iterator (or dropping it) stops the producer
+    after its current item, within a tenth of a second, and waits for its thread."""
+    made: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
     done = object()
 
@@ -57,14 +64,14 @@ def ahead(rows: int, make: Callable[[], Iterator]) -> Iterator:
 
     def produce() -> None:
         try:
-            for item in make():
+            for item in items:
                 if not put((True, item)):
                     return
             put((True, done))
         except BaseException as exc:   # raised again in the caller's thread, in its place
             put((False, exc))
 
-    worker = threading.Thread(target=produce, name="ndcg-lab-ahead", daemon=True)
+    worker = threading.Thread(target=produce, name=name, daemon=daemon)
     worker.start()
     try:
         while True:

@@ -9,13 +9,13 @@ import contextlib
 import gzip
 import io as _stdio
 import lzma
-import queue
 import threading
 import zlib
 
 import pyarrow as pa
 
 from .. import settings as settings_module
+from ..beside import made_ahead
 from ..errors import MetricsError
 from .lines import DEGENERATE_WINDOW, check_degenerate, check_line_lengths
 from .sniff import compression_of, line_checks_apply, refuse_other_formats
@@ -248,41 +248,9 @@ def read_ahead(blocks):
     """``blocks`` (an iterator) with the next block produced on a second thread while the caller
     works on the one in hand: inflating (zlib, bz2, lzma and zstd release the GIL) overlaps
     parsing. One block waits at most; an error of the producer is raised to the caller at the
-    block where it happened; closing the iterator stops the producer after its current block."""
-    handoff: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                handoff.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            for block in blocks:
-                if not put((True, block)):
-                    return
-            put((True, None))
-        except BaseException as exc:   # handed to the caller's thread, raised there
-            put((False, exc))
-
-    worker = threading.Thread(target=produce, name="ndcg-lab-inflate", daemon=False)
-    worker.start()
-    try:
-        while True:
-            ok, item = handoff.get()
-            if not ok:
-                raise item
-            if item is None:
-                return
-            yield item
-    finally:
-        stop.set()
-        worker.join()
+    block where it happened; closing the iterator stops the producer after its current block
+    (:func:`metrics.beside.made_ahead`)."""
+    return made_ahead(blocks, depth=1, name="ndcg-lab-inflate", daemon=False)
 
 
 def read_path(path, source: str) -> bytes:
