@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ...beside import beside
 from ...errors import MetricsError
 from ...evaluation import TIE_DECIMALS
 from ..agreement import kendall_tau
@@ -88,7 +89,9 @@ def tau_intervals(first, second, kinds: Sequence[str] = tuple(KINDS), *, resampl
     level = check_level(level)
     n, m = a.shape
     draws = np.random.default_rng(seed).integers(0, n, (resamples, n))
-    mean_a, mean_b = _draw_means(a, draws), _draw_means(b, draws)
+    later = beside(draws.size, _draw_means, b, draws)   # the second measure's means on a second thread
+    mean_a = _draw_means(a, draws)
+    mean_b = later.result()
     tail = (1.0 - level) / 2.0
     results = []
     for kind, statistic in zip(kinds, statistics):

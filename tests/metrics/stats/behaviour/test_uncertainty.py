@@ -9,6 +9,7 @@ from scipy import stats as sps
 from metrics.errors import MetricsError
 from metrics.stats.behaviour import distinct_values, tau_interval, tau_intervals, tau_values
 from metrics.stats.behaviour.rankings import tau_ap_symmetric
+from tests.metrics.threads import force_threads
 
 
 def matrices(topics: int, systems: int, noise: float, seed: int):
@@ -53,21 +54,25 @@ def test_tau_interval_by_explicit_resampling_with_ties_and_tau_ap():
 
 
 @pytest.mark.parametrize("block", [1, 108, 2**20])
-def test_tau_intervals_share_their_draws_and_equal_each_interval_alone(monkeypatch, block):
+@pytest.mark.parametrize("threads", [False, True])
+def test_tau_intervals_share_their_draws_and_equal_each_interval_alone(monkeypatch, block, threads):
     """Both kinds from one set of draws, their means a block of draws at a time (one draw of 12
     topics x 3 systems a block; 108 elements, three draws a block, the last of the 301 alone; all
-    at once): each result equals tau_interval alone and the explicit resampling's means to the bit."""
+    at once), the second measure's on a second thread with ``threads``: each result equals
+    tau_interval alone and the explicit resampling's means to the bit."""
     from metrics.stats.behaviour import uncertainty
 
-    monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", block)
     a, b = matrices(12, 3, 0.3, seed=3)
     a[:, 1] = a[:, 0]
+    alone = [tau_interval(a, b, kind, resamples=301, seed=5) for kind in ("tau", "tau_ap")]
+    monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", block)
+    started = force_threads(monkeypatch) if threads else []
     draws = np.random.default_rng(5).integers(0, 12, (301, 12))
     np.testing.assert_array_equal(uncertainty._draw_means(a, draws), np.array([a[i].mean(axis=0) for i in draws]))
     both = tau_intervals(a, b, ("tau", "tau_ap"), resamples=301, seed=5)
-    monkeypatch.setattr(uncertainty, "_DRAW_BLOCK", 2**20)
-    assert both == [tau_interval(a, b, kind, resamples=301, seed=5) for kind in ("tau", "tau_ap")]
+    assert both == alone
     assert [r["kind"] for r in both] == ["tau", "tau_ap"]
+    assert started == ["_draw_means"] * threads
 
 
 def test_tau_over_a_few_systems_takes_a_few_values():
