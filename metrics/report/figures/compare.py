@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 
 from ...errors import MetricsError
 from ..text import shorten
 from . import palette
 from .curves import new_figure, plain, rgba
+from .density import DENSITY_BINS, add_density, unit_range
 
 BETTER = palette.BETTER
 WORSE = palette.WORSE
@@ -31,13 +31,8 @@ MAX_TICK_LABELS = 60
 MAX_MARKS = 1000
 """Beyond this many queries the per-query charts stop drawing one SVG mark per query: the
 differences become a filled step line (one path per sign, hover still names each query) and the
-paired scatter a density of DENSITY_BINS x DENSITY_BINS cells. A browser takes seconds to draw
+paired scatter a density of DENSITY_BINS x DENSITY_BINS cells (:mod:`.density`). A browser takes seconds to draw
 7,000 bars and 7,000 points (MS MARCO dev), and no one can click one bar of 0.1 pixel anyway."""
-DENSITY_BINS = 40
-DENSITY_SCALE = "Blues"
-DENSITY_LIGHTEST = 0.6
-"""The density's colours: plotly's Blues from 0.6 (one query, 3.2:1 on white, WCAG 2.1 1.4.11)
-to 1.0 (the densest cell), darker where more queries fall."""
 
 
 def _require(frame: pd.DataFrame, columns, what: str) -> None:
@@ -100,21 +95,21 @@ def paired_scatter(per_query: pd.DataFrame, *, measure: str, baseline: str, syst
                    tolerance: float = 1e-9) -> go.Figure:
     """Baseline (x) against system (y) per query, with the diagonal y = x: points above it improved.
 
-    Beyond :data:`MAX_MARKS` queries the points become their density (:func:`_density`), under the
+    Beyond :data:`MAX_MARKS` queries the points become their density (:func:`.density.add_density`), under the
     diagonal, and the title counts the queries above, below and on it.
     """
     _require(per_query, ("qid", "baseline", "system", "delta"), "paired_scatter")
     x = per_query["baseline"].to_numpy(dtype=float)
     y = per_query["system"].to_numpy(dtype=float)
-    both = np.concatenate([x, y]) if len(x) else np.array([0.0, 1.0])
-    lo, hi = float(min(both.min(), 0.0)), float(max(both.max(), 1.0 if both.max() <= 1 else both.max()))
+    lo, hi = unit_range(np.concatenate([x, y]))
     fig = new_figure(xaxis_title=f"{baseline}: {measure}", yaxis_title=f"{system}: {measure}", showlegend=False,
                   hovermode="closest", clickmode="event+select")
     fig.update_xaxes(range=[lo - 0.02 * (hi - lo), hi + 0.02 * (hi - lo)])
     fig.update_yaxes(range=[lo - 0.02 * (hi - lo), hi + 0.02 * (hi - lo)], scaleanchor="x", scaleratio=1)
     many = len(x) > MAX_MARKS
     if many:
-        _density(fig, x, y, lo, hi, baseline=baseline, system=system)
+        edges = np.linspace(lo, hi, DENSITY_BINS + 1)
+        add_density(fig, x, y, edges, edges, x_name=plain(baseline), y_name=plain(system))
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="y = x (no change)",
                              line={"color": "#888", "dash": "dash", "width": 1}, hoverinfo="skip"))
     if many:
@@ -130,42 +125,6 @@ def paired_scatter(per_query: pd.DataFrame, *, measure: str, baseline: str, syst
                                      "line": {"width": 0.5, "color": "white"}},
                              customdata=_customdata(per_query), hovertemplate=hover))
     return fig
-
-
-def _density(fig: go.Figure, x: np.ndarray, y: np.ndarray, lo: float, hi: float, *, baseline: str,
-             system: str) -> None:
-    """The paired values as a heatmap of query counts on DENSITY_BINS x DENSITY_BINS equal cells of
-    [lo, hi] (an empty cell left blank), darker where more queries fall, on a log scale of counts."""
-    edges = np.linspace(lo, hi, DENSITY_BINS + 1)
-    counts = np.histogram2d(y, x, bins=[edges, edges])[0].astype(np.int64)   # rows: the system's cells
-    top = int(counts.max())
-    # plotly's colour scales are linear in z: stops at 1, 10, 100, ... and the top count, coloured by
-    # their logarithm, make it a log scale between them
-    ticks = [10 ** i for i in range(int(np.log10(top)) + 1) if 10 ** i < top] + [top] if top > 1 else [1, 2]
-    where = [float(np.log(t) / np.log(ticks[-1])) for t in ticks]
-    colours = plotly.colors.sample_colorscale(DENSITY_SCALE, [DENSITY_LIGHTEST + (1 - DENSITY_LIGHTEST) * w
-                                                              for w in where])
-    scale = [[(t - 1) / (ticks[-1] - 1), c] for t, c in zip(ticks, colours)]
-    centres = (edges[:-1] + edges[1:]) / 2
-    cells = [f"[{a:.3f}, {b:.3f}{']' if i == DENSITY_BINS - 1 else ')'}"
-             for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
-    fig.add_trace(go.Heatmap(
-        x=centres, y=centres, z=np.where(counts > 0, counts, np.nan), zmin=1, zmax=ticks[-1], name="queries",
-        colorscale=scale, colorbar={"title": {"text": "queries"}, "tickvals": _spaced(ticks), "thickness": 12},
-        text=[[f"{plain(baseline)} in {cells[j]}<br>{plain(system)} in {cells[i]}" for j in range(DENSITY_BINS)]
-              for i in range(DENSITY_BINS)],
-        hoverongaps=False, hovertemplate="%{text}<br>%{z} queries<extra></extra>"))
-
-
-def _spaced(ticks: list[int], gap: float = 0.08) -> list[int]:
-    """The colour bar's labelled counts: the first and the last, and between them each at least
-    ``gap`` of the bar's length (linear in the count) from the one below and the top."""
-    span = max(ticks[-1] - ticks[0], 1)
-    kept = [ticks[0]]
-    for t in ticks[1:-1]:
-        if (t - kept[-1]) / span >= gap and (ticks[-1] - t) / span >= gap:
-            kept.append(t)
-    return kept + [ticks[-1]]
 
 
 def delta_histogram(per_query: pd.DataFrame, *, measure: str, baseline: str, system: str,

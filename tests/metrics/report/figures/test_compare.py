@@ -9,6 +9,7 @@ import pytest
 
 from metrics.errors import MetricsError
 from metrics.report.figures import compare as figs
+from metrics.report.figures import density
 from metrics.report.figures.compare import BETTER, TIE, WORSE
 
 BLUE = "#0072B2"   # Okabe-Ito blue: a single series, a CI across 0
@@ -188,6 +189,6 @@ def test_the_density_colours_are_a_log_scale_of_the_counts():
     logs = [np.log(t) / np.log(1500) for t in (1, 10, 100, 1000, 1500)]
     assert [s[1] for s in scale] == plotly.colors.sample_colorscale("Blues", [0.6 + 0.4 * w for w in logs])
     assert list(fig.data[0].colorbar.tickvals) == [1, 1000, 1500]   # 10 and 100 too close to 1 to label
-    assert figs._spaced([1, 10, 100, 1000, 1500]) == [1, 1000, 1500]
-    assert figs._spaced([1, 50, 100]) == [1, 50, 100]
-    assert figs._spaced([1, 2]) == [1, 2]
+    assert density._spaced([1, 10, 100, 1000, 1500]) == [1, 1000, 1500]
+    assert density._spaced([1, 50, 100]) == [1, 50, 100]
+    assert density._spaced([1, 2]) == [1, 2]
