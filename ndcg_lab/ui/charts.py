@@ -8,6 +8,7 @@ wants the exact value get the same numbers from the "Data of this chart" expande
 from __future__ import annotations
 
 import base64
+import html
 from typing import Any
 
 import numpy as np
@@ -31,17 +32,24 @@ def _decoded(values: Any) -> Any:
     return values
 
 
+def _text(value: Any) -> Any:
+    """A label as the chart shows it: plotly renders HTML entities, so a name the figure escaped
+    (``nDCG(dcg=&#x27;exp-log2&#x27;)@10``, ``a&lt;b&gt;``) is shown, and listed, as it was typed; a
+    table cell is text, never markup."""
+    return html.unescape(value) if isinstance(value, str) else value
+
+
 def _values(values: Any) -> list:
-    """A trace's coordinate (tuple, list, array or None) as a list; typed arrays decoded."""
+    """A trace's coordinate (tuple, list, array or None) as a list; typed arrays decoded, labels as shown."""
     if values is None:
         return []
-    return list(np.asarray(_decoded(values), dtype=object).ravel())
+    return [_text(v) for v in np.asarray(_decoded(values), dtype=object).ravel()]
 
 
 def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
     title = getattr(getattr(fig.layout, axis, None), "title", None)
     text = getattr(title, "text", None)
-    return str(text) if text else fallback
+    return _text(str(text)) if text else fallback
 
 
 def figure_frame(fig: go.Figure) -> pd.DataFrame:
@@ -56,7 +64,7 @@ def figure_frame(fig: go.Figure) -> pd.DataFrame:
         y_name = f"{y_name} (y)"
     parts = []
     for i, trace in enumerate(fig.data):
-        name = str(getattr(trace, "name", None) or f"series {i + 1}")
+        name = _text(str(getattr(trace, "name", None) or f"series {i + 1}"))
         z = _decoded(getattr(trace, "z", None))
         if z is not None:
             matrix = np.asarray(z, dtype=object)

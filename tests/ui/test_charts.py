@@ -51,3 +51,16 @@ def test_a_figure_read_back_from_a_cache_gives_the_same_numbers():
     bars = go.Figure(cached.data[0])
     bars.update_layout(xaxis_title="query", yaxis_title="Δ")
     assert figure_frame(bars).values.tolist() == [["q1", 0.125], ["q2", -0.5], ["q3", 0.75]]
+
+
+def test_names_the_figure_escaped_are_listed_as_typed():
+    """Plotly renders HTML entities, so the chart shows ``nDCG(dcg='exp-log2')@10`` and ``a<b>``; its
+    table shows them the same, not as ``&#x27;`` and ``&lt;``."""
+    means = pd.DataFrame({"nDCG(dcg='exp-log2')@10": [0.5]}, index=["a<b> & c"])
+    frame = figure_frame(leaderboard_bars(means, "nDCG(dcg='exp-log2')@10"))
+    assert frame.values.tolist() == [["a<b> & c", 0.5]]
+    assert list(frame.columns) == ["system", "nDCG(dcg='exp-log2')@10"]
+    fig = go.Figure([go.Scatter(x=[0.1], y=[0.2], name="x&amp;y")])
+    fig.update_layout(xaxis_title="AP &lt;1&gt;", yaxis_title="P@10")
+    frame = figure_frame(fig)
+    assert frame.columns.tolist() == ["AP <1>", "P@10"] and frame.values.tolist() == [[0.1, 0.2]]
