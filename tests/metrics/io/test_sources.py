@@ -74,6 +74,23 @@ def test_count_newlines_equals_bytes_count(monkeypatch, size):
     assert lines.count_newlines(b"\n" * size) == size
 
 
+@pytest.mark.parametrize("at", [1, 4094, 4095, 4096, 4097, 8191, 9000])
+@pytest.mark.parametrize("first", [b"#", b"\n", b" "])
+def test_a_line_starting_with_a_byte_is_found_in_any_slice(monkeypatch, at, first):
+    """A line after the first that starts with ``first``, with its newline anywhere (the last byte
+    of a slice, the first of the next), is found as ``b"\\n" + first in data`` finds it."""
+    monkeypatch.setattr(lines, "_COUNT_SLICE", 4096)
+    base = bytearray(b"qQ0d12.5t." * 1050)       # 10,500 bytes without a newline or a blank
+    base[at - 1] = 10                             # a line ends at byte ``at - 1``
+    clean = bytes(base)
+    assert not lines.a_line_starts_with(clean, b"#\n ")
+    marked = clean[:at] + first + clean[at + 1:]
+    assert (b"\n" + first) in marked and lines.a_line_starts_with(marked, b"#\n ")
+    assert not lines.a_line_starts_with(marked, bytes(b for b in b"#\n " if b != first[0]))
+    assert not lines.a_line_starts_with(first + b"a\nb\n", first)   # the first line is not "after" one
+    assert not lines.a_line_starts_with(b"a\n", b"\n")              # the text's last newline ends it
+
+
 def test_a_long_line_after_megabytes_of_short_ones_is_named_by_its_line():
     short = b"1 Q0 d 1 2.5 t\n" * 100_000          # 1.5 MB, counted in slices
     with pytest.raises(MetricsError) as info:
