@@ -51,7 +51,7 @@ from ..stats import (
     paired_pvalues,
 )
 from .heads import head_rows
-from .matching import docno_codes, rank_in
+from .matching import docno_codes, position_type, rank_in
 
 __all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "docno_codes", "headroom", "oracle_run",
            "list_depth", "near_rows", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
@@ -88,11 +88,17 @@ def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> n
         return kept[2]
     where = rank_in(reranked, first) if where is None else where
     deepest = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
-    where = np.where(where < 0, deepest, where)
-    query = np.repeat(np.arange(reranked.n_queries), reranked.lengths)
-    shift = query * (deepest + 1)   # queries in increasing blocks: one running max serves them all
-    out = np.maximum.accumulate(where + shift) - shift if len(where) else where
-    out = out.astype(np.int32) if deepest < 2**31 else out   # positions: half the memory kept
+    # queries in increasing blocks of deepest + 1: one running max serves them all; in place, on
+    # two arrays (int32 where the blocks fit), as each new array of the rows' length costs its pages
+    kind = position_type(max(reranked.n_queries, 1) * (deepest + 1))
+    out = where.astype(kind)
+    out[out < 0] = deepest
+    shift = np.repeat(np.arange(reranked.n_queries, dtype=kind) * (deepest + 1), reranked.lengths)
+    out += shift
+    np.maximum.accumulate(out, out=out)
+    out -= shift
+    del shift
+    out = out.astype(np.int32) if kind is not np.int32 and deepest < 2**31 else out   # half the memory kept
     out.flags.writeable = False
     with _reach_lock:
         _reach_kept[(id(first), id(reranked))] = (weakref.ref(first), weakref.ref(reranked), out)
@@ -113,8 +119,8 @@ def detect_depth(first: Ranked, reranked: Ranked, deepest: np.ndarray | None = N
     if depth == 0:
         return None
     deepest = reach(first, reranked) if deepest is None else deepest
-    pos = positions(reranked.offsets)
-    bad = deepest >= pos + 1                       # k = pos + 1 <= n fails
+    pos = positions(reranked.offsets, out=np.empty(len(deepest), dtype=position_type(len(deepest))))
+    bad = deepest > pos                            # k = pos + 1 <= n fails
     invalid = np.bincount(pos[bad] + 1, minlength=depth + 2).astype(np.int64)
     counts = np.zeros(depth + 2, dtype=np.int64)   # k > n fails while k <= the list's deepest position
     n = reranked.lengths

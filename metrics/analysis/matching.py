@@ -17,7 +17,7 @@ from ..errors import MetricsError
 from ..ranking import Ranked, positions
 from .codes import chunks_of, encode
 
-__all__ = ["docno_codes", "rank_in"]
+__all__ = ["docno_codes", "rank_in", "position_type"]
 
 PAIR_CODES_KEPT = 2
 """Pairs of docno columns whose codes :func:`docno_codes` keeps (two int32 per run line each): the
@@ -76,14 +76,23 @@ PAIR_WHERE_KEPT = 2
 """:func:`rank_in` results kept (one int32 per row of ``a``): the page "Where it differs" asks for
 both directions of one pair five times (the depth detection, the headroom, the rank bands)."""
 
+SLICE = 1 << 20
+"""Rows a check of sorted keys reads at a time (:func:`_each_once`): no temporary of the rows' length."""
+
+
+def position_type(rows: int) -> type[np.integer]:
+    """The integer type of a position within a list of at most ``rows`` rows: int32 (half the memory,
+    and half the pages a new array costs), int64 only past 2**31 rows."""
+    return np.int32 if rows < 2**31 else np.int64
+
 _pair_where: dict[tuple[int, int], tuple] = {}
 
 
 def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """For every row of ``a``: the 0-based position of the same document in ``b``'s list of the
-    same query, -1 where ``b`` lacks it (the first position when ``b`` lists it twice). ``a`` and
-    ``b`` are ranked against the same qrels; ``codes`` is :func:`docno_codes` (a, b) when already
-    known.
+    same query, -1 where ``b`` lacks it (the first position when ``b`` lists it twice); int32
+    (:func:`position_type`) and read-only, as it is kept. ``a`` and ``b`` are ranked against the
+    same qrels; ``codes`` is :func:`docno_codes` (a, b) when already known.
 
     Integer work after one pass over the docno strings (:func:`docno_codes`): ``b``'s (query, code,
     position) keys sorted once, and a binary search for each of ``a``'s (query, code); or, when
@@ -100,7 +109,7 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
         kept = _pair_where.get((id(a), id(b)))
         reverse = _pair_where.get((id(b), id(a)))
     if kept is not None and kept[0]() is a and kept[1]() is b:
-        return kept[2].astype(np.int64)
+        return kept[2]
     out = None
     if reverse is not None and reverse[0]() is b and reverse[1]() is a and reverse[3]:
         out = _inverse(b, a, reverse[2])
@@ -108,10 +117,13 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
         out, once, back = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
     else:
         once, back = True, None   # the inverse found no row of a twice: b lists no document of a twice
+    for result in (out, back):
+        if result is not None:
+            result.flags.writeable = False
     with _pair_codes_lock:
-        _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out.astype(np.int32), once)
+        _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out, once)
         if back is not None:   # the same documents in every query, each once: the other direction too
-            _pair_where[(id(b), id(a))] = (weakref.ref(b), weakref.ref(a), back.astype(np.int32), True)
+            _pair_where[(id(b), id(a))] = (weakref.ref(b), weakref.ref(a), back, True)
         while len(_pair_where) > PAIR_WHERE_KEPT:
             del _pair_where[next(iter(_pair_where))]
     return out
@@ -125,8 +137,9 @@ def _inverse(b: Ranked, a: Ranked, where: np.ndarray) -> np.ndarray | None:
     found = np.flatnonzero(where >= 0)
     query = np.repeat(np.arange(b.n_queries, dtype=np.int64), b.lengths)[found]
     target = a.offsets[query].astype(np.int64) + where[found]
-    out = np.full(len(a.rel), -1, dtype=np.int64)
-    out[target] = positions(b.offsets)[found]
+    kind = position_type(max(len(a.rel), len(b.rel)))
+    out = np.full(len(a.rel), -1, dtype=kind)
+    out[target] = positions(b.offsets, out=np.empty(len(b.rel), dtype=kind))[found]
     if np.count_nonzero(out >= 0) != len(found):   # a target hit twice
         return None
     return out
@@ -137,8 +150,9 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
     :func:`rank_in` (b, a) when it comes for free (else None): when every query of ``a`` lists the
     same documents as ``b``'s, each once (a re-ranking of the whole of its first stage)."""
     code_a, code_b = (np.asarray(c) for c in codes)   # int32 where they fit: keys widen them as they are built
+    kind = position_type(max(len(code_a), len(code_b)))
     if not len(code_a) or not len(code_b):
-        return np.full(len(code_a), -1, dtype=np.int64), True, None
+        return np.full(len(code_a), -1, dtype=kind), True, None
     width = int(max(code_a.max(), code_b.max())) + 1
     longest = int(max(a.lengths.max(initial=1), b.lengths.max(initial=1)))
     bits = max((longest - 1).bit_length(), 1)   # positions in the low bits
@@ -155,25 +169,24 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
         key += code
         key <<= bits
         if position:
-            key |= positions(ranked.offsets)
+            key |= positions(ranked.offsets, out=np.empty(len(key), dtype=kind))
         return key
 
-    def sorted_b() -> tuple[np.ndarray, np.ndarray, bool]:
+    def sorted_b() -> tuple[np.ndarray, bool]:
         """b's keys with its positions in their low bits, sorted: one sort, no permutation to gather
-        through, and a document listed twice finds its first position; their high bits; whether
-        b lists each document once per query."""
+        through, and a document listed twice finds its first position; whether b lists each
+        document once per query."""
         key = keys(b, code_b, True)
         key.sort(kind="stable")   # rows come query by query: timsort's runs, 2x quicker than quicksort
-        high = key >> bits
-        return key, high, not np.any(high[1:] == high[:-1])
+        return key, _each_once(key, bits)
 
     same_offsets = np.array_equal(a.offsets, b.offsets)
     moved = np.flatnonzero(code_a != code_b) if same_offsets else None   # rows whose document is not b's there
     pairing = moved is not None and len(moved) <= len(code_a) // 2   # a re-ranked top, the rest kept
     # the moved rows are paired on this thread while b's keys are sorted on another (both release the GIL)
     sorting = beside(len(code_b) if pairing else 0, sorted_b)
-    paired = _paired_moved(a, code_a, code_b, moved, width, bits) if pairing and moved is not None else None
-    sorted_b_keys, high, once = sorting.result()
+    paired = _paired_moved(a, code_a, code_b, moved, width, bits, kind) if pairing and moved is not None else None
+    sorted_b_keys, once = sorting.result()
     if once and same_offsets:
         if pairing:
             # the rows in place match one to one, so the moved rows' documents agree exactly when
@@ -183,22 +196,38 @@ def _rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray]) -> tupl
         else:
             sorted_a = keys(a, code_a, True)
             sorted_a.sort(kind="stable")
-            if np.array_equal(sorted_a >> bits, high):   # the same documents, query by query, each once
-                del high
-                return _paired(a, sorted_a, sorted_b_keys, bits)
+            if _same_above(sorted_a, sorted_b_keys, bits):   # the same documents, query by query, each once
+                return _paired(a, sorted_a, sorted_b_keys, bits, kind)
             del sorted_a
-    del high
     wanted = keys(a, code_a, False)
     hit = np.searchsorted(sorted_b_keys, wanted)
     np.minimum(hit, len(sorted_b_keys) - 1, out=hit)
     found = sorted_b_keys[hit]
     del hit
     found ^= wanted   # the position where the (query, code) bits agree, larger than any position elsewhere
-    return np.where(found < (1 << bits), found, -1), once, None
+    found[found >= (1 << bits)] = -1
+    return found.astype(kind), once, None
+
+
+def _each_once(key: np.ndarray, bits: int) -> bool:
+    """Whether no two neighbours of the sorted ``key`` agree above their ``bits`` low bits (no
+    (query, document) twice), read :data:`SLICE` rows at a time."""
+    for at in range(0, max(len(key) - 1, 0), SLICE):
+        high = key[at:at + SLICE + 1] >> bits
+        if np.any(high[1:] == high[:-1]):
+            return False
+    return True
+
+
+def _same_above(x: np.ndarray, y: np.ndarray, bits: int) -> bool:
+    """Whether ``x`` and ``y`` agree above their ``bits`` low bits, read :data:`SLICE` rows at a time."""
+    if len(x) != len(y):
+        return False
+    return all(np.array_equal(x[at:at + SLICE] >> bits, y[at:at + SLICE] >> bits) for at in range(0, len(x), SLICE))
 
 
 def _paired_moved(a: Ranked, code_a: np.ndarray, code_b: np.ndarray, moved: np.ndarray, width: int,
-                  bits: int) -> tuple[np.ndarray, bool, np.ndarray] | None:
+                  bits: int, kind: type[np.integer] = np.int64) -> tuple[np.ndarray, bool, np.ndarray] | None:
     """:func:`_paired` for two rankings with the same offsets that hold the same document in every
     row but ``moved``, ``b`` listing each document once per query: a row kept in place is found at
     its own position both ways, and only the moved rows are sorted and paired (a tenth of the rows
@@ -222,14 +251,15 @@ def _paired_moved(a: Ranked, code_a: np.ndarray, code_b: np.ndarray, moved: np.n
     mask = (1 << bits) - 1
     sorted_a &= mask
     sorted_b &= mask
-    out = positions(a.offsets)
+    out = positions(a.offsets, out=np.empty(len(code_a), dtype=kind))
     back = out.copy()
     out[sorted_a + start] = sorted_b
     back[sorted_b + start] = sorted_a
     return out, True, back
 
 
-def _paired(a: Ranked, sorted_a: np.ndarray, sorted_b: np.ndarray, bits: int) -> tuple[np.ndarray, bool, np.ndarray]:
+def _paired(a: Ranked, sorted_a: np.ndarray, sorted_b: np.ndarray, bits: int,
+            kind: type[np.integer] = np.int64) -> tuple[np.ndarray, bool, np.ndarray]:
     """Both directions of :func:`rank_in` for two rankings with the same offsets whose sorted keys
     agree above their ``bits`` low (position) bits: the i-th sorted key of either is the same document
     of the same query, at the positions in the low bits; sorted keys keep the queries' order, so the
@@ -238,7 +268,7 @@ def _paired(a: Ranked, sorted_a: np.ndarray, sorted_b: np.ndarray, bits: int) ->
     sorted_a &= mask   # the positions, in place: a page fault per page of every new 7M-row array
     sorted_b &= mask
     start = np.repeat(a.offsets[:-1].astype(np.int64), a.lengths)
-    out, back = np.empty(len(sorted_a), dtype=np.int64), np.empty(len(sorted_b), dtype=np.int64)
+    out, back = np.empty(len(sorted_a), dtype=kind), np.empty(len(sorted_b), dtype=kind)
     rows = sorted_a + start
     out[rows] = sorted_b
     np.add(sorted_b, start, out=rows)

@@ -401,7 +401,8 @@ def test_rank_in_is_kept_for_the_same_rankings_while_they_live():
     kept = matching._pair_where[(id(first), id(other))]
     assert kept[0]() is first and kept[1]() is other
     assert hr.rank_in(first, other).tolist() == [-1, 1, 0]
-    assert hr.rank_in(first, other).dtype == np.int64
+    found = hr.rank_in(first, other)
+    assert found.dtype == np.int32 and not found.flags.writeable   # the kept array itself
     # new rankings of other lists, even at a reused address, are never answered from the kept result
     del first
     again = rank(run_of({"q1": list("zyx")}, "f"), qrels)
