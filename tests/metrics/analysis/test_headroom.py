@@ -483,3 +483,39 @@ def test_the_oracle_orders_by_gain_as_its_definition_says(measure, spread):
     first = rank(run_of(lists, "first"), qrels)
     for depth in (1, 5, 30):
         assert _lists(hr.oracle_run(first, depth, measure)) == _oracle_by_sorting_gains(first, depth, measure)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("kind", ["re-ranked top", "permutation", "search"])
+def test_rank_in_and_reach_answer_alike_in_either_position_type(kind, wide, monkeypatch):
+    """Positions are int32 below 2**31 rows and int64 beyond (:func:`matching.position_type`); both
+    give the strings' answer, the same running maximum and the same detected depth."""
+    if wide:
+        monkeypatch.setattr(matching, "position_type", lambda rows: np.int64)
+        monkeypatch.setattr(hr, "position_type", lambda rows: np.int64)
+    rng = np.random.default_rng(21)
+    pool = [f"d{n}" for n in range(200)]
+    qids = [f"q{i}" for i in range(12)]
+    qrels = qrels_of([(q, pool[0], 1) for q in qids])
+    first_lists = {q: list(rng.choice(pool, size=int(rng.integers(1, 50)), replace=False)) for q in qids}
+    if kind == "re-ranked top":
+        second_lists = {q: list(rng.permutation(docs[:4])) + docs[4:] for q, docs in first_lists.items()}
+    elif kind == "permutation":
+        second_lists = {q: list(rng.permutation(docs)) for q, docs in first_lists.items()}
+    else:
+        second_lists = {q: list(rng.choice(pool, size=int(rng.integers(1, 50)), replace=False)) for q in qids}
+    a, b = (rank(run_of(lists, name), qrels, missing="zero")
+            for lists, name in ((first_lists, "a"), (second_lists, "b")))
+    where = hr.rank_in(b, a)
+    assert where.dtype == (np.int64 if wide else np.int32)
+    assert where.tolist() == _where_by_hand(b, a) and hr.rank_in(a, b).tolist() == _where_by_hand(a, b)
+    expected = []   # the deepest first-stage position (len(a's list) + 1 where a lacks it) so far
+    for q in range(len(qids)):
+        lo, hi = int(b.offsets[q]), int(b.offsets[q + 1])
+        deepest = int(max(a.lengths.max(), b.lengths.max())) + 1
+        expected += list(np.maximum.accumulate([w if w >= 0 else deepest for w in _where_by_hand(b, a)[lo:hi]]))
+    assert hr.reach(a, b).tolist() == expected
+    longest = max(len(docs) for docs in second_lists.values())
+    by_hand = next((k for k in range(longest, 0, -1)
+                    if all(set(second_lists[q][:k]) <= set(first_lists[q][:k]) for q in qids)), None)
+    assert hr.detect_depth(a, b) == by_hand and (by_hand is None) == (kind == "search")
