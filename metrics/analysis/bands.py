@@ -27,7 +27,7 @@ from ..evaluation import curve_ranked
 from ..measures import Context, parse, with_gain
 from ..ranked_runs import evaluate_rankings, judged, rankings
 from ..ranking import Ranked, positions
-from .matching import rank_in
+from .matching import position_type, rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]
 
@@ -93,10 +93,10 @@ def _contributions(ranked: Ranked, measure, rel_level: int, uppers: list[int]) -
     """(query, band, grade, value): every document's gain / log2(rank + 1) within the top k,
     summed per query, band and grade (Context.contributions, as the Query explorer's rows)."""
     contrib = Context(ranked, rel_level=rel_level).contributions(parse(measure))
-    pos = positions(ranked.offsets)
+    pos = positions(ranked.offsets, out=np.empty(len(contrib), dtype=position_type(len(contrib))))
     inside = np.flatnonzero((pos < uppers[-1]) & (contrib != 0))
-    query = np.repeat(np.arange(ranked.n_queries), ranked.lengths)[inside]
-    pos, contrib, grade = pos[inside], contrib[inside], ranked.rel[inside]
+    query = _query_of(ranked, inside)
+    pos, contrib, grade = pos[inside].astype(np.int64), contrib[inside], ranked.rel[inside]
     band = np.searchsorted(np.asarray(uppers), pos + 1, side="left")
     frame = pd.DataFrame({"query": query, "band": band, "grade": grade, "value": contrib})
     return frame.groupby(["query", "band", "grade"], sort=True)["value"].sum().reset_index()
@@ -165,25 +165,32 @@ def _spread(parts: pd.DataFrame, column: str, labels: list, qids, total: pd.Seri
 def _only_one(ra: Ranked, rb: Ranked, name_a: str, name_b: str, k: int, rel_level: int, qids: set) -> pd.DataFrame:
     """Relevant documents in the top k of exactly one of the runs, with their grades and ranks.
 
-    Rows are picked on integer arrays (query numbers, positions, :func:`rank_in` both ways, which
-    keeps its results and the docno codes of the pair); strings are taken for the picked rows only."""
+    Rows are picked on integer arrays (positions, :func:`rank_in` both ways, which keeps its
+    results and the docno codes of the pair); query numbers and strings are taken for the picked
+    rows only."""
     out = []
     for this, other, name in ((ra, rb, name_a), (rb, ra, name_b)):
-        pos = positions(this.offsets)
+        pos = positions(this.offsets, out=np.empty(len(this.rel), dtype=position_type(len(this.rel))))
         where = rank_in(this, other)
         names = this.qids.astype(str)
-        query = np.repeat(np.arange(this.n_queries), this.lengths)
-        pick = (pos < k) & this.judged & (this.rel >= rel_level) & ((where < 0) | (where >= k))
-        pick &= np.isin(names, list(qids))[query]
-        rows = np.flatnonzero(pick)
-        other_rank = pd.array(np.where(where[rows] >= 0, where[rows] + 1, 0), dtype="Int64")
+        rows = np.flatnonzero((pos < k) & this.judged & (this.rel >= rel_level) & ((where < 0) | (where >= k)))
+        query = _query_of(this, rows)
+        shown = np.isin(names, list(qids))[query]
+        rows, query = rows[shown], query[shown]
+        other_rank = pd.array(np.where(where[rows] >= 0, where[rows].astype(np.int64) + 1, 0), dtype="Int64")
         other_rank[where[rows] < 0] = pd.NA
-        out.append(pd.DataFrame({"qid": names[query[rows]],
+        out.append(pd.DataFrame({"qid": names[query],
                                  "docno": np.asarray(this.docnos().take(rows).to_pylist(), dtype=object),
-                                 "grade": this.rel[rows], "run": name, "rank": pos[rows] + 1,
+                                 "grade": this.rel[rows], "run": name, "rank": pos[rows].astype(np.int64) + 1,
                                  "other_rank": other_rank}))
     frame = pd.concat(out, ignore_index=True)
     return frame.sort_values(["qid", "run", "rank"], kind="stable").reset_index(drop=True)
+
+
+def _query_of(ranked: Ranked, rows: np.ndarray) -> np.ndarray:
+    """The query number of each of ``rows`` (ascending or not): the last query whose first row is at
+    or before it (an empty query's first row is the next one's), without an array of every row's."""
+    return np.searchsorted(ranked.offsets, rows, side="right") - 1
 
 
 def _recall(ra: Ranked, rb: Ranked, name_a: str, name_b: str, k: int, rel_level: int, qids) -> pd.DataFrame:

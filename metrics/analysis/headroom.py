@@ -242,7 +242,8 @@ def near_rows(where: np.ndarray, keep: int) -> np.ndarray:
     """The rows of the first stage whose document the re-ranked run lists within its first
     ``SWEEP_LOOK * keep`` (``where``: :func:`rank_in` (first, reranked)), ascending: what a sweep run
     cut at ``keep`` draws its first documents from (the same for every depth)."""
-    return np.flatnonzero(where.astype(np.uint64) < SWEEP_LOOK * int(keep))   # -1 (not re-ranked) is far
+    unsigned = where.view(f"u{where.itemsize}") if where.dtype.kind == "i" else where.astype(np.uint64)
+    return np.flatnonzero(unsigned < SWEEP_LOOK * int(keep))   # -1 (not re-ranked) is far, read as unsigned
 
 
 def sweep_run(first: Ranked, reranked: Ranked, depth: int, where: np.ndarray | None = None,
