@@ -149,8 +149,10 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
     qcode = np.empty(n, dtype=query_type)
     rank = np.empty(n, dtype=code_type(max(int(one.lengths.max(initial=0)) for one in inputs)))
     score = np.empty(n, dtype=np.result_type(*(one.score.dtype for one in inputs)))
-    rows = np.empty(n, dtype=np.int64)   # into the inputs' docno chunks, concatenated
     bases = offsets_of(np.array([sum(len(chunk) for chunk in one.docnos) for one in inputs], dtype=np.int64))
+    # into the inputs' docno chunks, concatenated; int32 where they fit, and later the sort's
+    # permutation (:func:`_unique_inverse`), so that its pages are not new ones
+    rows = np.empty(n, dtype=np.int32 if max(int(bases[-1]), n) < 2**31 else np.int64)
     parts = [(inputs[i], blocks[i], depth, i, int(bases[i]),
               *(column[starts[i]:starts[i + 1]] for column in (source, qcode, rank, score, rows)))
              for i in range(len(inputs))]
@@ -167,8 +169,8 @@ def prepare(runs, *, depth: int | None = None, on_duplicate: str = "error") -> P
         n_docs = int(coded.codes.max(initial=0)) + 1
     del docnos
     key = _keys(qcode, coded.codes, rows, n_docs)
+    unique_key, group = _unique_inverse(key, scratch=rows)
     del rows
-    unique_key, group = _unique_inverse(key)
     del key
     group_docno = coded.strings(unique_key % n_docs)
     del coded
@@ -390,7 +392,7 @@ def positive_int(value, what: str) -> int:
     return number
 
 
-def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _unique_inverse(key: np.ndarray, scratch: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` by one stable sort: the inputs' rows come query by
     query, which timsort keeps (3.3-3.5 s -> 1.0-1.3 s for the 14M rows of two 7M-line runs); of the
     keys with their rows in their low bits where both fit in 63 bits (MS MARCO's 37 + 24), in place
@@ -399,7 +401,10 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Few new arrays of the rows' length: on a virtual machine whose freed memory goes back to the
     host, each page of a new array is a fault to the host, 2.6 s a GB against 0.22 s for pages the
-    process touched moments before (bench/RESULTS.md)."""
+    process touched moments before (bench/RESULTS.md). ``scratch``: an array of ``n`` rows the caller
+    no longer needs (changed here), whose memory holds the permutation when its type is the
+    permutation's; and the keys' own memory, once sorted and their groups' keys taken, holds the
+    groups' numbers."""
     n = len(key)
     bits = max((n - 1).bit_length(), 1)
     index = np.int32 if n < 2**31 else np.int64
@@ -418,7 +423,8 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
         _halves(n, pack_and_sort)   # two sorted halves
         packed.sort(kind="stable")   # their merge: timsort finds the two runs
-        perm = np.empty(n, dtype=index)
+        reuse = scratch is not None and scratch.dtype == index and len(scratch) == n
+        perm = scratch if reuse else np.empty(n, dtype=index)
         np.bitwise_and(packed, (1 << bits) - 1, out=perm, casting="unsafe")   # the rows, < 2**bits: they fit
         packed >>= bits
         ordered = packed
@@ -428,12 +434,15 @@ def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first = np.empty(n, dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    unique = beside(n, ordered.__getitem__, first)   # the keys of the groups, while their numbers are spread
-    group = np.cumsum(first, dtype=index)
+    unique = ordered[first]   # the keys of the groups
+    # their numbers, in the sorted keys' memory (the caller's scratch, or this function's own)
+    group = ordered.view(index)[:n] if ordered.dtype.itemsize >= np.dtype(index).itemsize \
+        and ordered.flags.c_contiguous else np.empty(n, dtype=index)
+    np.cumsum(first, dtype=index, out=group)
     np.subtract(group, 1, out=group)
     inverse = np.empty(n, dtype=code_type(int(group[-1]) if n else 0))
     inverse[perm] = group
-    return unique.result(), inverse
+    return unique, inverse
 
 
 _ROW_BLOCK = 2**20
