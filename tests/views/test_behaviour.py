@@ -86,32 +86,22 @@ def test_more_pairs_than_points_draw_their_density_and_its_table(open_app, tmp_p
     """Beyond MAX_POINTS (system, query) pairs the per-query scatter is their density, the chart's
     data table its matrix of counts, not a row per pair."""
     import numpy as np
-    import pandas as pd
 
     from metrics.report.figures.behaviour import MAX_POINTS
-    from metrics.store import Workspace
     from ndcg_lab.ui.charts import DATA_LABEL
+    from tests.views.many_queries import home_of_two_runs
 
     n = MAX_POINTS // 2 + 1
-    qids = [f"q{i}" for i in range(n)]
-    qrels = pd.DataFrame({"qid": qids, "docno": "rel", "rel": 1})
     # "a" finds the relevant document at rank 1 everywhere; "b" at rank 1 or 2 in turn
-    first = pd.DataFrame({"qid": np.repeat(qids, 2), "docno": ["rel", "x"] * n, "score": [2.0, 1.0] * n})
-    second = first.assign(score=[s for i in range(n) for s in ((2.0, 1.0) if i % 2 else (1.0, 2.0))])
-    home = tmp_path / "home"
-    home.mkdir()
-    with Workspace(home / "workspace.duckdb") as ws:
-        ws.create_collection("many", metrics.read_qrels(qrels))
-        ws.add_run("many", metrics.read_run(first, name="a"), name="a")
-        ws.add_run("many", metrics.read_run(second, name="b"), name="b")
+    home = home_of_two_runs(tmp_path, n, 2)
     at = open_app(PAGE, home=home)
     density = next(c for c in at.get("plotly_chart") if c.proto.id and "beh_query_scatter" in c.proto.id)
     spec = json.loads(density.proto.spec)
     assert [t["type"] for t in spec["data"]] == ["heatmap"]
     assert spec["layout"]["title"]["text"] == f"{2 * n:,} (system, query) pairs of 2 systems, drawn as their density"
-    # nDCG@10 and AP are 1 where the document is at rank 1 (every query of a, the odd queries of b)
-    # and 1 / log2(3) and 1/2 at rank 2 (the even queries of b)
+    # nDCG@10 and AP are 1 where the document is at rank 1 (every query of a, the even queries of b)
+    # and 1 / log2(3) and 1/2 at rank 2 (the odd queries of b)
     tables = [d.value for e in at.expander if e.label == DATA_LABEL for d in e.dataframe]
     counts = next(t for t in tables if t.shape == (40, 41)).iloc[:, 1:].to_numpy(dtype=float)
-    assert np.nansum(counts) == 2 * n and np.nanmax(counts) == n + n // 2
-    assert sorted(counts[~np.isnan(counts)].astype(int)) == [(n + 1) // 2, n + n // 2]
+    assert np.nansum(counts) == 2 * n and np.nanmax(counts) == n + (n + 1) // 2
+    assert sorted(counts[~np.isnan(counts)].astype(int)) == [n // 2, n + (n + 1) // 2]

@@ -196,24 +196,12 @@ def test_compare_tests_the_standardised_scores_when_chosen(app, monkeypatch, leg
 
 def test_more_queries_than_marks_draw_a_step_line_and_a_density(open_app, tmp_path):
     """Beyond MAX_MARKS queries the page draws the distribution, says so, and still lists the extremes."""
-    import pandas as pd
-
-    import metrics
     from metrics.report.figures.compare import MAX_MARKS
-    from metrics.store import Workspace
+    from tests.views.many_queries import home_of_two_runs
 
     n = MAX_MARKS + 200
-    qids = [f"q{i}" for i in range(n)]
-    qrels = pd.DataFrame({"qid": qids, "docno": "rel", "rel": 1})
     # "a" finds the relevant document at rank 1 everywhere; "b" at rank 1, 2 or 3 in turn
-    first = pd.DataFrame({"qid": np.repeat(qids, 3), "docno": ["rel", "x", "y"] * n, "score": [3.0, 2.0, 1.0] * n})
-    second = first.assign(score=[s for i in range(n) for s in np.roll([3.0, 2.0, 1.0], i % 3)])
-    home = tmp_path / "home"
-    home.mkdir()
-    with Workspace(home / "workspace.duckdb") as ws:
-        ws.create_collection("many", metrics.read_qrels(qrels))
-        ws.add_run("many", metrics.read_run(first, name="a"), name="a")
-        ws.add_run("many", metrics.read_run(second, name="b"), name="b")
+    home = home_of_two_runs(tmp_path, n, 3)
     at = open_app("views/compare.py", home=home)
     assert any(f"more than {MAX_MARKS:,} queries" in c.value for c in at.caption)
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
