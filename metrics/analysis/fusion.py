@@ -246,7 +246,7 @@ def _emit(pool: Pool, scores: np.ndarray, name: str, keep: int | None, recipe: R
         order = np.arange(len(qcode))
     qcode, scores = qcode[order], scores[order]
     offsets = offsets_of(np.bincount(qcode, minlength=len(pool.qids)))
-    rank = positions(offsets) + 1
+    rank = positions(offsets, first=1)   # 1-based, in the one array (the table takes it as it is)
     if keep is not None:
         cut = rank <= keep
         order, qcode, scores, rank = order[cut], qcode[cut], scores[cut], rank[cut]
