@@ -26,8 +26,6 @@ qrels (a workspace's memory-mapped cache): they are then neither parsed nor orde
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,7 +49,7 @@ from ..stats import (
     paired_pvalues,
 )
 from .heads import head_rows
-from .matching import docno_codes, position_type, rank_in
+from .matching import PairKept, docno_codes, position_type, rank_in
 
 __all__ = ["DEFAULT_SWEEP", "Headroom", "detect_depth", "docno_codes", "headroom", "oracle_run",
            "list_depth", "near_rows", "outside_count", "rank_in", "reach", "sweep_depths", "sweep_run"]
@@ -71,8 +69,7 @@ REACH_KEPT = 2
 """:func:`reach` results kept (one int32 per re-ranked row, read-only): the page "Where it differs"
 asks for the same pair's in its depth detection and in its headroom."""
 
-_reach_kept: dict[tuple[int, int], tuple] = {}
-_reach_lock = threading.Lock()
+_reach_kept = PairKept(REACH_KEPT)
 
 
 def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> np.ndarray:
@@ -82,10 +79,9 @@ def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> n
     :func:`rank_in` (reranked, first) when already known. The last :data:`REACH_KEPT` results are
     kept for the same two ranking objects while both live (rankings are not changed after they
     are built), and given read-only."""
-    with _reach_lock:
-        kept = _reach_kept.get((id(first), id(reranked)))
-    if kept is not None and kept[0]() is first and kept[1]() is reranked:
-        return kept[2]
+    kept = _reach_kept.get(first, reranked)
+    if kept is not None:
+        return kept
     where = rank_in(reranked, first) if where is None else where
     deepest = int(max(first.lengths.max(initial=0), reranked.lengths.max(initial=0))) + 1
     # queries in increasing blocks of deepest + 1: one running max serves them all; in place, on
@@ -100,10 +96,7 @@ def reach(first: Ranked, reranked: Ranked, where: np.ndarray | None = None) -> n
     del shift
     out = out.astype(np.int32) if kind is not np.int32 and deepest < 2**31 else out   # half the memory kept
     out.flags.writeable = False
-    with _reach_lock:
-        _reach_kept[(id(first), id(reranked))] = (weakref.ref(first), weakref.ref(reranked), out)
-        while len(_reach_kept) > REACH_KEPT:
-            del _reach_kept[next(iter(_reach_kept))]
+    _reach_kept.put(first, reranked, out)
     return out
 
 

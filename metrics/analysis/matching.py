@@ -17,7 +17,7 @@ from ..errors import MetricsError
 from ..ranking import Ranked, positions
 from .codes import chunks_of, encode
 
-__all__ = ["docno_codes", "rank_in", "position_type"]
+__all__ = ["PairKept", "docno_codes", "position_type", "rank_in"]
 
 PAIR_CODES_KEPT = 2
 """Pairs of docno columns whose codes :func:`docno_codes` keeps (two int32 per run line each): the
@@ -72,9 +72,36 @@ def docno_codes(a: Ranked, b: Ranked) -> tuple[np.ndarray, np.ndarray]:
     return rows_a, rows_b
 
 
+class PairKept:
+    """The last ``size`` results computed for pairs of live objects (rankings, which are not changed
+    after they are built), keyed by the two objects: an entry answers only while both live and are
+    the same objects, so an address reused by a new ranking is never answered from it."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: dict[tuple[int, int], tuple] = {}
+        self._lock = threading.Lock()
+
+    def get(self, a, b):
+        """The result kept for (``a``, ``b``), or None."""
+        with self._lock:
+            item = self._items.get((id(a), id(b)))
+        return item[2] if item is not None and item[0]() is a and item[1]() is b else None
+
+    def put(self, a, b, value) -> None:
+        """Keep ``value`` for (``a``, ``b``), forgetting the oldest beyond :attr:`size`."""
+        with self._lock:
+            self._items[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), value)
+            while len(self._items) > self.size:
+                del self._items[next(iter(self._items))]
+
+
 PAIR_WHERE_KEPT = 2
 """:func:`rank_in` results kept (one int32 per row of ``a``): the page "Where it differs" asks for
 both directions of one pair five times (the depth detection, the headroom, the rank bands)."""
+
+_pair_where = PairKept(PAIR_WHERE_KEPT)
+"""(rank_in (a, b), whether b lists each document once per query) for each pair kept."""
 
 SLICE = 1 << 20
 """Rows a check of sorted keys reads at a time (:func:`_each_once`): no temporary of the rows' length."""
@@ -84,8 +111,6 @@ def position_type(rows: int) -> type[np.integer]:
     """The integer type of a position within a list of at most ``rows`` rows: int32 (half the memory,
     and half the pages a new array costs), int64 only past 2**31 rows."""
     return np.int32 if rows < 2**31 else np.int64
-
-_pair_where: dict[tuple[int, int], tuple] = {}
 
 
 def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
@@ -105,14 +130,13 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
     if not np.array_equal(a.qids, b.qids):
         raise MetricsError("the two runs were ranked against different queries",
                            fix="rank both against the same qrels with missing='zero'")
-    with _pair_codes_lock:
-        kept = _pair_where.get((id(a), id(b)))
-        reverse = _pair_where.get((id(b), id(a)))
-    if kept is not None and kept[0]() is a and kept[1]() is b:
-        return kept[2]
+    kept = _pair_where.get(a, b)
+    if kept is not None:
+        return kept[0]
+    reverse = _pair_where.get(b, a)
     out = None
-    if reverse is not None and reverse[0]() is b and reverse[1]() is a and reverse[3]:
-        out = _inverse(b, a, reverse[2])
+    if reverse is not None and reverse[1]:
+        out = _inverse(b, a, reverse[0])
     if out is None:
         out, once, back = _rank_in(a, b, docno_codes(a, b) if codes is None else codes)
     else:
@@ -120,12 +144,9 @@ def rank_in(a: Ranked, b: Ranked, codes: tuple[np.ndarray, np.ndarray] | None = 
     for result in (out, back):
         if result is not None:
             result.flags.writeable = False
-    with _pair_codes_lock:
-        _pair_where[(id(a), id(b))] = (weakref.ref(a), weakref.ref(b), out, once)
-        if back is not None:   # the same documents in every query, each once: the other direction too
-            _pair_where[(id(b), id(a))] = (weakref.ref(b), weakref.ref(a), back, True)
-        while len(_pair_where) > PAIR_WHERE_KEPT:
-            del _pair_where[next(iter(_pair_where))]
+    _pair_where.put(a, b, (out, once))
+    if back is not None:   # the same documents in every query, each once: the other direction too
+        _pair_where.put(b, a, (back, True))
     return out
 
 
