@@ -566,7 +566,7 @@ def _merge_proxy(q_qid, q_doc, q_rel, proxy: pa.Table):
     extra = pa.table({"qid": p_qid, "docno": p_doc, "rel": p_rel, "i": np.arange(len(p_rel))})
     known_q = pc.is_in(p_qid, value_set=pc.unique(q_qid))
     extra = extra.filter(known_q)
-    extra = extra.join(real, keys=["qid", "docno"], join_type="left anti")
+    extra = extra.join(real, keys=["qid", "docno"], join_type="left anti", use_threads=False)
     extra = extra.sort_by("i")
     return (
         pa.concat_arrays([q_qid, _chunked(extra.column("qid"))]),

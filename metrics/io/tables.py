@@ -22,6 +22,7 @@ import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
 from .keys import as_array
+from .lending import lend
 from .parquet import read_parquet_table
 from .trec import BLOCK_SIZE, line_bounds, normalise, ranges
 from .validate import (
@@ -110,8 +111,8 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
         return "error"
 
     try:
-        pacsv.read_csv(
-            pa.py_buffer(body),
+        lend(
+            pacsv.read_csv, body,
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quote, ignore_empty_lines=True,
                                              invalid_row_handler=on_invalid),
@@ -131,8 +132,8 @@ def read_headed(data: bytes, body_start: int, header: list[str], header_line: in
 def _read_table_text(body: bytes, names: list[str], delimiter: str, quote, numeric: dict, *,
                      ignore_empty: bool) -> pa.Table:
     types = {n: numeric.get(n, pa.string()) for n in names}
-    return pacsv.read_csv(
-        pa.py_buffer(body),
+    return lend(
+        pacsv.read_csv, body,
         read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK_SIZE),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quote, ignore_empty_lines=ignore_empty),
         convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,

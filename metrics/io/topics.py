@@ -40,6 +40,7 @@ import pyarrow as pa
 
 from ..errors import MetricsError
 from .inflate import decompress
+from .lending import lend
 from .parquet import read_parquet_table
 from .sniff import is_parquet, without_bom
 from .topics_markup import read_sgml, read_xml
@@ -234,8 +235,8 @@ def _bulk_delimited(text: str, format: str) -> pd.DataFrame | None:
     if format == "csv" and body.count('"') % 2:
         return None                           # an unclosed quote: let the csv module say where
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(body.encode("utf-8")),
+        table = lend(
+            pacsv.read_csv, body.encode("utf-8"),
             read_options=pacsv.ReadOptions(column_names=names, block_size=16 << 20),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False if format == "tsv" else '"',
                                              ignore_empty_lines=True),
@@ -258,7 +259,7 @@ def _bulk_jsonl(data: bytes) -> pd.DataFrame | None:
     import pyarrow.json as pajson
 
     try:
-        table = pajson.read_json(pa.py_buffer(data))
+        table = lend(pajson.read_json, data)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     lowered = [c.lower() for c in table.column_names]

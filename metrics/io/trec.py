@@ -21,6 +21,7 @@ import pyarrow.csv as pacsv
 
 from ..errors import MetricsError
 from .inflate import checked_blocks, read_ahead
+from .lending import lend
 from .lines import a_line_starts_with, count_newlines
 from .validate import QRELS, RUN, Kind, LineMap, Origin, article, cast_grades, cast_ranks, cast_scores
 
@@ -158,10 +159,9 @@ def read_trec_blocks(src, kind: Kind, source: str, plain_head,
                 return None
             first_end = block.find(b"\n") + 1
             last_end = block.rfind(b"\n") + 1
-            pieces = [pending + block[:first_end]] if first_end else []
+            pieces: list[bytes | memoryview] = [pending + block[:first_end]] if first_end else []
             if first_end:
-                view = pa.py_buffer(block)
-                pieces.append(view.slice(first_end, last_end - first_end))
+                pieces.append(memoryview(block)[first_end:last_end])
                 pending = block[last_end:]
             else:
                 pending += block
@@ -290,8 +290,8 @@ def _pyarrow_read(data, kind: Kind, delimiter: bytes, n_fields: int, *, typed: b
     types = {col: pa.string() for col in wanted.values()}
     if typed:
         types.update({"rank": pa.int64(), "score": pa.float64()} if kind is RUN else {"rel": pa.int64()})
-    table = pacsv.read_csv(
-        data if isinstance(data, pa.Buffer) else pa.py_buffer(data),
+    return lend(
+        pacsv.read_csv, data,
         read_options=pacsv.ReadOptions(column_names=names, block_size=block_size),
         parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
                                           escape_char=False, ignore_empty_lines=ignore_empty),
@@ -299,7 +299,6 @@ def _pyarrow_read(data, kind: Kind, delimiter: bytes, n_fields: int, *, typed: b
                                              null_values=[], strings_can_be_null=False,
                                              quoted_strings_can_be_null=False),
         memory_pool=pool)
-    return table
 
 
 _BLANKS_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
