@@ -71,7 +71,8 @@ def test_lend_passes_on_a_readers_error_after_taking_the_memory_back():
     data.extend(b"x")
 
 
-@pytest.mark.parametrize("text", [LINES, LINES.replace(b" ", b"\t"), b"\n" + LINES], ids=["clean", "tabs", "normalised"])
+@pytest.mark.parametrize("text", [LINES, LINES.replace(b" ", b"\t"), b"\n" + LINES],
+                         ids=["clean", "tabs", "normalised"])
 def test_read_trec_holds_nothing_of_its_text_once_it_returns(text):
     data = bytearray(text)
     for _ in range(20):
