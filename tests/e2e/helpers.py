@@ -358,6 +358,23 @@ def go_to(page, wait_for_app, title: str) -> None:
         {"Leaderboard": "Leaderboard", "Curves": "Curves", "Data": "Data"}[title], timeout=TIMEOUT)
 
 
+# An expander is open for the pointer once its content is shown at its full height: Streamlit
+# animates the opening (500 ms, the content clipped meanwhile) and drops ``inert`` from the content.
+_EXPANDER_OPEN_JS = """el => { const d = el.querySelector('details');
+    const content = el.querySelector('[data-testid="stExpanderDetails"]');
+    return d && d.open && content && !content.hasAttribute('inert')
+        && d.getAnimations({subtree: true}).length === 0; }"""
+
+
+def open_expander(page, expander) -> None:
+    """Open ``expander`` (a stExpander locator) unless it is open, and wait until its opening has
+    ended. A click into content still opening was lost now and then under load (the browser sent
+    nothing; stop 52), where a visitor cannot even see the content yet."""
+    if not expander.locator("details").evaluate("d => d.open"):
+        expander.locator("summary").click()
+    page.wait_for_function(_EXPANDER_OPEN_JS, arg=expander.element_handle(), timeout=TIMEOUT)
+
+
 def upload(page, wait_for_app, label: str, paths) -> None:
     """Drop files (paths, or Playwright payloads: name, mimeType, buffer) on the uploader labelled
     ``label``; wait until all are uploaded and the rerun ends.

@@ -23,6 +23,7 @@ from tests.e2e.helpers import (
     TIMEOUT,
     go_to,
     main,
+    open_expander,
     read_leaderboard,
     runs_table,
     screenshot_dir,
@@ -77,7 +78,7 @@ def create_collection(page, wait_for_app, name: str, qrels: Path) -> None:
     """Data page: "New collection" with a name and a qrels file; the app then opens it."""
     go_to(page, wait_for_app, "Data")
     expander = main(page).locator('[data-testid="stExpander"]').filter(has_text="New collection")
-    expander.locator("summary").click()
+    open_expander(page, expander)
     field = expander.get_by_label("Collection name")
     field.fill(name)
     field.press("Enter")
