@@ -372,7 +372,11 @@ def open_expander(page, expander) -> None:
     nothing; stop 52), where a visitor cannot even see the content yet."""
     if not expander.locator("details").evaluate("d => d.open"):
         expander.locator("summary").click()
-    page.wait_for_function(_EXPANDER_OPEN_JS, arg=expander.element_handle(), timeout=TIMEOUT)
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while not expander.evaluate(_EXPANDER_OPEN_JS):     # the locator found anew each time: a rerun may redraw it
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the expander did not open within {TIMEOUT / 1000:.0f} s")
+        page.wait_for_timeout(50)
 
 
 def upload(page, wait_for_app, label: str, paths) -> None:
