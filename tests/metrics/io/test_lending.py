@@ -53,8 +53,8 @@ def test_lend_waits_for_a_reader_that_lets_go_later_on_another_thread():
     def read(buffer: pa.Buffer) -> int:
         def hold(held: list) -> None:
             time.sleep(0.2)
+            let_go.set()      # before the buffer goes: lend may return the moment it has gone
             held.clear()
-            let_go.set()
 
         threading.Thread(target=hold, args=([buffer],)).start()
         return buffer.size
