@@ -4,7 +4,9 @@ An upload widget forgets its files after a page switch, and a click elsewhere st
 run that brings them at its next drawing call. So every file is parsed and stored by the
 uploader's ``on_change`` callback (:func:`store_uploads`), which Streamlit calls at the start of
 the next script run, whichever page that run shows, and which draws nothing, so that nothing can
-stop it half-way. Its ``file_id`` is remembered so that later reruns do not store it again.
+stop it half-way. Its ``file_id`` is remembered so that later reruns do not store it again. A
+file the callback never saw (a session that did not know the uploader yet) is stored by the page
+(:func:`store_left`).
 """
 from __future__ import annotations
 
@@ -140,6 +142,17 @@ def store_uploads(files, reader, save, settings, *, larger_than: int | None = No
     del good
     if fresh:
         release_memory()   # the server runs no full collection after every script run (.streamlit/config.toml)
+
+
+def store_left(files, store, *args) -> None:
+    """The page's half of an uploader's ``on_change``, ``store(*args)``: Streamlit calls no callback for
+    a widget its session does not know yet. That happens when a browser's websocket comes back to
+    another server process (ui/reconnect.py) and the upload's own rerun stops the new session's
+    first run before it draws the uploader. Files the callback left are stored here, once, and the
+    page runs again to show the messages at its top."""
+    if new_files(files):
+        store(*args)
+        st.rerun()
 
 
 def run_saver(ws, collection: str):

@@ -120,7 +120,9 @@ run_files = st.file_uploader("Runs (TREC format; .gz/.bz2/.xz, CSV, parquet or J
                              accept_multiple_files=True, key="runs_upload", disabled=locked,
                              on_change=_store_runs, args=(collection,))
 # uploads above the streaming threshold are scored bucket by bucket (ui/scale.py), not stored
-scale_ui.route_uploads(ingest.new_files(run_files), sel, ws)
+left = scale_ui.route_uploads(ingest.new_files(run_files), sel, ws)
+if not locked:
+    ingest.store_left(left, _store_runs, collection)
 scale_ui.section(sel, ws)  # large runs: threshold, server path/URL form, results with engine and time
 
 with st.expander("Qrels, proxy judgments, topics and document titles"):
@@ -136,8 +138,10 @@ with st.expander("Qrels, proxy judgments, topics and document titles"):
     ]
     for column, label, key, reader, save in slots:
         with column:
-            st.file_uploader(label, key=f"{key}_upload", disabled=locked, on_change=_store_upload,
-                             args=(f"{key}_upload", reader, save, key))
+            args = (f"{key}_upload", reader, save, key)
+            files = st.file_uploader(label, key=args[0], disabled=locked, on_change=_store_upload, args=args)
+            if not locked:
+                ingest.store_left(files, _store_upload, *args)
     ingest.pick_topics_field(ws, collection)
     info = state.collection_info(sel)
     st.caption(f"Qrels: {md(info.qrels.source)} ({info.qrels.n_lines:,} judgments, {info.qrels.n_queries:,} "

@@ -1,9 +1,13 @@
 """views/data.py: a large run is streamed and the page says so; an upload is stored whichever page
-the next run shows, and an upload over a bound stores nothing and says so at once."""
+the next run shows, or by a server session that never drew the uploader, and an upload over a
+bound stores nothing and says so at once."""
 from __future__ import annotations
 
+import pytest
+from streamlit.testing.v1 import AppTest
+
 import metrics
-from tests.conftest import ROOT, assert_ok, systems_box
+from tests.conftest import APP, ROOT, assert_ok, systems_box
 
 LEGAL = ROOT / "ndcg_lab" / "sample_data" / "legal"
 
@@ -60,3 +64,35 @@ def test_an_upload_over_the_byte_bound_says_so_in_the_same_run(open_app, monkeyp
     (error,) = at.error
     assert "Nothing of this upload was stored" in error.value and "would exceed 20 B" in error.value
     assert "big" not in systems_box(at).options
+
+
+def run_in_a_new_session(at: AppTest) -> AppTest:
+    """Run ``at``'s page, with the widget values it shows, in a server session that has never
+    run the app: what a browser meets when its websocket comes back to another server process
+    (``ndcg-lab app --replicas``), and when its first run there was stopped before it drew the
+    uploader. (AppTest has no public way to start a new session under a page: its private
+    session state is swapped for a new AppTest's, between reading the widgets and the run.)"""
+    states = at._tree.get_widget_states()
+    fresh = AppTest.from_file(str(APP), default_timeout=at.default_timeout)
+    at._session_state, at.session_state = fresh._session_state, fresh.session_state
+    return at._run(states)
+
+
+@pytest.mark.parametrize("key, name, stored", [
+    ("runs_upload", "mine.run", "Added run **mine**"),
+    ("qrels_upload", "fixed.qrels", "Stored qrels from fixed.qrels"),
+])
+def test_an_upload_reaching_a_session_that_never_drew_its_uploader_is_stored(open_app, key, name, stored):
+    """Streamlit calls no ``on_change`` for a widget its session does not know yet; the page
+    stores what the callback left, once."""
+    at = open_app("views/data.py")
+    content = RUN if key == "runs_upload" else b"1 0 d1 2\n1 0 d2 0\n"
+    at.file_uploader(key=key).upload(name, content)
+    run_in_a_new_session(at)
+    assert_ok(at)
+    assert sum(stored in s.value for s in at.success) == 1
+    if key == "runs_upload":
+        assert "mine" in systems_box(at).options
+    at.run()
+    assert_ok(at)
+    assert not any(stored in s.value for s in at.success)     # shown once, stored once
