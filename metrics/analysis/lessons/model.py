@@ -196,8 +196,9 @@ _CATALOGUE_LOCK = threading.Lock()
 
 def catalogue() -> Mapping[str, Lesson]:
     """The package's lessons (:func:`load_all` of ``DATA``), read and checked once per process and
-    shared read-only. Reading them computes every placeholder of every text: 1-2.6 s on the bench
-    machines, which each Course page run and each change of a course paid, and which a lecture's
+    shared read-only. Reading them computes every placeholder of every text: 0.7 s on the bench
+    machines with each list's numbers computed once (:func:`metrics.analysis.sandbox.scores`; 2.5-3.0
+    s before), which each Course page run and each change of a course paid, and which a lecture's
     burst would pay once per thread without the lock."""
     with _CATALOGUE_LOCK:
         if not _CATALOGUE:

@@ -4,6 +4,7 @@ orderings and the what-if search."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -106,18 +107,35 @@ def scores(sb: Sandbox, *, strategy: str = "zero") -> dict[str, float]:
 
     Also ``CG exp`` / ``CG linear``: cumulative gain, the undiscounted sum of
     the gains of the top k (the ``gain`` column of :func:`per_rank`).
+    Computed once per list and strategy (:data:`REMEMBERED` of them): reading the lessons asks
+    for the same list's numbers again for every placeholder and exercise.
     """
-    names = measure_names(sb)
-    values = list_values(sb, list(names.values()), strategy=strategy)
-    out = {role: float(values[m]) for role, m in names.items()}
-    for gain in ("exp", "linear"):
-        out[f"CG {gain}"] = float(per_rank(sb, gain, strategy=strategy)["gain"].iloc[:sb.cutoff].sum())
-    return out
+    return dict(_scores(sb, strategy))
 
 
 def per_rank(sb: Sandbox, gain: str | None = None, *, strategy: str = "zero") -> pd.DataFrame:
-    """:func:`metrics.explain.explain` of the sandbox list, ranks 1..max(len, k)."""
-    measure = with_gain(f"nDCG@{sb.cutoff}", gain or sb.gain)
+    """:func:`metrics.explain.explain` of the sandbox list, ranks 1..max(len, k) (a copy of the
+    frame computed once per list, gain and strategy)."""
+    return _per_rank(sb, gain or sb.gain, strategy).copy()
+
+
+REMEMBERED = 512
+"""Sandboxes whose numbers are kept (each a few hundred bytes): every list of the package's lessons."""
+
+
+@lru_cache(maxsize=REMEMBERED)
+def _scores(sb: Sandbox, strategy: str) -> tuple[tuple[str, float], ...]:
+    names = measure_names(sb)
+    values = list_values(sb, list(names.values()), strategy=strategy)
+    out = [(role, float(values[m])) for role, m in names.items()]
+    for gain in ("exp", "linear"):
+        out.append((f"CG {gain}", float(_per_rank(sb, gain, strategy)["gain"].iloc[:sb.cutoff].sum())))
+    return tuple(out)
+
+
+@lru_cache(maxsize=REMEMBERED)
+def _per_rank(sb: Sandbox, gain: str, strategy: str) -> pd.DataFrame:
+    measure = with_gain(f"nDCG@{sb.cutoff}", gain)
     return explain(ranked(sb, strategy=strategy), QID, measure, depth=max(len(sb), sb.cutoff))
 
 

@@ -83,6 +83,19 @@ def test_per_rank_is_the_explain_frame():
     assert frame["ndcg"].iloc[-1] == pytest.approx(hand_ndcg(sb.grades, 5, "linear"))
 
 
+def test_numbers_computed_once_are_given_as_copies():
+    """scores and per_rank remember each list's numbers: what a caller changes in its copy is not
+    what the next caller gets."""
+    sb = Sandbox(grades=(2, 0, 1), cutoff=5, gain="linear")
+    values, frame = sx.scores(sb), sx.per_rank(sb)
+    values["nDCG linear"] = -1.0
+    frame.loc[:, "ndcg"] = -1.0
+    assert sx.scores(Sandbox(grades=(2, 0, 1), cutoff=5, gain="linear"))["nDCG linear"] == pytest.approx(
+        hand_ndcg(sb.grades, 5, "linear"))
+    assert sx.per_rank(sb)["ndcg"].iloc[-1] == pytest.approx(hand_ndcg(sb.grades, 5, "linear"))
+    assert sx.per_rank(sb, "exp")["ndcg"].iloc[-1] == pytest.approx(hand_ndcg(sb.grades, 5, "exp"))
+
+
 def test_unjudged_strategies():
     sb = Sandbox(grades=(0, None, 2), cutoff=3, gain="linear", guesses=(("D2", 3),))
     table = sx.strategies(sb)
