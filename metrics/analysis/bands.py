@@ -25,8 +25,9 @@ from .. import io
 from ..errors import MetricsError
 from ..evaluation import curve_ranked
 from ..measures import Context, parse, with_gain
+from ..ordering import positions
 from ..ranked_runs import evaluate_rankings, judged, rankings
-from ..ranking import Ranked, positions
+from ..ranking import Ranked
 from .matching import position_type, rank_in
 
 __all__ = ["DEFAULT_BANDS", "Bands", "band_labels", "bands"]

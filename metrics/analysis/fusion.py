@@ -81,7 +81,7 @@ import pyarrow as pa
 from .. import io
 from ..beside import beside
 from ..errors import MetricsError
-from ..ranking import canonical_order, offsets_of, positions
+from ..ordering import canonical_order, offsets_of, positions
 from .fusion_kernels import Pool, combine, positive_int, prepare
 
 __all__ = ["METHODS", "NORMS", "Fused", "Method", "Pool", "Recipe", "fuse", "method", "norm_name", "prepare"]

@@ -17,7 +17,8 @@ from .. import io
 from ..beside import beside
 from ..errors import MetricsError
 from ..evaluation import as_runs
-from ..ranking import Ranked, canonical_order, offsets_of, positions
+from ..ordering import canonical_order, offsets_of, positions
+from ..ranking import Ranked
 from .codes import chunks_of, encode
 
 __all__ = ["PAIR_BUDGET", "Pool", "RankedInput", "combine", "positive_int", "prepare"]

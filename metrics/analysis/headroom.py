@@ -37,8 +37,9 @@ from ..beside import beside
 from ..errors import MetricsError
 from ..evaluation import means
 from ..measures import gain_of, parse
+from ..ordering import offsets_of, positions
 from ..ranked_runs import evaluate_rankings, judged, rankings
-from ..ranking import Ranked, offsets_of, positions
+from ..ranking import Ranked
 from ..stats import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import offsets_of, positions
+from ..ordering import offsets_of, positions
 
 __all__ = ["head_rows"]
 

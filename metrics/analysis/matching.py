@@ -14,7 +14,8 @@ import numpy as np
 
 from ..beside import beside
 from ..errors import MetricsError
-from ..ranking import Ranked, positions
+from ..ordering import positions
+from ..ranking import Ranked
 from .codes import chunks_of, encode
 
 __all__ = ["PairKept", "docno_codes", "position_type", "rank_in"]

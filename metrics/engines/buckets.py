@@ -16,7 +16,7 @@ from ..errors import MetricsError
 from ..evaluation import run_specs
 from ..io.paths import expand, filesystem, is_url
 from ..io.sniff import compression_of
-from ..ranking import run_heads
+from ..ordering import run_heads
 
 HASH = "crc32(utf-8 qid) mod N"
 

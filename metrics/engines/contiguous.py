@@ -39,7 +39,8 @@ from ..evaluation import evaluate_ranked
 from ..io.keys import exact_duplicates
 from ..io.paths import expand, filesystem, is_url, join_path
 from ..io.validate import encode
-from ..ranking import rank, run_heads, take
+from ..ordering import run_heads, take
+from ..ranking import rank
 from .partitioning import PROGRESS_SECONDS, Progress, n_workers, plain_bytes, remove_tree, request_stop
 from .parts import PIECE_BYTES, Part, PartResult, Stopped, partition_text, plan
 

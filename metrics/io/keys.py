@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..ranking import offsets_of, take
+from ..ordering import offsets_of, take
 
 _LONG = 256
 """Strings longer than this many bytes are hashed by their ends and length (:func:`string_hash`)."""

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import MetricsError
-from ..ranking import canonical_order, offsets_of, positions, run_heads, take
+from ..ordering import canonical_order, offsets_of, positions, run_heads, take
 from .keys import exact_duplicates
 from .lines import line_ends, line_text
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import Ranked, offsets_of, positions
+from ..ordering import offsets_of, positions
+from ..ranking import Ranked
 
 NAN = np.copysign(np.nan, -1.0)
 """trec_eval's 0/0: on x86 a NaN with the sign bit set, which C's printf shows as -nan."""

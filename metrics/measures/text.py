@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ranking import Ranked, positions
+from ..ordering import positions
+from ..ranking import Ranked
 from .trec_names import TrecMeasure
 
 

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 from .. import io
 from ..errors import MetricsError
 from ..io.tables import is_frame
-from ..ranking import run_heads
+from ..ordering import run_heads
 from . import schema
 from .schema import CURRENT, Layout
 

@@ -90,9 +90,9 @@ def test_score_runs_reads_each_run_in_turn_and_lets_it_go_before_ordering_it(mon
     import sys
     import weakref
 
-    module, ranking = sys.modules["metrics.evaluation"], sys.modules["metrics.ranking"]
+    module, ordering = sys.modules["metrics.evaluation"], sys.modules["metrics.ordering"]
     runs, events = [], []
-    read, canonical = module.read_named, ranking._canonical
+    read, canonical = module.read_named, ordering.canonical_arrays
 
     def reading(*args, **kwargs):
         run = read(*args, **kwargs)
@@ -100,12 +100,12 @@ def test_score_runs_reads_each_run_in_turn_and_lets_it_go_before_ordering_it(mon
         events.append(f"read {run.name}")
         return run
 
-    def ordering(*args, **kwargs):
+    def ordered(*args, **kwargs):
         events.append("order, run alive" if runs[-1]() is not None else "order, run gone")
         return canonical(*args, **kwargs)
 
     monkeypatch.setattr(module, "read_named", reading)
-    monkeypatch.setattr(ranking, "_canonical", ordering)
+    monkeypatch.setattr(ordering, "canonical_arrays", ordered)
     scores = module.score_runs(QRELS, [io.read_run(RUN, name="x").table, RUN], ["AP"])
     assert events == ["read run", "order, run gone", "read run", "order, run gone"]
     assert [s.system for s in scores] == ["run#1", "run#2"]

@@ -81,11 +81,11 @@ def test_judged_at_k_matches_a_brute_force_on_random_runs():
 def test_lint_orders_the_run_once_for_judged_and_parity_and_once_more_for_ranx(monkeypatch):
     """trec_eval's order serves Judged@k and the parity checks: a run whose scores are exact in
     float32 is ordered twice (trec_eval's order, ranx's), not three times (Judged@k had its own)."""
-    from metrics import ranking
+    from metrics import ordering
 
     calls = []
-    real = ranking._canonical          # every rank() orders through it, whoever imported rank
-    monkeypatch.setattr(ranking, "_canonical", lambda *a: calls.append(a[-1]) or real(*a))
+    real = ordering.canonical_arrays   # every rank() orders through it, whoever imported rank
+    monkeypatch.setattr(ordering, "canonical_arrays", lambda *a: calls.append(a[-1]) or real(*a))
     findings = {f.kind: f for f in lint(QRELS, RUN, k=2)}
     assert calls == ["score", "rank"]
     assert findings["judged"].value == 1.0 and findings["judged"].count == 2

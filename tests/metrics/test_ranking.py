@@ -7,7 +7,8 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.ranking import canonical_order, offsets_of, positions, rank
+from metrics.ordering import canonical_order, offsets_of, positions
+from metrics.ranking import rank
 from tests.metrics.threads import force_threads
 
 
@@ -164,7 +165,7 @@ def test_evaluating_never_takes_the_docno_strings():
 
 
 def test_take_from_a_chunked_column_in_any_row_order():
-    from metrics.ranking import take
+    from metrics.ordering import take
 
     column = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"]),
                                pa.array(["f"] * 40)])

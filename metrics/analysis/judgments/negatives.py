@@ -11,7 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...ranking import Ranked, offsets_of, positions
+from ...ordering import offsets_of, positions
+from ...ranking import Ranked
 from .rows import as_frame, check_cut, check_depth, check_grade, check_runs, group, qrels_table, stack
 
 

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import MetricsError
-from ...ranking import Ranked, offsets_of, positions
+from ...ordering import offsets_of, positions
+from ...ranking import Ranked
 
 
 @dataclass

@@ -33,8 +33,8 @@ import pandas as pd
 from ...errors import MetricsError
 from ...evaluation import TIE_DECIMALS, means
 from ...io import read_qrels
+from ...ordering import positions
 from ...ranked_runs import evaluator, rankings
-from ...ranking import positions
 from ..agreement import kendall_tau
 from ..common import DEFAULT_SEED, check_count
 from .rankings import tau_ap

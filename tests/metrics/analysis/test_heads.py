@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from metrics.analysis.heads import head_rows
-from metrics.ranking import offsets_of, positions
+from metrics.ordering import offsets_of, positions
 
 
 @pytest.mark.parametrize("depth", [None, 0, 1, 3, 10])
