@@ -11,6 +11,7 @@ facade: one file, every change one transaction), ``workspaces``
 """
 from .connection import WorkspaceLocked
 from .registry import Registry, token_hash
+from .samples import Sample
 from .workspace import (
     FILE_NAME,
     CollectionInfo,
@@ -24,7 +25,7 @@ from .workspace import (
     Workspace,
     default_path,
 )
-from .workspaces import Access, Pristine, Sample, WorkspaceExpired, WorkspaceNotFound, WorkspaceRegistry, view_token_of
+from .workspaces import Access, Pristine, WorkspaceExpired, WorkspaceNotFound, WorkspaceRegistry, view_token_of
 
 __all__ = ["FILE_NAME", "Access", "CollectionInfo", "Pristine", "QrelsInfo", "Quota", "QuotaExceeded",
            "ReadOnlyWorkspace", "Registry", "RunInfo", "Sample", "StoredInfo", "Usage", "Workspace", "WorkspaceExpired",

@@ -44,7 +44,6 @@ than "unknown".
 from __future__ import annotations
 
 import base64
-import fcntl
 import functools
 import hashlib
 import hmac
@@ -60,16 +59,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import io
 from .. import settings as settings_module
 from ..errors import MetricsError
 from ..settings import Settings
 from . import connection
+from .home import lock_home
 from .registry import Registry, token_hash
+from .samples import Sample, samples_digest
 from .workspace import FILE_NAME, Quota, RunInfo, Workspace, cache_folder
 
-__all__ = ["WorkspaceRegistry", "Access", "Pristine", "Sample", "WorkspaceNotFound", "WorkspaceExpired",
-           "view_token_of"]
+__all__ = ["WorkspaceRegistry", "Access", "Pristine", "WorkspaceNotFound", "WorkspaceExpired", "view_token_of"]
 
 TOKEN_BYTES = 24
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
@@ -151,109 +150,10 @@ class Pristine:
         return f"Pristine({self.access.workspace!r})" if self.access is not None else "Pristine()"
 
 
-@dataclass(frozen=True)
-class Sample:
-    """A bundled sample collection: ``folder`` holds qrels.txt, *.run, and optionally proxy.txt,
-    topics.tsv (qid, text) and docs.tsv (docno, title)."""
-
-    name: str
-    folder: Path
-    baseline: str | None = None
-
-    def files(self) -> list[Path]:
-        folder = Path(self.folder)
-        names = ("qrels.txt", "proxy.txt", "topics.tsv", "docs.tsv")
-        return [folder / n for n in names if (folder / n).exists()] + sorted(folder.glob("*.run"))
-
-    def read(self) -> dict:
-        """The keyword arguments of :meth:`Workspace.replace_collection` for this sample."""
-        folder = Path(self.folder)
-        if not (folder / "qrels.txt").exists():
-            raise MetricsError("the sample has no qrels.txt", source=str(folder), fix="check the sample folder")
-
-        def table(name):
-            import pandas as pd  # only a sample with topics or titles needs it
-
-            path = folder / name
-            return pd.read_csv(path, sep="\t", dtype=str) if path.exists() else None
-
-        proxy = folder / "proxy.txt"
-        return {"qrels": io.read_qrels(folder / "qrels.txt"),
-                "proxy": io.read_qrels(proxy) if proxy.exists() else None,
-                "topics": table("topics.tsv"), "docs": table("docs.tsv"),
-                "runs": [io.read_run(path) for path in sorted(folder.glob("*.run"))], "baseline": self.baseline}
-
-
 def view_token_of(token: str) -> str:
     """The read-only link's token of an edit token: HMAC-SHA256(token, "read-only"), 192 bits."""
     mac = hmac.new(token.encode(), b"ndcg-lab read-only", hashlib.sha256).digest()[:TOKEN_BYTES]
     return base64.urlsafe_b64encode(mac).decode()
-
-
-def samples_digest(samples: Sequence[Sample]) -> str:
-    """sha256 over the samples' names, baselines and files (names and bytes)."""
-    digest = hashlib.sha256()
-    for sample in samples:
-        digest.update(f"{sample.name}\0{sample.baseline}\0".encode())
-        for path in sample.files():
-            digest.update(f"{path.name}\0".encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-_HOMES: dict[str, int] = {}     # home folder -> the open file that holds this process's lock on it
-_HOMES_LOCK = threading.Lock()
-LOCK_NAME = "server.lock"
-GATE_NAME = "server.gate"
-
-
-def lock_home(folder: Path, deployment: str | None = None) -> None:
-    """Hold ``folder/server.lock`` for this process (a POSIX record lock, released when the process
-    ends, however it ends), or MetricsError when another server holds it: a second shared server
-    on one ``NDCG_LAB_HOME`` would write the same registry and workspaces as the first.
-
-    The processes of one ``deployment`` (``ndcg-lab app --replicas``: they take turns on each file,
-    :func:`metrics.store.connection.share_between_processes`) hold it shared, each also holding
-    ``server-<deployment>.lock`` shared; a process of another deployment, or a lone server, is
-    refused while one of them lives. The check and the taking happen under ``server.gate``, so
-    two deployments starting at once cannot both pass. The file stays open for the life of the
-    process (closing any descriptor of it drops a POSIX lock), and a second manager in this
-    process shares the lock. The message names no server path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    key = str(folder.resolve())
-    with _HOMES_LOCK:
-        if key in _HOMES:
-            return
-        gate = os.open(folder / GATE_NAME, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.lockf(gate, fcntl.LOCK_EX)
-            if deployment is None:
-                _HOMES[key] = _hold(folder / LOCK_NAME, fcntl.LOCK_EX, write_pid=True)
-            else:
-                for other in folder.glob("server-*.lock"):
-                    if other.name != f"server-{deployment}.lock":
-                        os.close(_hold(other, fcntl.LOCK_EX))   # refused while a process of it lives
-                _HOMES[key] = _hold(folder / LOCK_NAME, fcntl.LOCK_SH)
-                _HOMES[f"{key}\0{deployment}"] = _hold(folder / f"server-{deployment}.lock", fcntl.LOCK_SH)
-        finally:
-            os.close(gate)     # closing it drops the gate's lock
-
-
-def _hold(path: Path, mode: int, *, write_pid: bool = False) -> int:
-    """The open descriptor of ``path`` holding the record lock ``mode``, or the home's MetricsError."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.lockf(fd, mode | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise MetricsError("another nDCG Lab server is serving this workspace folder, so this one serves "
-                           "nothing", fix="use the other server's address; an operator runs each server "
-                                          "(or each deployment of ndcg-lab app --replicas) with a folder of "
-                                          "its own (NDCG_LAB_HOME)") from None
-    if write_pid:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-    return fd
 
 
 class WorkspaceRegistry:

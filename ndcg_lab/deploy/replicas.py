@@ -5,7 +5,7 @@ the processes listen on 127.0.0.1 at the next N ports. Everything of the deploym
 ``$NDCG_LAB_HOME/run/``: nginx's configuration (:func:`ndcg_lab.deploy.nginx.standalone`), its
 pid, logs and temporary folders, each process's log, and the cookie secret the processes share
 (a browser's XSRF cookie, set by one process, must be valid at every other). Every process gets
-``NDCG_LAB_DEPLOYMENT`` (so they share the home: :func:`metrics.store.workspaces.lock_home`).
+``NDCG_LAB_DEPLOYMENT`` (so they share the home: :func:`metrics.store.home.lock_home`).
 
 This process supervises: a process that dies is started again (its visitors meanwhile reach
 another through nginx), nginx dying ends the deployment, and SIGTERM or Ctrl-C stops everything.
