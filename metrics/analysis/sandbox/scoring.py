@@ -120,7 +120,8 @@ def per_rank(sb: Sandbox, gain: str | None = None, *, strategy: str = "zero") ->
 
 
 REMEMBERED = 512
-"""Sandboxes whose numbers are kept (each a few hundred bytes): every list of the package's lessons."""
+"""Sandboxes whose numbers are kept (a few kilobytes each, with the rank-by-rank frame): every list
+of the package's lessons, and the lists a class is editing."""
 
 
 @lru_cache(maxsize=REMEMBERED)
