@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import MetricsError
 from ..ranking import Ranked, rank
-from . import tables
+from . import tables, values
 from .host import Host
 from .records import DiskFull, judgments_changed, run_changed
 from .space import check_room
@@ -43,7 +43,7 @@ class Cached(Host):
                     proxy_digest=proxy_digest, judged_only=judged_only)
             info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
-                raise tables.no_run(collection, name)
+                raise values.no_run(collection, name)
             run_digest = info[0][0].digest
             if digest is not None and run_digest != digest:
                 raise run_changed(name, collection)

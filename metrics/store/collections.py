@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import io
 from ..errors import MetricsError
-from . import tables
+from . import tables, values
 from .host import Host
 from .records import CollectionInfo, RunInfo, writes
 
@@ -52,7 +52,7 @@ class Collections(Host):
             for info, cid in tables.infos(cur, role=role, layout=self._layout):
                 stored.setdefault((cid, role), []).append(info)
         return [CollectionInfo(name=name, qrels=stored[cid, "qrels"][0], proxy=stored.get((cid, "proxy"), [None])[0],
-                               n_runs=len(stored.get((cid, "run"), ())), baseline=baseline, created=tables.utc(created),
+                               n_runs=len(stored.get((cid, "run"), ())), baseline=baseline, created=values.utc(created),
                                n_topics=n_topics, n_docs=n_docs, runs=tuple(stored.get((cid, "run"), ())))
                 for cid, name, baseline, created, n_topics, n_docs in rows]
 
@@ -60,11 +60,11 @@ class Collections(Host):
     def create_collection(self, name: str, qrels, *, proxy=None, topics: pd.DataFrame | None = None,
                           docs: pd.DataFrame | None = None) -> str:
         """Create a collection around its qrels; MetricsError if the name is taken."""
-        name = tables.clean_name(name, "collection")
-        qrels = tables.as_qrels(qrels)
-        proxy = None if proxy is None else tables.as_qrels(proxy)
-        topics_table = None if topics is None else tables.extra_table("topics", topics)
-        docs_table = None if docs is None else tables.extra_table("docs", docs)
+        name = values.clean_name(name, "collection")
+        qrels = values.as_qrels(qrels)
+        proxy = None if proxy is None else values.as_qrels(proxy)
+        topics_table = None if topics is None else values.extra_table("topics", topics)
+        docs_table = None if docs is None else values.extra_table("docs", docs)
         with self._write(qrels.source) as cur:
             if self._exists(cur, name):
                 raise MetricsError(f"a collection named {name!r} already exists",
@@ -85,12 +85,12 @@ class Collections(Host):
         ``baseline``, else the old one if its run is still there. Other threads see the old
         collection or the new one, never neither. Returns the runs kept from the old collection.
         """
-        name = tables.clean_name(name, "collection")
-        qrels = tables.as_qrels(qrels)
-        proxy = None if proxy is None else tables.as_qrels(proxy)
-        runs = [tables.as_run(r) for r in runs]
-        topics_table = None if topics is None else tables.extra_table("topics", topics)
-        docs_table = None if docs is None else tables.extra_table("docs", docs)
+        name = values.clean_name(name, "collection")
+        qrels = values.as_qrels(qrels)
+        proxy = None if proxy is None else values.as_qrels(proxy)
+        runs = [values.as_run(r) for r in runs]
+        topics_table = None if topics is None else values.extra_table("topics", topics)
+        docs_table = None if docs is None else values.extra_table("docs", docs)
         with self._write(qrels.source) as cur:
             return self._replace(cur, name, qrels, proxy, topics_table, docs_table, runs, baseline, keep_added)
 
@@ -118,8 +118,8 @@ class Collections(Host):
                     topics, docs = base.load_topics(name), base.load_docs(name)
                     return self._replace(
                         cur, name, base.load_qrels(name), base.load_proxy(name),
-                        tables.extra_table("topics", topics) if len(topics) else None,
-                        tables.extra_table("docs", docs) if len(docs) else None,
+                        values.extra_table("topics", topics) if len(topics) else None,
+                        values.extra_table("docs", docs) if len(docs) else None,
                         [base.load_run(name, r.name) for r in info.runs], info.baseline, True)
                 tables.collect_garbage(cur, tables.drop_collection(cur, cid))
             tables.unhide(cur, name)
@@ -139,22 +139,22 @@ class Collections(Host):
             tables.link(cur, cid, "proxy", object_id, proxy_name, source, added=added)
         names, digests, kept = set(), set(), []
         for run in runs:
-            if tables.digest(run) in digests:
+            if values.digest(run) in digests:
                 continue
-            run_name = tables.unique_name(tables.clean_name(run.name, "run"), names)
+            run_name = values.unique_name(values.clean_name(run.name, "run"), names)
             tables.link(cur, cid, "run", tables.store_object(cur, "run", run), run_name, run.source)
             names.add(run_name)
-            digests.add(tables.digest(run))
+            digests.add(values.digest(run))
         for object_id, run_name, source, added, digest in old_runs if keep_added else ():
             if digest in digests:
                 continue
-            run_name = tables.unique_name(run_name, names)
+            run_name = values.unique_name(run_name, names)
             tables.link(cur, cid, "run", object_id, run_name, source, added=added)
             names.add(run_name)
             digests.add(digest)
             kept.append(run_name)
         if baseline is not None and baseline not in names:
-            raise tables.no_run(name, baseline)
+            raise values.no_run(name, baseline)
         chosen = baseline if baseline is not None else (old_baseline if old_baseline in names else None)
         cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [chosen, cid])
         if self._schema >= 2:
@@ -164,7 +164,7 @@ class Collections(Host):
 
     @writes
     def rename_collection(self, old: str, new: str) -> None:
-        new = tables.clean_name(new, "collection")
+        new = values.clean_name(new, "collection")
         with self._write() as cur:
             cid = self._find(cur, old)
             if new == old:
@@ -191,14 +191,14 @@ class Collections(Host):
 
     @writes
     def set_qrels(self, collection: str, qrels) -> None:
-        qrels = tables.as_qrels(qrels)
+        qrels = values.as_qrels(qrels)
         with self._write(qrels.source) as cur:
             self._replace_judgments(cur, self._own(cur, collection), "qrels", qrels)
 
     @writes
     def set_proxy(self, collection: str, proxy) -> None:
         """Set (or with None, remove) the collection's proxy judgments, used for ``inferred``."""
-        proxy = None if proxy is None else tables.as_qrels(proxy)
+        proxy = None if proxy is None else values.as_qrels(proxy)
         with self._write(None if proxy is None else proxy.source) as cur:
             self._replace_judgments(cur, self._own(cur, collection), "proxy", proxy)
 
@@ -218,7 +218,7 @@ class Collections(Host):
                 else tables.load_judgments(cur, cid, "proxy")
 
     def _replace_judgments(self, cur, cid: int, role: str, qrels) -> None:
-        if qrels is not None and tables.linked(cur, cid, role, "qrels", tables.digest(qrels)) is not None:
+        if qrels is not None and tables.linked(cur, cid, role, "qrels", values.digest(qrels)) is not None:
             return
         old = [r[0] for r in cur.execute("SELECT object_id FROM links WHERE collection_id = ? AND role = ?",
                                          [cid, role]).fetchall()]

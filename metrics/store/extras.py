@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import tables
+from . import tables, values
 from .host import Host
 from .records import writes
 
@@ -33,7 +33,7 @@ class Extras(Host):
         return self._load_extra("docs", collection)
 
     def _replace_extra(self, what: str, collection: str, frame: pd.DataFrame | None) -> None:
-        table = None if frame is None else tables.extra_table(what, frame)
+        table = None if frame is None else values.extra_table(what, frame)
         with self._write() as cur:
             cid = self._own(cur, collection)
             cur.execute(f"DELETE FROM {what} WHERE collection_id = ?", [cid])

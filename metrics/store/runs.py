@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 from .. import io
 from ..errors import MetricsError
-from . import tables
+from . import tables, values
 from .host import Host
 from .records import RunInfo, Usage, run_changed, writes
 
@@ -33,7 +33,7 @@ class Runs(Host):
         again: its existing entry is returned. Over the quota, :class:`QuotaExceeded`
         is raised before a line is written.
         """
-        run = tables.as_run(run)
+        run = values.as_run(run)
         self._check_room(run.table.nbytes)   # the lines (the log of a small insert is in the reserve)
         with self._write(run.source) as cur:
             info = self._add_run(cur, collection, run, name, recipe)
@@ -44,7 +44,7 @@ class Runs(Host):
     def add_runs(self, collection: str, runs) -> list[RunInfo]:
         """Store several runs (as :meth:`add_run`, each under its own name) in one transaction: all
         of them, or none when one would take the workspace over its quota or the disk is short."""
-        runs = [tables.as_run(run) for run in runs]
+        runs = [values.as_run(run) for run in runs]
         self._check_room(sum(run.table.nbytes for run in runs))
         with self._write(", ".join(run.source for run in runs[:3]) + (", ..." if len(runs) > 3 else "")) as cur:
             infos = [self._add_run(cur, collection, run, None, None) for run in runs]
@@ -53,17 +53,17 @@ class Runs(Host):
         return infos
 
     def _add_run(self, cur, collection: str, run, name: str | None, recipe) -> RunInfo:
-        name = tables.clean_name(run.name if name is None else name, "run")
+        name = values.clean_name(run.name if name is None else name, "run")
         cid = self._own(cur, collection)
-        existing = tables.linked(cur, cid, "run", "run", tables.digest(run))
+        existing = tables.linked(cur, cid, "run", "run", values.digest(run))
         if existing is not None:
             return existing
         if self.quota.limited:
             used = self._usage(cur)
-            new = tables.stored_id(cur, "run", tables.digest(run)) is None
-            size = tables.data_bytes("run", tables.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
+            new = tables.stored_id(cur, "run", values.digest(run)) is None
+            size = tables.data_bytes("run", values.conform(run.table, io.RUN_SCHEMA, run.source)) if new else 0
             self._check_quota(used, Usage(used.bytes + size, used.runs + 1), run.source)
-        name = tables.unique_name(name, tables.run_names(cur, cid))
+        name = values.unique_name(name, tables.run_names(cur, cid))
         if recipe is not None and not isinstance(recipe, Mapping):
             recipe = recipe.to_dict()
         tables.link(cur, cid, "run", tables.store_object(cur, "run", run, recipe), name, run.source)
@@ -81,18 +81,18 @@ class Runs(Host):
                 return self._shared_base().load_run(collection, name, digest=digest)
             info = tables.infos(cur, role="run", collection_id=cid, name=name, layout=self._layout)
             if not info:
-                raise tables.no_run(collection, name)
+                raise values.no_run(collection, name)
             if digest is not None and info[0][0].digest != digest:
                 raise run_changed(name, collection)
             run = tables.load_run(cur, cid, name, self._layout)
             if run is None:   # found by infos in this snapshot, so never: a damaged file at most
-                raise tables.no_run(collection, name)
+                raise values.no_run(collection, name)
         self._after_bulk_read(run.table.num_rows)
         return run
 
     @writes
     def rename_run(self, collection: str, old: str, new: str) -> None:
-        new = tables.clean_name(new, "run")
+        new = values.clean_name(new, "run")
         with self._write() as cur:
             cid = self._own(cur, collection)
             link = tables.run_link(cur, cid, collection, old)
@@ -125,7 +125,7 @@ class Runs(Host):
                 if shared is None:   # _find: no id here means a collection of the base
                     raise MetricsError(f"no shared collection named {collection!r}")
                 if name is not None and name not in {r.name for r in shared.runs}:
-                    raise tables.no_run(collection, name)
+                    raise values.no_run(collection, name)
                 if name == shared.baseline:
                     return  # the shared collection already says so: no copy needed
                 cid = self._own(cur, collection)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MetricsError
 from ..settings import human_bytes
-from . import tables
+from . import tables, values
 from .host import Host
 from .records import CollectionInfo, QuotaExceeded, Usage
 
@@ -117,11 +117,11 @@ class Shared(Host):
         topics, docs = base.load_topics(name), base.load_docs(name)
         cid = tables.create_collection(
             cur, as_name or name, base.load_qrels(name), base.load_proxy(name),
-            tables.extra_table("topics", topics) if len(topics) else None,
-            tables.extra_table("docs", docs) if len(docs) else None, created=tables.naive(info.created))
+            values.extra_table("topics", topics) if len(topics) else None,
+            values.extra_table("docs", docs) if len(docs) else None, created=values.naive(info.created))
         for run in info.runs:
             stored = tables.store_object(cur, "run", base.load_run(name, run.name))
-            tables.link(cur, cid, "run", stored, run.name, run.source, added=tables.naive(run.uploaded))
+            tables.link(cur, cid, "run", stored, run.name, run.source, added=values.naive(run.uploaded))
         cur.execute("UPDATE collections SET baseline = ? WHERE id = ?", [info.baseline, cid])
         return cid
 

@@ -19,16 +19,15 @@ a thousand collections is not free either. Names are at most 200 characters,
 without control characters or bidirectional overrides.
 
 The schema and its migrations are in :mod:`metrics.store.schema` (their names are importable from
-here too); a step that fails midway is tested against the same schema text.
+here too); a step that fails midway is tested against the same schema text. Names, digests, findings
+and times, which need no cursor, are in :mod:`metrics.store.values` (called through that module, so
+that a test patches them there).
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,9 +36,8 @@ import pyarrow.compute as pc
 
 from .. import io
 from ..errors import MetricsError
-from ..io.tables import is_frame
 from ..ordering import run_heads
-from . import schema
+from . import schema, values
 from .schema import CURRENT, Layout
 
 if TYPE_CHECKING:  # pandas is imported where a frame is read or made: evaluating a stored run needs none
@@ -51,13 +49,8 @@ MIGRATE_1, MIGRATE_2, MIGRATE_3 = schema.MIGRATE_1, schema.MIGRATE_2, schema.MIG
 layout, coded_runs = schema.layout, schema.coded_runs
 
 LINES = {"run": ("run_lines", io.RUN_SCHEMA), "qrels": ("qrels_lines", io.QRELS_SCHEMA)}
-EXTRAS = {"topics": ("qid", "text", ("text", "query", "title")), "docs": ("docno", "title", ("title",))}
 _FIXED_BYTES = {"run": 16, "qrels": 8}
 LINK_BYTES = 64
-MAX_NAME = 200
-# C0/C1 controls, line separators, and the bidirectional overrides that make a name read
-# otherwise than it is stored ("Trojan Source").
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _TEXT_COLUMNS = {"run": ("qid", "docno", "tag"), "qrels": ("qid", "docno")}
 
 
@@ -107,11 +100,11 @@ def stored_id(cur, kind: str, digest: str) -> int | None:
 def store_object(cur, kind: str, obj, recipe: dict | None = None) -> int:
     """Id of the stored copy of a run or qrels (``kind``), inserting its rows if new; ``recipe``
     (a fused run's, JSON-able) is kept with the content."""
-    found = stored_id(cur, kind, digest(obj))
+    found = stored_id(cur, kind, values.digest(obj))
     if found is not None:
         return found
     lines, schema = LINES[kind]
-    table = conform(obj.table, schema, obj.source)
+    table = values.conform(obj.table, schema, obj.source)
     object_id = row(cur, "SELECT nextval('object_ids')")[0]
     n = table.num_rows
     incoming = table.append_column("pos", pa.array(np.arange(n, dtype=np.int64)))
@@ -123,7 +116,8 @@ def store_object(cur, kind: str, obj, recipe: dict | None = None) -> int:
         if kind == "run" else pc.count_distinct(table.column("qid")).as_py()
     cur.execute("INSERT INTO objects (id, kind, digest, n_lines, n_queries, findings, stored, n_bytes, recipe) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [object_id, kind, digest(obj), n, n_queries, findings_to_json(obj.findings), now(),
+                [object_id, kind, values.digest(obj), n, n_queries, values.findings_to_json(obj.findings),
+                 values.now(),
                  data_bytes(kind, table), None if recipe is None else json.dumps(recipe, sort_keys=True)])
     return object_id
 
@@ -169,7 +163,7 @@ def usage(cur) -> tuple[int, int]:
              f"SELECT coalesce(sum(strlen(name) + strlen(source) + {LINK_BYTES}), 0) FROM links",
              f"SELECT coalesce(sum(strlen(name) + {LINK_BYTES}), 0) FROM collections"]
     parts += [f"SELECT coalesce(sum(strlen({key}) + coalesce(strlen({value}), 0) + 8), 0) FROM {what}"
-              for what, (key, value, _) in EXTRAS.items()]
+              for what, (key, value, _) in values.EXTRAS.items()]
     total = sum(row(cur, sql)[0] for sql in parts)
     runs = row(cur, "SELECT count(*) FROM links WHERE role = 'run'")[0]
     return int(total), int(runs)
@@ -196,7 +190,7 @@ def _link_rows(cur) -> list[tuple]:
 
 def _extra_bytes(cur) -> dict:
     found = {}
-    for what, (key, value, _) in EXTRAS.items():
+    for what, (key, value, _) in values.EXTRAS.items():
         for name, n in cur.execute(f"SELECT c.name, sum(strlen({key}) + coalesce(strlen({value}), 0) + 8) "
                                    f"FROM {what} x JOIN collections c ON c.id = x.collection_id "
                                    "GROUP BY c.name").fetchall():
@@ -285,7 +279,7 @@ def arrow(rel) -> pa.Table:
 def link(cur, collection_id: int, role: str, object_id: int, name: str, source: str,
          added: datetime | None = None) -> None:
     cur.execute("INSERT INTO links VALUES (nextval('link_ids'), ?, ?, ?, ?, ?, ?)",
-                [collection_id, object_id, role, name, source or "", added or now()])
+                [collection_id, object_id, role, name, source or "", added or values.now()])
 
 
 def links(cur, cid: int, role: str) -> list[tuple]:
@@ -315,7 +309,7 @@ def load_judgments(cur, cid: int, role: str) -> io.Qrels | None:
     if row is None:
         return None
     object_id, name, source, digest_, findings = row
-    return io.Qrels(fetch_lines(cur, "qrels", object_id), name, source, digest_, findings_from_json(findings))
+    return io.Qrels(fetch_lines(cur, "qrels", object_id), name, source, digest_, values.findings_from_json(findings))
 
 
 def load_run(cur, cid: int, name: str, layout: Layout = CURRENT) -> io.Run | None:
@@ -326,7 +320,8 @@ def load_run(cur, cid: int, name: str, layout: Layout = CURRENT) -> io.Run | Non
     if row is None:
         return None
     object_id, name, source, digest_, findings = row
-    return io.Run(fetch_lines(cur, "run", object_id, layout), name, source, digest_, findings_from_json(findings))
+    return io.Run(fetch_lines(cur, "run", object_id, layout), name, source, digest_,
+                  values.findings_from_json(findings))
 
 
 def infos(cur, *, role: str, collection_id: int | None = None, name: str | None = None,
@@ -346,8 +341,8 @@ def infos(cur, *, role: str, collection_id: int | None = None, name: str | None 
                {"o.recipe" if layout.recipe else "NULL"}
         FROM links l JOIN objects o ON o.id = l.object_id
         WHERE {' AND '.join(where)} ORDER BY l.id""", params).fetchall()
-    return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=utc(added), n_lines=lines,
-                        n_queries=queries, findings=findings_from_json(findings),
+    return [(StoredInfo(id=oid, name=n, source=src, digest=dg, uploaded=values.utc(added), n_lines=lines,
+                        n_queries=queries, findings=values.findings_from_json(findings),
                         recipe=None if recipe is None else json.loads(recipe)), cid)
             for oid, n, src, dg, added, lines, queries, findings, cid, recipe in rows]
 
@@ -375,7 +370,7 @@ def create_collection(cur, name: str, qrels, proxy, topics: pa.Table | None, doc
                       created: datetime | None = None) -> int:
     """Insert a collection around its judgments, topics and docs; its id."""
     cid = row(cur, "SELECT nextval('collection_ids')")[0]
-    cur.execute("INSERT INTO collections VALUES (?, ?, NULL, ?)", [cid, name, created or now()])
+    cur.execute("INSERT INTO collections VALUES (?, ?, NULL, ?)", [cid, name, created or values.now()])
     link(cur, cid, "qrels", store_object(cur, "qrels", qrels), qrels.name, qrels.source)
     if proxy is not None:
         link(cur, cid, "proxy", store_object(cur, "qrels", proxy), proxy.name, proxy.source)
@@ -412,7 +407,7 @@ def unhide(cur, name: str) -> None:
 def run_link(cur, cid: int, collection: str, name: str) -> int:
     row = one(cur, "SELECT id FROM links WHERE collection_id = ? AND role = 'run' AND name = ?", [cid, name])
     if row is None:
-        raise no_run(collection, name)
+        raise values.no_run(collection, name)
     return row[0]
 
 
@@ -421,78 +416,11 @@ def run_names(cur, cid: int) -> set[str]:
         "SELECT name FROM links WHERE collection_id = ? AND role = 'run'", [cid]).fetchall()}
 
 
-def no_run(collection: str, name: str) -> MetricsError:
-    return MetricsError(f"collection {collection!r} has no run named {name!r}",
-                        fix="pick one of the collection's runs (Workspace.runs lists them)")
-
-
-def unique_name(name: str, taken: set[str]) -> str:
-    if name not in taken:
-        return name
-    i = 2
-    while f"{name} ({i})" in taken:
-        i += 1
-    return f"{name} ({i})"
-
-
-def clean_name(name, what: str) -> str:
-    """The name without surrounding blanks; MetricsError if empty, too long or with a control character."""
-    text = "" if name is None else str(name).strip()
-    if not text:
-        raise MetricsError(f"the {what} name is empty", fix=f"give the {what} a name")
-    if len(text) > MAX_NAME:
-        raise MetricsError(f"the {what} name is {len(text):,} characters long", fix=f"keep it to {MAX_NAME}")
-    bad = _CONTROL.search(text)
-    if bad:
-        raise MetricsError(f"the {what} name holds a control character (U+{ord(bad.group()):04X})",
-                           fix="use printable characters only")
-    return text
-
-
 # -- topics and docs -------------------------------------------------------------------
 
 
-def extra_table(what: str, frame: pd.DataFrame) -> pa.Table:
-    """Topics or docs as a two-column Arrow table of strings (the key column may not be empty)."""
-    key, value, value_aliases = EXTRAS[what]
-    if not is_frame(frame):
-        raise MetricsError(f"{what} must be a pandas DataFrame, not {type(frame).__name__}",
-                           fix=f"give a DataFrame with columns {key} and {value}")
-    lowered = {str(c).lower(): c for c in reversed(list(frame.columns))}
-    key_col = next((lowered[a] for a in io.ALIASES[key] if a in lowered), None)
-    value_col = next((lowered[a] for a in value_aliases if a in lowered), None)
-    if key_col is None or value_col is None:
-        raise MetricsError(f"the {what} table needs columns {key} and {value}; found "
-                           f"{', '.join(map(str, frame.columns)) or 'none'}",
-                           fix=f"name the columns {key} and {value}")
-    columns = {}
-    for out, col in ((key, key_col), (value, value_col)):
-        columns[out] = _text_column(frame[col], what, col)
-    if columns[key].null_count:
-        row = int(np.flatnonzero(columns[key].is_null().to_numpy(zero_copy_only=False))[0])
-        raise MetricsError(f"row {row + 1} of the {what} table has no {key}", fix=f"every row needs a {key}")
-    return pa.table(columns)
-
-
-def _text_column(series: pd.Series, what: str, col) -> pa.Array:
-    errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)
-    try:
-        return pa.array(series, from_pandas=True).cast(pa.string())
-    except errors:
-        pass
-    # Mixed Python objects (ints and strings): as text, keeping missing values missing.
-    import pandas as pd
-
-    series = series.map(lambda v: None if v is None or v is pd.NA or v != v else str(v))
-    try:
-        return pa.array(series, from_pandas=True, type=pa.string())
-    except errors as exc:
-        raise MetricsError(f"the {what} column {col!r} cannot be read as text ({exc})",
-                           fix="give plain text or integer values") from None
-
-
 def insert_extra(cur, what: str, cid: int, table: pa.Table) -> None:
-    key, value, _ = EXTRAS[what]
+    key, value, _ = values.EXTRAS[what]
     incoming = table.append_column("pos", pa.array(np.arange(table.num_rows, dtype=np.int64)))
     insert_rows(cur, what, f"pos, {key}, {value}", incoming, cid)
 
@@ -509,75 +437,6 @@ def insert_rows(cur, target: str, columns: str, incoming: pa.Table, owner: int) 
 
 
 def load_extra(cur, what: str, cid: int) -> pd.DataFrame:
-    key, value, _ = EXTRAS[what]
+    key, value, _ = values.EXTRAS[what]
     rel = cur.sql(f"SELECT {key}, {value} FROM {what} WHERE collection_id = $id{order(cur)}", params={"id": cid})
     return arrow(rel).to_pandas()
-
-
-# -- values ----------------------------------------------------------------------------
-
-
-def as_qrels(qrels):
-    return qrels if isinstance(qrels, io.Qrels) else io.read_qrels(qrels)
-
-
-def as_run(run):
-    return run if isinstance(run, io.Run) else io.read_run(run)
-
-
-def digest(obj) -> str:
-    """The object's content digest; in-memory objects built without one get sha256 of their Arrow bytes."""
-    if obj.digest:
-        return obj.digest
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, obj.table.schema) as writer:
-        writer.write_table(obj.table)
-    return hashlib.sha256(sink.getvalue()).hexdigest()
-
-
-def conform(table: pa.Table, schema: pa.Schema, source: str) -> pa.Table:
-    missing = [n for n in schema.names if n not in table.column_names]
-    if missing:
-        raise MetricsError(f"the table has no {', '.join(missing)} column", source=source or None,
-                           fix="parse the file with metrics.io.read_run / read_qrels before storing it")
-    table = table.select(schema.names)
-    if table.schema.equals(schema):
-        return table
-    try:
-        return table.cast(schema)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise MetricsError(f"the table does not fit the schema {schema} ({exc})", source=source or None,
-                           fix="parse the file with metrics.io.read_run / read_qrels before storing it") from None
-
-
-def findings_to_json(findings) -> str:
-    items = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) and not isinstance(f, type) else dict(f)
-             for f in findings or []]
-    return json.dumps(items, default=_json_value)
-
-
-def _json_value(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (set, tuple, np.ndarray)):
-        return list(value)
-    return str(value)
-
-
-def findings_from_json(text: str) -> list:
-    known = {f.name for f in dataclasses.fields(io.Finding)}
-    return [io.Finding(**{k: v for k, v in item.items() if k in known}) for item in json.loads(text or "[]")]
-
-
-def now() -> datetime:
-    """Now in UTC, naive (DuckDB TIMESTAMP); :func:`utc` marks it UTC again on the way out."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-def utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def naive(value: datetime) -> datetime:
-    """A UTC datetime as DuckDB's naive TIMESTAMP."""
-    return utc(value).replace(tzinfo=None)

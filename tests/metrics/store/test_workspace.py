@@ -14,6 +14,7 @@ from metrics import io, store
 from metrics.errors import MetricsError
 from metrics.store import Workspace
 from metrics.store import tables as store_tables
+from metrics.store import values as store_values
 
 QRELS_TEXT = b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d9 1\nq2 0 d10 -1\n"
 RUN_TEXT = b"q1 Q0 d3 1 12.5 bm25\nq1 Q0 d1 2 12.5 bm25\nq1 Q0 d7 3 -0.25 bm25\nq2 Q0 d10 1 3 bm25\n"
@@ -299,7 +300,7 @@ def test_failed_add_run_changes_nothing(ws, monkeypatch):
     ws.add_run("dl19", make_run(seed=1))
     before = (ws.stats(), ws.runs("dl19"), ws.collections())
     # Fails after the rows went in, before the object row: the whole upload rolls back.
-    monkeypatch.setattr(store_tables, "findings_to_json", _raise)
+    monkeypatch.setattr(store_values, "findings_to_json", _raise)
     with pytest.raises(Boom):
         ws.add_run("dl19", make_run(seed=2, n_queries=20, depth=1000))
     monkeypatch.undo()

@@ -28,7 +28,7 @@ DEPTH = 1000
 CHILD = """
 import sys, time
 from metrics import io
-from metrics.store import tables as store_tables
+from metrics.store import values as store_values
 from metrics.store import Workspace
 
 path, run_path, mode = sys.argv[1:4]
@@ -38,7 +38,7 @@ if mode == "after-rows":
     def stall(findings):  # called once every line is in, before the object row, its link and COMMIT
         print("rows-inserted", flush=True)
         time.sleep(600)
-    store_tables.findings_to_json = stall
+    store_values.findings_to_json = stall
 print("storing", flush=True)
 ws.add_run("dl19", run)
 print("stored", flush=True)

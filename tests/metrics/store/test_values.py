@@ -1,4 +1,4 @@
-"""metrics.store.tables: the data-bytes formula, names and the topics/docs tables, by hand."""
+"""metrics.store.values (names, the topics/docs tables) and metrics.store.tables' data-bytes formula, by hand."""
 from __future__ import annotations
 
 import pandas as pd
@@ -7,7 +7,7 @@ import pytest
 
 from metrics import io
 from metrics.errors import MetricsError
-from metrics.store import tables
+from metrics.store import tables, values
 
 
 def test_data_bytes_of_a_run_and_a_qrels():
@@ -20,33 +20,33 @@ def test_data_bytes_of_a_run_and_a_qrels():
 
 
 def test_unique_name_numbers_a_taken_name():
-    assert tables.unique_name("bm25", set()) == "bm25"
-    assert tables.unique_name("bm25", {"bm25"}) == "bm25 (2)"
-    assert tables.unique_name("bm25", {"bm25", "bm25 (2)", "bm25 (3)"}) == "bm25 (4)"
+    assert values.unique_name("bm25", set()) == "bm25"
+    assert values.unique_name("bm25", {"bm25"}) == "bm25 (2)"
+    assert values.unique_name("bm25", {"bm25", "bm25 (2)", "bm25 (3)"}) == "bm25 (4)"
 
 
 def test_clean_name_trims_and_refuses_empty_long_and_control_characters():
-    assert tables.clean_name("  legal  ", "collection") == "legal"
+    assert values.clean_name("  legal  ", "collection") == "legal"
     with pytest.raises(MetricsError, match="the run name is empty"):
-        tables.clean_name("   ", "run")
+        values.clean_name("   ", "run")
     with pytest.raises(MetricsError, match="201 characters long"):
-        tables.clean_name("x" * (tables.MAX_NAME + 1), "run")
+        values.clean_name("x" * (values.MAX_NAME + 1), "run")
     with pytest.raises(MetricsError, match=r"control character \(U\+202E\)"):
-        tables.clean_name("evil\u202ename", "run")
+        values.clean_name("evil\u202ename", "run")
 
 
 def test_extra_table_takes_aliases_and_keeps_ids_as_text():
-    table = tables.extra_table("topics", pd.DataFrame({"QID": [7, "008"], "query": ["a b", None]}))
+    table = values.extra_table("topics", pd.DataFrame({"QID": [7, "008"], "query": ["a b", None]}))
     assert table.schema == pa.schema([("qid", pa.string()), ("text", pa.string())])
     assert table.to_pydict() == {"qid": ["7", "008"], "text": ["a b", None]}
-    docs = tables.extra_table("docs", pd.DataFrame({"docno": ["d1"], "title": ["First"]}))
+    docs = values.extra_table("docs", pd.DataFrame({"docno": ["d1"], "title": ["First"]}))
     assert docs.to_pydict() == {"docno": ["d1"], "title": ["First"]}
 
 
 def test_extra_table_errors_name_the_columns_and_the_row():
     with pytest.raises(MetricsError, match="needs columns qid and text; found id, body"):
-        tables.extra_table("topics", pd.DataFrame({"id": ["1"], "body": ["x"]}))
+        values.extra_table("topics", pd.DataFrame({"id": ["1"], "body": ["x"]}))
     with pytest.raises(MetricsError, match="row 2 of the docs table has no docno"):
-        tables.extra_table("docs", pd.DataFrame({"docno": ["d1", None], "title": ["a", "b"]}))
+        values.extra_table("docs", pd.DataFrame({"docno": ["d1", None], "title": ["a", "b"]}))
     with pytest.raises(MetricsError, match="must be a pandas DataFrame"):
-        tables.extra_table("docs", {"docno": ["d1"]})
+        values.extra_table("docs", {"docno": ["d1"]})
