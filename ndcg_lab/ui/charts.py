@@ -52,27 +52,39 @@ def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
     return _text(str(text)) if text else fallback
 
 
+def _heatmaps(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
+    """(name, matrix) of each heatmap trace of ``fig``, rows labelled by its ``y``, columns by its ``x``."""
+    found = []
+    for i, trace in enumerate(fig.data):
+        z = _decoded(getattr(trace, "z", None))
+        matrix = None if z is None else np.asarray(z, dtype=object)
+        if matrix is not None and matrix.ndim == 2:
+            rows = _values(getattr(trace, "y", None)) or list(range(matrix.shape[0]))
+            cols = _values(getattr(trace, "x", None)) or list(range(matrix.shape[1]))
+            found.append((_text(str(getattr(trace, "name", None) or f"series {i + 1}")),
+                          pd.DataFrame(matrix, index=[str(r) for r in rows], columns=[str(c) for c in cols])))
+    return found
+
+
 def figure_frame(fig: go.Figure) -> pd.DataFrame:
     """The numbers a figure draws, one row per point: ``series, <x title>, <y title>``.
 
-    A heatmap (``z``) becomes its matrix, rows labelled by ``y`` and columns by ``x``. A trace
+    A heatmap (``z``) becomes its matrix, rows labelled by ``y`` and columns by ``x``; heatmaps on
+    the same rows (systems side by side) become one matrix, each column named ``<trace>: <x>``. A trace
     with only ``x`` (a histogram of raw values) lists those values. Traces without points (an
     annotation's helper) are left out; an unnamed trace is "series i".
     """
     x_name, y_name = _axis_title(fig, "xaxis", "x"), _axis_title(fig, "yaxis", "y")
     if y_name == x_name:
         y_name = f"{y_name} (y)"
+    heat = _heatmaps(fig)
+    if heat:   # the matrix; several heatmaps on the same rows side by side, each column named by its trace
+        if len(heat) == 1 or any(list(h.index) != list(heat[0][1].index) for _, h in heat[1:]):
+            return heat[0][1].reset_index(names=y_name)
+        return pd.concat([h.add_prefix(f"{name}: ") for name, h in heat], axis=1).reset_index(names=y_name)
     parts = []
     for i, trace in enumerate(fig.data):
         name = _text(str(getattr(trace, "name", None) or f"series {i + 1}"))
-        z = _decoded(getattr(trace, "z", None))
-        if z is not None:
-            matrix = np.asarray(z, dtype=object)
-            if matrix.ndim == 2:
-                rows = _values(getattr(trace, "y", None)) or list(range(matrix.shape[0]))
-                cols = _values(getattr(trace, "x", None)) or list(range(matrix.shape[1]))
-                frame = pd.DataFrame(matrix, index=[str(r) for r in rows], columns=[str(c) for c in cols])
-                return frame.reset_index(names=y_name)
         xs, ys = _values(getattr(trace, "x", None)), _values(getattr(trace, "y", None))
         across, along = x_name, y_name
         if getattr(trace, "orientation", None) == "h" and xs and ys:

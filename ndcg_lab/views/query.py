@@ -166,13 +166,11 @@ HEATMAP_QUERIES = 300  # rows drawn at most; beyond that a heatmap is no longer 
 st.subheader("Whole collection: the grade at every rank")
 rows = list(order.index[:HEATMAP_QUERIES])
 more = f" (the first {len(rows)} of {len(order)})" if len(order) > len(rows) else ""
-st.caption(f"Queries{more}, in the order above, × ranks 1..{k}; unjudged documents in pink, empty ranks white.")
-tabs = st.tabs([md(name) for name in shown])
-for tab, name in zip(tabs, shown):
-    with tab:
-        matrix = explain.relevance_matrix(state.ranked(sel, name, digests[name], inferred=inferred), depth=k, qids=rows)
-        plotly_chart(fx.relevance_heatmap(matrix), width="stretch", config=figures.FIGURE_CONFIG,
-                        key=f"qe_heatmap_{name}")
+st.caption(f"Queries{more}, in the order above, × ranks 1..{k}, one column of ranks per system; unjudged "
+           "documents in pink, empty ranks white.")
+matrices = [explain.relevance_matrix(state.ranked(sel, name, digests[name], inferred=inferred), depth=k, qids=rows)
+            for name in shown]
+plotly_chart(fx.relevance_heatmap(matrices), width="stretch", config=figures.FIGURE_CONFIG, key="qe_heatmap")
 
 # -- query text ----------------------------------------------------------------------------------
 view.text_section(sel, scores, measure, shown, inferred=inferred)

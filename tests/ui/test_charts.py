@@ -37,6 +37,21 @@ def test_a_heatmap_becomes_its_matrix_and_horizontal_bars_keep_category_first():
     assert list(figure_frame(bars).columns) == ["answer", "answers"]
 
 
+def test_heatmaps_side_by_side_become_one_matrix_their_columns_named_by_system():
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True)
+    fig.add_trace(go.Heatmap(z=[[1, 2], [3, 4]], x=[1, 2], y=["q1", "q2"], name="bm25"), row=1, col=1)
+    fig.add_trace(go.Heatmap(z=[[5, 6], [7, 8]], x=[1, 2], y=["q1", "q2"], name="a&lt;b"), row=1, col=2)
+    fig.update_yaxes(title_text="query", row=1, col=1)
+    frame = figure_frame(fig)
+    assert list(frame.columns) == ["query", "bm25: 1", "bm25: 2", "a<b: 1", "a<b: 2"]
+    assert frame.values.tolist() == [["q1", 1, 2, 5, 6], ["q2", 3, 4, 7, 8]]
+    # on other rows, the first heatmap alone (as for one heatmap)
+    fig.data[1].y = ["q9", "q2"]
+    assert figure_frame(fig).values.tolist() == [["q1", 1, 2], ["q2", 3, 4]]
+
+
 def test_a_figure_read_back_from_a_cache_gives_the_same_numbers():
     """A figure cached by st.cache_data comes back through pickle with its numpy arrays in plotly's
     JSON form ({"dtype", "bdata"}); its text alternative still holds the numbers, not that form."""

@@ -72,6 +72,18 @@ def test_query_param_search_and_difference_order(app):
     assert any("No query id or topic" in w.value for w in at.warning)
 
 
+def test_the_whole_collection_heatmap_draws_every_shown_system_in_one_chart(app):
+    import json
+
+    at = app.switch_page("views/query.py").run()
+    at.multiselect(key="qe_systems").set_value(["bm25_ce", "dense", "bm25"]).run()
+    assert not at.exception, at.exception
+    (heat,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "qe_heatmap" in c.proto.id]
+    assert [t["name"] for t in heat["data"]] == ["bm25_ce", "dense", "bm25"]
+    assert {t["type"] for t in heat["data"]} == {"heatmap"}
+    assert len({tuple(t["y"]) for t in heat["data"]}) == 1     # the same query rows in every column
+
+
 SECTION_COLUMNS = {"qt_disagree": "spread", "qt_found": "matched", "qt_overlap": "unique_relevant",
                    "qt_unique": "relevant"}
 

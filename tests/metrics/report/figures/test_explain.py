@@ -110,6 +110,29 @@ def test_relevance_heatmap_categories_and_hover():
     assert list(heat.colorbar.ticktext) == ["not retrieved", "unjudged", "0", "1", "2", "3", "4+"]
 
 
+def test_relevance_heatmaps_side_by_side_share_the_query_rows_and_one_colour_bar():
+    rows = np.array(["q1", "q22"], dtype=object)
+    a = RelevanceMatrix(system="A", qids=rows, grade=np.array([[2.0, np.nan], [1.0, 3.0]]),
+                        status=np.array([[1, 2], [1, 1]]), docno=np.array([["d1", "u1"], ["d7", "d8"]], dtype=object))
+    b = RelevanceMatrix(system="b<i>", qids=rows, grade=np.array([[np.nan, 0.0], [4.0, np.nan]]),
+                        status=np.array([[0, 1], [1, 2]]), docno=np.array([[None, "d2"], ["d9", "u9"]], dtype=object))
+    fig = figs.relevance_heatmap([a, b])
+    left, right = fig.data
+    assert np.asarray(left.z).tolist() == [[4, 1], [3, 5]] and np.asarray(right.z).tolist() == [[0, 2], [6, 1]]
+    assert list(left.y) == list(right.y) == ["q1", "q22"]
+    assert (left.xaxis, right.xaxis, left.yaxis, right.yaxis) == ("x", "x2", "y", "y2")
+    assert fig.layout.yaxis2.matches == "y"                        # one set of query rows
+    assert left.showscale and not right.showscale                  # one colour bar
+    assert [t.text for t in fig.layout.annotations] == ["A", "b&lt;i&gt;"]   # column titles, as text
+    assert right.hovertext[1][0] == "b&lt;i&gt;: query q22, rank 1<br>d9<br>grade 4"
+    # margins wide enough for the query ids (3 characters here) and the colour bar: drawn once
+    assert fig.layout.margin.l == 44 + 8 * 3 and fig.layout.margin.r == 150
+    with pytest.raises(MetricsError, match="different queries"):
+        figs.relevance_heatmap([a, RelevanceMatrix("C", rows[::-1], a.grade, a.status, a.docno)])
+    with pytest.raises(MetricsError, match="no matrix"):
+        figs.relevance_heatmap([])
+
+
 def test_discount_curve_marks_say_how_much_less():
     rank = np.arange(1, 11)
     fig = figs.discount_curve(pd.DataFrame({"rank": rank, "discount": 1 / np.log2(rank + 1)}))
