@@ -21,8 +21,10 @@ With ``--big`` (or ``--pages`` on the samples), each page of :data:`PAGES` (or o
 opened from the sidebar (first visit), then again after a light page (:data:`BETWEEN`: its inputs
 cached), then one widget on it is changed (:data:`WIDGETS`: a cutoff, a measure, a system, a
 query); each is timed in the page from just before the click to the end of the script run it
-started (a MutationObserver on the app's script state, :data:`RUN_END_JS`), and the server's RSS
-is read after each page. A step that does not end within ``--page-timeout`` seconds is recorded as
+started (a MutationObserver on the app's script state, :data:`RUN_END_JS`), with the server
+process's user and system CPU seconds over the step, Chromium's CPU seconds and the bytes of the
+server's websocket messages to the page (a cached visit's include the light page's), and the
+server's RSS is read after each page. A step that does not end within ``--page-timeout`` seconds is recorded as
 "timed out after N s"; the server is then restarted on the same workspace (which stops the
 computation left running) and the next page is timed, so that one slow page does not abort the
 run. The second run is bench/data/dev-run.txt with its top 100 of every query re-scored (written
@@ -194,6 +196,7 @@ def every_page(session: Session, names: list[str], limit: float) -> list[tuple]:
             if any(isinstance(v, str) and v.startswith(("timed out", "not reached")) for v in row[1:]):
                 row.append("not reached")   # the page never ended: its cache is not filled either
                 continue
+            before, drawn, received = server_cpu(session.server), browser_cpu(), session.received
             try:
                 value: float | str = act()
             except StepTimeout as exc:
@@ -203,7 +206,11 @@ def every_page(session: Session, names: list[str], limit: float) -> list[tuple]:
                 value = f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:100]}"
                 session.recover()
             row.append(value)
-            print(f"  {name}: {step} {cell(value)}" + (" s" if isinstance(value, float) else ""), flush=True)
+            user, system = (after - was for after, was in zip(server_cpu(session.server), before))
+            print(f"  {name}: {step} {cell(value)}" + (" s" if isinstance(value, float) else "") +
+                  f" (server CPU: user {user:.2f} s, system {system:.2f} s; browser CPU "
+                  f"{browser_cpu() - drawn:.2f} s; {(session.received - received) / 1e6:.2f} MB to the browser)",
+                  flush=True)
         rss = server_rss_mb(session.server)
         row.append(rss)
         print(f"  {name}: server RSS {rss:.0f} MB", flush=True)
@@ -219,11 +226,16 @@ class Session:
     def __init__(self, browser, server: AppServer, collection: str | None) -> None:
         self.browser, self.server, self.collection = browser, server, collection
         self.page = None
+        self.received = 0   # bytes of the server's websocket messages to this page so far
+
+    def _count(self, socket) -> None:
+        socket.on("framereceived", lambda payload: setattr(self, "received", self.received + len(payload)))
 
     def open(self) -> None:
         if self.page is not None:
             self.page.close()
         self.page = self.browser.new_page()
+        self.page.on("websocket", self._count)
         self.page.goto(self.server.url + (f"/?collection={self.collection}" if self.collection else ""))
         self.page.locator(LEADERBOARD).first.wait_for(timeout=TIMEOUT)
         wait_for_app(self.page, TIMEOUT)
@@ -303,6 +315,27 @@ def server_rss_mb(server: AppServer) -> float:
 
     process = psutil.Process(server.process.pid)
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
+
+
+def browser_cpu() -> float:
+    """CPU seconds (user and system) Chromium's processes have used so far: drawing, scripts, layout."""
+    import psutil
+
+    total = 0.0
+    for process in psutil.process_iter(["name", "cpu_times"]):
+        if (process.info["name"] or "").startswith("chrom") and process.info["cpu_times"] is not None:
+            total += process.info["cpu_times"].user + process.info["cpu_times"].system
+    return total
+
+
+def server_cpu(server: AppServer) -> tuple[float, float]:
+    """CPU seconds the server process has used so far, (user, system), all its threads together.
+    System time is mostly page faults here: on this VM a page of memory freed a few seconds before
+    faults to the host when touched again (RESULTS.md, round 8), which the guest counts as system."""
+    import psutil
+
+    times = psutil.Process(server.process.pid).cpu_times()
+    return times.user, times.system
 
 
 def main() -> None:
