@@ -24,11 +24,14 @@ query); each is timed in the page from just before the click to the end of the s
 started (a MutationObserver on the app's script state, :data:`RUN_END_JS`), with the server
 process's user and system CPU seconds over the step, Chromium's CPU seconds and the bytes of the
 server's websocket messages to the page (a cached visit's include the light page's), and the
-server's RSS is read after each page. A step that does not end within ``--page-timeout`` seconds is recorded as
-"timed out after N s"; the server is then restarted on the same workspace (which stops the
-computation left running) and the next page is timed, so that one slow page does not abort the
-run. The second run is bench/data/dev-run.txt with its top 100 of every query re-scored (written
-once beside it as dev-rerank.txt), so that Where it differs finds a re-ranking at depth 100.
+server's RSS is read after each page. Each step, and a cached visit after its light page, starts
+once Chromium is idle (:func:`settled`): Plotly draws on after a script run has ended, and a
+click while the page before is still being drawn waits for it. A step that does not end within
+``--page-timeout`` seconds is recorded as "timed out after N s"; the server is then restarted on
+the same workspace (which stops the computation left running) and the next page is timed, so
+that one slow page does not abort the run. The second run is bench/data/dev-run.txt with its top
+100 of every query re-scored (written once beside it as dev-rerank.txt), so that Where it differs
+finds a re-ranking at depth 100.
 ``--home DIR`` keeps the workspace in DIR: a later run on the same DIR skips the upload (the
 collection "dev" is already there), so that ``--pages`` can split the pages over several runs.
 """
@@ -190,12 +193,13 @@ def every_page(session: Session, names: list[str], limit: float) -> list[tuple]:
     for name in names:
         row: list[float | str] = [name]
         for step, act in (("first visit", lambda name=name: open_page(session.page, name, limit)),
-                          ("cached visit", lambda name=name: (open_page(session.page, BETWEEN, limit),
-                                                              open_page(session.page, name, limit))[1]),
+                          ("cached visit", lambda name=name: (open_page(session.page, BETWEEN, limit), settled(),
+                                                              open_page(session.page, name, limit))[2]),
                           ("widget change", lambda name=name: change_widget(session.page, name, limit))):
             if any(isinstance(v, str) and v.startswith(("timed out", "not reached")) for v in row[1:]):
                 row.append("not reached")   # the page never ended: its cache is not filled either
                 continue
+            settled()
             before, drawn, received = server_cpu(session.server), browser_cpu(), session.received
             try:
                 value: float | str = act()
@@ -326,6 +330,21 @@ def browser_cpu() -> float:
         if (process.info["name"] or "").startswith("chrom") and process.info["cpu_times"] is not None:
             total += process.info["cpu_times"].user + process.info["cpu_times"].system
     return total
+
+
+def settled(limit: float = 30.0) -> float:
+    """Seconds until Chromium is idle (under 5% of a core over 250 ms), ``limit`` at most: a step
+    starts once the page before it is drawn, so that its time is not the previous page's drawing
+    (Plotly draws on after the script run that sent the charts has ended)."""
+    started = time.perf_counter()
+    used = browser_cpu()
+    while time.perf_counter() - started < limit:
+        time.sleep(0.25)
+        now = browser_cpu()
+        if now - used < 0.0125:
+            break
+        used = now
+    return time.perf_counter() - started
 
 
 def server_cpu(server: AppServer) -> tuple[float, float]:
