@@ -322,7 +322,8 @@ def server_rss_mb(server: AppServer) -> float:
 
 
 def browser_cpu() -> float:
-    """CPU seconds (user and system) Chromium's processes have used so far: drawing, scripts, layout."""
+    """CPU seconds (user and system) Chromium's processes have used so far: drawing, scripts, layout.
+    Every Chromium on the machine counts, so the bench runs alone (not beside the browser tests)."""
     import psutil
 
     total = 0.0

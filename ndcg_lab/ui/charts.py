@@ -70,7 +70,8 @@ def figure_frame(fig: go.Figure) -> pd.DataFrame:
     """The numbers a figure draws, one row per point: ``series, <x title>, <y title>``.
 
     A heatmap (``z``) becomes its matrix, rows labelled by ``y`` and columns by ``x``; heatmaps on
-    the same rows (systems side by side) become one matrix, each column named ``<trace>: <x>``. A trace
+    the same rows (systems side by side) become one matrix, each column named ``<trace>: <x>``, and
+    of heatmaps on different rows the first is the table. A trace
     with only ``x`` (a histogram of raw values) lists those values. Traces without points (an
     annotation's helper) are left out; an unnamed trace is "series i".
     """
