@@ -63,6 +63,7 @@ def clean_name(name, what: str) -> str:
                            fix="use printable characters only")
     return text
 
+
 # -- topics and docs -------------------------------------------------------------------
 
 
@@ -103,6 +104,7 @@ def _text_column(series: pd.Series, what: str, col) -> pa.Array:
     except errors as exc:
         raise MetricsError(f"the {what} column {col!r} cannot be read as text ({exc})",
                            fix="give plain text or integer values") from None
+
 
 # -- values ----------------------------------------------------------------------------
 
