@@ -321,16 +321,24 @@ def server_rss_mb(server: AppServer) -> float:
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
 
 
-def browser_cpu() -> float:
-    """CPU seconds (user and system) Chromium's processes have used so far: drawing, scripts, layout.
-    Every Chromium on the machine counts, so the bench runs alone (not beside the browser tests)."""
+def chromium_cpu() -> dict[str, float]:
+    """CPU seconds (user and system) Chromium's processes have used so far, by their ``--type``
+    (the browser process: "browser"): drawing, scripts, layout. Every Chromium on the machine
+    counts, so the bench runs alone (not beside the browser tests)."""
     import psutil
 
-    total = 0.0
-    for process in psutil.process_iter(["name", "cpu_times"]):
-        if (process.info["name"] or "").startswith("chrom") and process.info["cpu_times"] is not None:
-            total += process.info["cpu_times"].user + process.info["cpu_times"].system
-    return total
+    used: dict[str, float] = {}
+    for process in psutil.process_iter(["name", "cmdline", "cpu_times"]):
+        if not (process.info["name"] or "").startswith("chrom") or process.info["cpu_times"] is None:
+            continue
+        kind = next((a.split("=", 1)[1] for a in process.info["cmdline"] or [] if a.startswith("--type=")), "browser")
+        used[kind] = used.get(kind, 0.0) + process.info["cpu_times"].user + process.info["cpu_times"].system
+    return used
+
+
+def browser_cpu() -> float:
+    """:func:`chromium_cpu` of all its processes together."""
+    return sum(chromium_cpu().values())
 
 
 def settled(limit: float = 30.0) -> float:

@@ -20,22 +20,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tests" / "e2e")]
 
-import psutil  # noqa: E402
-from bench_dashboard import BETWEEN, CHROMIUM, CHROMIUM_ARGS, AppServer, Session, open_page, settled  # noqa: E402
+from bench_dashboard import (  # noqa: E402
+    BETWEEN,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    AppServer,
+    Session,
+    chromium_cpu,
+    open_page,
+    settled,
+)
 from playwright.sync_api import sync_playwright  # noqa: E402
-
-
-def cpu_by_kind() -> dict[str, float]:
-    """CPU seconds so far of Chromium's processes, by their ``--type`` (the browser process: "browser")."""
-    used: dict[str, float] = {}
-    for process in psutil.process_iter(["name", "cmdline", "cpu_times"]):
-        if not (process.info["name"] or "").startswith("chrom") or process.info["cpu_times"] is None:
-            continue
-        args = process.info["cmdline"] or []
-        kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
-        times = process.info["cpu_times"]
-        used[kind] = used.get(kind, 0.0) + times.user + times.system
-    return used
 
 
 def main() -> int:
@@ -56,11 +51,11 @@ def main() -> int:
             settled()
             open_page(session.page, BETWEEN, 180)
             settled()
-            before, started = cpu_by_kind(), time.perf_counter()
+            before, started = chromium_cpu(), time.perf_counter()
             seconds = open_page(session.page, args.page, 180)
             step = time.perf_counter() - started
             settled()
-            after = cpu_by_kind()
+            after = chromium_cpu()
             used = {kind: after[kind] - before.get(kind, 0.0) for kind in ("renderer", "browser", "gpu-process")
                     if kind in after}
             print(f"{args.page}: cached visit {seconds:.2f} s (step {step:.2f} s); Chromium CPU "
