@@ -153,7 +153,7 @@ def last_data_line(piece: bytes) -> bytes | None:
     Trailing blank lines are skipped at once (``bytes.rstrip``), and a piece whose last lines are
     not data is searched by numpy (:func:`metrics.io.sniff.data_starts`), not line by line: a part
     of a file of comment lines looks back through all of them."""
-    ink = len(piece.rstrip())
+    ink = ink_end(piece)
     ends = [at for at in (piece.find(b"\n", ink), piece.find(b"\r", ink)) if at >= 0]
     end = min(ends) + 1 if ends else len(piece)
     for _ in range(LINES_LOOKED_AT):
@@ -177,3 +177,21 @@ def last_data_line(piece: bytes) -> bytes | None:
 
 LINES_LOOKED_AT = 64
 """Lines :func:`last_data_line` tries one by one from the end before it searches with numpy."""
+
+
+def ink_end(piece: bytes) -> int:
+    """``len(piece.rstrip())``, with the tail stripped a window at a time: ``rstrip`` of a piece
+    that ends in a line end copies all of it (16 MiB a piece, twice a piece: 0.25 s of CPU and
+    its page faults on the 7M-line run)."""
+    end = len(piece)
+    while end > 0:
+        start = max(0, end - INK_WINDOW)
+        ink = len(piece[start:end].rstrip())
+        if ink:
+            return start + ink
+        end = start
+    return 0
+
+
+INK_WINDOW = 4096
+"""Bytes :func:`ink_end` strips at a time from the end."""
