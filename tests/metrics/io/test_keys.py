@@ -40,6 +40,40 @@ def test_duplicates_match_pandas_on_random_runs():
     assert [f.count for f in run.findings if f.kind == "duplicates"] == [int(expected.sum())]
 
 
+@pytest.mark.parametrize("sort_rows", [1 << 18, 7, 1])
+def test_duplicates_in_query_blocks_match_pandas(monkeypatch, sort_rows):
+    # Queries one after another, of many lengths (one of them every other query's), sorted block
+    # by block: the same rows as pandas finds, wherever in its block a repeat lies. The blocks are
+    # gathered a few at a time, or taken in place as long blocks (``sort_rows``).
+    monkeypatch.setattr(keys, "_SORT_ROWS", sort_rows)
+    rng = np.random.default_rng(11)
+    lengths = np.where(rng.random(300) < 0.5, 40, rng.integers(1, 120, 300))
+    qid = np.repeat([f"q{i}" for i in range(len(lengths))], lengths)
+    docno = np.char.add("doc-", rng.integers(0, 400, len(qid)).astype(str))
+    expected = pd.DataFrame({"qid": qid, "docno": docno}).duplicated(keep="first").to_numpy()
+    assert 100 < expected.sum() < len(qid) // 4
+    qcode = np.repeat(np.arange(len(lengths)), lengths)
+    found = keys.exact_duplicates(pa.array(qid), pa.array(docno), qcode)
+    first = pd.Series(np.arange(len(qid))).groupby([qid, docno]).transform("first").to_numpy()
+    assert list(found[0]) == list(np.flatnonzero(expected))
+    assert list(found[1]) == list(first[expected])
+    # every block of one length (the keys as a matrix); one repeat, at a block's two ends
+    same = np.tile([f"d{i}" for i in range(50)], 30)
+    same[49] = "d0"
+    found = keys.exact_duplicates(pa.array(np.repeat([f"q{i}" for i in range(30)], 50)), pa.array(same),
+                                  np.repeat(np.arange(30), 50))
+    assert list(found[0]) == [49] and list(found[1]) == [0]
+    assert keys.exact_duplicates(pa.array(["q"] * 3), pa.array(["a", "b", "c"]), np.zeros(3, np.int64)) is None
+
+
+def test_a_query_in_two_blocks_is_checked_across_them():
+    # q1's rows, q2's, then q1's again: the repeat of d1 lies in q1's second block.
+    qcode = np.array([0, 0, 1, 1, 0, 0])
+    found = keys.exact_duplicates(pa.array(["q1", "q1", "q2", "q2", "q1", "q1"]),
+                                  pa.array(["d1", "d2", "d1", "d3", "d4", "d1"]), qcode)
+    assert found is not None and list(found[0]) == [5] and list(found[1]) == [0]
+
+
 def test_hash_collisions_are_resolved_exactly(monkeypatch):
     # Every docno hashing alike must not create false duplicates.
     monkeypatch.setattr(keys, "string_hash", lambda arr: np.zeros(len(arr), dtype=np.uint64))
