@@ -240,10 +240,10 @@ def _scorer(judgments: pa.Table, options: dict, measures: list[str]):
     """The scoring of whole queries' rows with their judgments; a repeated document gives the pass up."""
 
     def score(rows: pa.Table) -> tuple:
-        qcode, _ = encode(rows["qid"])
+        qcode, qids = encode(rows["qid"])
         if exact_duplicates(rows["qid"], rows["docno"], qcode) is not None:
             raise NotContiguous("a repeated document")
-        judged = judgments.filter(pc.is_in(judgments["qid"], value_set=pc.unique(rows["qid"])))
+        judged = judgments.filter(pc.is_in(judgments["qid"], value_set=qids))
         return score_rows(rows, judged, None, options, "run", measures)
     return score
 
