@@ -9,6 +9,9 @@ measures. Run it twice in a row to see the host's part: on a virtual machine who
 goes back to the host, the second run's pages were freed moments before by the first
 (RESULTS.md, round 9). Needs a workspace made by ``python bench/bench_dashboard.py --big --home DIR``
 that no server has open.
+
+numpy's arrays come in small pages, as in the servers (:func:`metrics.io.memory.no_huge_pages`);
+``NUMPY_MADVISE_HUGEPAGE=1 python bench/profile/fusion_steps.py`` measures them in huge pages.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import metrics  # noqa: E402
 from metrics.analysis import fusion, fusion_kernels  # noqa: E402
+from metrics.io.memory import no_huge_pages  # noqa: E402
 from metrics.store import Workspace  # noqa: E402
 
 
@@ -45,6 +49,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path, default=Path("/tmp/bd"))
     parser.add_argument("--collection", default="dev")
     args = parser.parse_args()
+    no_huge_pages()
     ws = Workspace(args.home / "workspace.duckdb")
     inputs = [(r.name, r.digest) for r in ws.runs(args.collection)][:2]
     qrels = step("qrels", lambda: ws.load_qrels(args.collection))

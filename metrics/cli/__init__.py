@@ -213,6 +213,8 @@ def for_the_command_line(error: MetricsError, args) -> MetricsError:
 
 
 def main(argv=None, prog: str = "python -m metrics") -> int:
+    from ..io.memory import no_huge_pages
+    no_huge_pages()   # numpy's large arrays in small pages: a huge page's first touch is slow on our VMs
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser(prog, chosen(argv)).parse_args(argv)
     handler = args.handler

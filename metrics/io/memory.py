@@ -5,25 +5,26 @@ A refused or finished input leaves its pages with the allocators that served it:
 objects; freed chunks above the top of an arena stay mapped). A server process would then sit
 at the peak of its largest upload for as long as it runs. :func:`release_memory` asks each to
 return what it holds unused: on a refused 9 MB upload (a 2M-line run with a duplicate at its
-end) the process went from 250 MB above its baseline to 90 MB.
+end) the process went from 250 MB above its baseline to 90 MB. :func:`no_huge_pages` keeps numpy's
+arrays out of transparent huge pages, whose first touch is slow on our virtual machines.
 """
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
+import importlib
 import os
 
 import pyarrow as pa
 
-__all__ = ["limit_arenas", "release_memory", "resident_bytes"]
+__all__ = ["limit_arenas", "no_huge_pages", "release_memory", "resident_bytes"]
 
 
 def _libc(name: str):
     """A function of glibc (``malloc_trim``, ``mallopt``), or None where the C library has none
     (musl, macOS)."""
     try:
-        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+        return getattr(ctypes.CDLL(None), name)   # the process's own symbols: no search for the library
     except (OSError, AttributeError):
         return None
 
@@ -47,6 +48,29 @@ def limit_arenas(count: int = SERVER_ARENAS) -> bool:
     if _MALLOPT is None or os.environ.get("MALLOC_ARENA_MAX"):
         return False
     return bool(_MALLOPT(M_ARENA_MAX, count))
+
+
+def no_huge_pages() -> bool:
+    """numpy's large arrays in pages of 4 KiB from now on, not transparent huge pages; True if set.
+
+    numpy asks Linux for huge pages (``madvise(MADV_HUGEPAGE)``) for every array of 4 MiB or
+    more. On the 2-core virtual machines we measure on, a huge page's first touch cost about six
+    times the system time of the same memory in small pages: building Fusion's pool of two 7M-line
+    runs (0.8 GB of new arrays) took 2.9-4.7 s with huge pages, 3.2-5.5 s of it system time,
+    and 1.0 s without (``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). The
+    servers and the command line call this; a library user's numpy is left as it is. An operator's
+    ``NUMPY_MADVISE_HUGEPAGE`` wins (numpy reads it when it is imported)."""
+    if os.environ.get("NUMPY_MADVISE_HUGEPAGE") is not None:
+        return False
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):   # numpy 2, numpy 1
+        try:
+            setter = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+        if setter is not None:
+            setter(False)
+            return True
+    return False
 
 
 def release_memory() -> None:
