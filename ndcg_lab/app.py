@@ -6,12 +6,17 @@ draws nothing.
 """
 import streamlit as st
 
-from metrics.io.memory import limit_arenas
-from ndcg_lab.ui import admission, contrast, keyboard, projector, reconnect, session, share, state
-from ndcg_lab.ui.paths import PACKAGE
+from ndcg_lab.ui import allocators
+
+allocators.set_defaults()   # before numpy and pyarrow load: what `ndcg-lab app` sets, for `streamlit run app.py`
+
+from metrics.io.memory import limit_arenas, no_huge_pages  # noqa: E402
+from ndcg_lab.ui import admission, contrast, keyboard, projector, reconnect, session, share, state  # noqa: E402
+from ndcg_lab.ui.paths import PACKAGE  # noqa: E402
 
 ICON = PACKAGE / "static" / "icon.png"
 limit_arenas()   # script runs are threads: two glibc arenas, not 16, keep what large inputs leave
+no_huge_pages()  # numpy's arrays in small pages, had numpy loaded before the line above
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
 # a font Streamlit ships: an emoji needs an emoji font, which many machines lack (a box instead).

@@ -27,6 +27,7 @@ from metrics.cli import main as cli_main
 from metrics.errors import MetricsError
 from metrics.io.memory import SERVER_ARENAS
 from ndcg_lab.deploy import replicas as deploy
+from ndcg_lab.ui import allocators
 from ndcg_lab.ui.paths import APP
 
 PROG = "ndcg-lab"
@@ -65,6 +66,7 @@ def app(args: list[str]) -> int:
     replicas, rest = _option(rest, "--replicas")
     env = dict(os.environ)
     env.setdefault("MALLOC_ARENA_MAX", str(SERVER_ARENAS))   # before the first thread (metrics.io.memory)
+    allocators.set_defaults(env)                               # no huge pages (ndcg_lab.ui.allocators)
     if mode is not None:
         env["NDCG_LAB_MODE"] = mode
     try:

@@ -31,6 +31,20 @@ def _status(pid: int, key: str) -> int:
     raise KeyError(key)
 
 
+def _asked_for_huge_pages(pid: int) -> list[str]:
+    """The mappings of the process that asked for transparent huge pages (``hg`` in their VmFlags:
+    ``madvise(MADV_HUGEPAGE)``, whether or not the kernel has given any)."""
+    asked, mapping = [], ""
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            first = line.split(maxsplit=1)[0]
+            if not first.endswith(":"):
+                mapping = line.strip()
+            elif first == "VmFlags:" and " hg" in line:
+                asked.append(mapping)
+    return asked
+
+
 def costly_upload(compressed_bytes: int = 2_000_000) -> bytes:
     """A gzip run of distinct tab-separated lines, as much text as fits in 2 MB of gzip (within
     the inflate ratio), ending with its first line again (a duplicate document: refused once all of
@@ -75,7 +89,8 @@ async def _upload(url: str, pid: int, data: bytes) -> dict:
         while after - baseline > GIVEN_BACK and time.monotonic() - start < 10:
             time.sleep(0.5)
             after = _status(pid, "VmRSS")
-        return {"baseline": baseline, "peak": peak, "after": after, "answer": answer.text}
+        return {"baseline": baseline, "peak": peak, "after": after, "answer": answer.text,
+                "huge": _asked_for_huge_pages(pid)}
     finally:
         await session.close()
 
@@ -97,6 +112,8 @@ def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_bac
     assert found["peak"] - found["baseline"] > 50 << 20, found      # the upload was read: memory was taken
     assert found["peak"] - found["baseline"] <= PEAK_BOUND, (found["peak"] - found["baseline"]) >> 20
     assert found["after"] - found["baseline"] <= GIVEN_BACK, (found["after"] - found["baseline"]) >> 20
+    # numpy's arrays and pyarrow's pool in small pages (ndcg_lab.ui.allocators), the parse's too
+    assert found["huge"] == [], found["huge"]
 
 
 SERIES = 9

@@ -85,10 +85,19 @@ def test_app_mode_shared_sets_the_mode_and_the_server_flags(execs, monkeypatch):
         console.main(["app", "--mode", "shared", "--server.port", "8600"])
     [(cmd, _, env)] = execs
     assert env["NDCG_LAB_MODE"] == "shared"
+    assert env["NUMPY_MADVISE_HUGEPAGE"] == env["MIMALLOC_ALLOW_THP"] == "0"   # no huge pages (ui.allocators)
     flags = dict(zip(cmd[5::2], cmd[6::2]))
     assert flags == {"--server.maxUploadSize": "100", "--client.toolbarMode": "viewer",
                      "--server.enableXsrfProtection": "true", "--server.enableCORS": "true",
                      "--server.port": "8600"}
+
+
+def test_an_operators_numpy_huge_page_setting_reaches_the_server(execs, monkeypatch):
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    with pytest.raises(Replaced):
+        console.main(["app"])
+    [(_, _, env)] = execs
+    assert env["NUMPY_MADVISE_HUGEPAGE"] == "1"
 
 
 def test_app_refuses_a_bad_setting_in_one_line(execs, capsys):
