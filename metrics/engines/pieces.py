@@ -150,7 +150,7 @@ def last_line(piece: bytes) -> bytes:
 
 def last_data_line(piece: bytes) -> bytes | None:
     """The last line of ``piece`` that holds data (not blank, not a comment), without its line end.
-    Trailing blank lines are skipped at once (``bytes.rstrip``), and a piece whose last lines are
+    Trailing blank lines are skipped at once (:func:`ink_end`), and a piece whose last lines are
     not data is searched by numpy (:func:`metrics.io.sniff.data_starts`), not line by line: a part
     of a file of comment lines looks back through all of them."""
     ink = ink_end(piece)

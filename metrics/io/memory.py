@@ -56,8 +56,8 @@ def no_huge_pages() -> bool:
     numpy asks Linux for huge pages (``madvise(MADV_HUGEPAGE)``) for every array of 4 MiB or
     more. On the 2-core virtual machines we measure on, a huge page's first touch cost about six
     times the system time of the same memory in small pages: building Fusion's pool of two 7M-line
-    runs (0.8 GB of new arrays) took 2.9-4.7 s with huge pages, 3.2-5.5 s of it system time,
-    and 1.0 s without (``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). The
+    runs (0.8 GB of new arrays) took 2.9-4.7 s with huge pages (3.2-5.5 s of system time on two
+    threads) and 1.0-1.2 s without (``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). The
     servers and the command line call this; a library user's numpy is left as it is. An operator's
     ``NUMPY_MADVISE_HUGEPAGE`` wins (numpy reads it when it is imported)."""
     if os.environ.get("NUMPY_MADVISE_HUGEPAGE") is not None:
