@@ -54,7 +54,7 @@ def no_huge_pages() -> bool:
     """numpy's large arrays in pages of 4 KiB from now on, not transparent huge pages; True if set.
 
     numpy asks Linux for huge pages (``madvise(MADV_HUGEPAGE)``) for every array of 4 MiB or
-    more. On the 2-core virtual machines we measure on, a huge page's first touch cost about six
+    more. On the 2-core virtual machines we measure on, a huge page's first touch cost several
     times the system time of the same memory in small pages: building Fusion's pool of two 7M-line
     runs (0.8 GB of new arrays) took 2.9-4.7 s with huge pages (3.2-5.5 s of system time on two
     threads) and 1.0-1.2 s without (``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). The
