@@ -255,7 +255,23 @@ def machine() -> str:
         memory = float("nan")
     package_versions = ", ".join(f"{k} {v}" for k, v in versions().items())
     return (f"{os.cpu_count()} cores (nproc {len(os.sched_getaffinity(0))}), {cpu}, {memory:.0f} GiB, "
-            f"{platform.system()} {platform.release()}; Python {platform.python_version()}; {package_versions}")
+            f"{platform.system()} {platform.release()}; Python {platform.python_version()}; {package_versions}; "
+            f"{huge_pages()}")
+
+
+def huge_pages() -> str:
+    """The kernel's transparent huge page mode and the allocators' settings of it in this
+    environment, which the commands inherit: they move the cost of touching new memory (RESULTS.md,
+    round 10)."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+        mode = text[text.index("[") + 1:text.index("]")]
+    except (OSError, ValueError):
+        mode = "unknown"
+    settings = ", ".join(f"{name}={os.environ.get(name, 'unset')}"
+                         for name in ("NUMPY_MADVISE_HUGEPAGE", "MIMALLOC_ALLOW_THP"))
+    return f"transparent huge pages: {mode}, {settings}"
 
 
 def load() -> str:
