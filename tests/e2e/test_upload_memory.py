@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from ndcg_lab.ui.allocators import SERVER_ENV
 from tests.e2e.helpers import AppServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -106,7 +107,9 @@ def _against_a_server(tmp_path, client, data: bytes) -> dict:
         server.stop()
 
 
-def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_back(tmp_path):
+def test_a_2_mb_upload_holds_at_most_500_mb_and_its_refusal_gives_the_memory_back(tmp_path, monkeypatch):
+    for name in SERVER_ENV:   # the entry script's own setting, not one this worker's AppTests left in os.environ
+        monkeypatch.delenv(name, raising=False)
     found = _against_a_server(tmp_path, _upload, costly_upload())
     assert "appears twice" in found["answer"] and "costly.run.gz" in found["answer"], found["answer"]
     assert found["peak"] - found["baseline"] > 50 << 20, found      # the upload was read: memory was taken
