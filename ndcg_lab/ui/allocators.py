@@ -4,10 +4,10 @@ transparent huge pages for numpy's arrays (``NUMPY_MADVISE_HUGEPAGE``) or pyarro
 
 On the 2-core virtual machines we measure on, the first touch of a huge page cost several times
 the system time of the same memory in 4 KiB pages: the Fusion page's pool of two 7M-line runs
-took 2.2-4.7 s to build with huge pages and 1.0-1.2 s without (``python bench/profile/fusion_steps.py``,
-bench/RESULTS.md, round 10). ``ndcg-lab app`` puts these in the server's environment; the entry
-script sets them too, before it imports pyarrow, for ``streamlit run app.py``. An operator's own
-values win. Nothing here imports numpy or pyarrow.
+took 2.9-4.7 s to build with both allocators' huge pages and 1.1-1.2 s with neither
+(``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). ``ndcg-lab app`` puts these
+in the server's environment; the entry script sets them too, before it imports pyarrow, for
+``streamlit run app.py``. An operator's own values win. Nothing here imports numpy or pyarrow.
 """
 from __future__ import annotations
 
