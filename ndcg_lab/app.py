@@ -16,7 +16,7 @@ from ndcg_lab.ui.paths import PACKAGE  # noqa: E402
 
 ICON = PACKAGE / "static" / "icon.png"
 limit_arenas()   # script runs are threads: two glibc arenas, not 16, keep what large inputs leave
-no_huge_pages()  # numpy's arrays in small pages, had numpy loaded before the line above
+no_huge_pages()  # numpy's arrays in small pages, had numpy loaded before set_defaults (an AppTest's)
 
 # (file, title, icon), in menu order; the first is the landing page. Icons are Material Symbols,
 # a font Streamlit ships: an emoji needs an emoji font, which many machines lack (a box instead).

@@ -59,8 +59,9 @@ def no_huge_pages() -> bool:
     runs (0.8 GB of new arrays) took 2.9-4.7 s with huge pages (3.2-5.5 s of system time on two
     threads) and 1.0-1.2 s without (``python bench/profile/fusion_steps.py``, bench/RESULTS.md, round 10). The
     servers and the command line call this; a library user's numpy is left as it is. An operator's
-    ``NUMPY_MADVISE_HUGEPAGE`` wins (numpy reads it when it is imported)."""
-    if os.environ.get("NUMPY_MADVISE_HUGEPAGE") is not None:
+    ``NUMPY_MADVISE_HUGEPAGE=1`` wins (numpy reads it when it is imported); ``0``, which a server's
+    entry script sets (:mod:`ndcg_lab.ui.allocators`), is made good here for a numpy loaded before it."""
+    if os.environ.get("NUMPY_MADVISE_HUGEPAGE", "0").strip() not in ("", "0"):
         return False
     for name in ("numpy._core.multiarray", "numpy.core.multiarray"):   # numpy 2, numpy 1
         try:

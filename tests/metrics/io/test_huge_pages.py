@@ -56,7 +56,26 @@ def test_numpy_stops_asking_for_huge_pages_unless_the_operator_says():
     assert (done, setting) == ("True", "False")
     if _thp_mode() == "madvise":      # huge pages only where asked for: none now
         assert huge == "0"
-    # an operator's NUMPY_MADVISE_HUGEPAGE wins, either way
+    # an operator's NUMPY_MADVISE_HUGEPAGE=1 wins
     done, setting, huge = _child({"NUMPY_MADVISE_HUGEPAGE": "1"})
     assert (done, setting) == ("False", "True")
-    assert _child({"NUMPY_MADVISE_HUGEPAGE": "0"})[:2] == ["False", "False"]
+    assert _child({"NUMPY_MADVISE_HUGEPAGE": "0"})[:2] == ["True", "False"]
+
+
+NUMPY_FIRST = """
+import os
+import numpy as np                      # loaded with its default: huge pages asked for
+from numpy._core.multiarray import _set_madvise_hugepage
+os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"   # as the entry script's allocators.set_defaults does, too late
+from metrics.io.memory import no_huge_pages
+no_huge_pages()
+print(_set_madvise_hugepage(False))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy asks for huge pages on Linux only")
+def test_a_numpy_loaded_before_the_entry_scripts_setting_is_turned_off_at_run_time():
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    out = subprocess.run([sys.executable, "-c", NUMPY_FIRST], env=env, capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout.split()
+    assert out == ["False"]
